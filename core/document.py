@@ -1,0 +1,93 @@
+"""The public entry point of the core: ``load(path) -> Document``.
+
+A Document is a validated glTF asset with its animations ready to evaluate and its node hierarchy
+ready to pose. Pipelines and the add-on's own checks use this API; it never imports Blender.
+"""
+
+from pathlib import Path
+
+from .accessors import read_accessor
+from .animation import read_animations
+from .errors import ERROR, Finding, GltfError
+from .gltf_file import read_file
+from .scene import Scene
+from .validate import validate
+
+# Extensions whose absence from this reader must not stop a file that lists them as required:
+# ours, and those that only change how data is stored in ways read_accessor already decodes.
+SUPPORTED_REQUIRED = {"EXT_animation_sqlerp", "KHR_mesh_quantization"}
+
+
+def load(path):
+    """Read, validate and prepare a ``.gltf`` or ``.glb``; raise GltfError listing every error."""
+    gltf = read_file(path)
+    findings = validate(gltf)
+    findings += _required_extensions(gltf.json)
+    if any(f.severity == ERROR for f in findings):
+        raise GltfError.from_findings(findings)
+    return Document(gltf, [f for f in findings if f.severity != ERROR])
+
+
+def _required_extensions(document):
+    required = document.get("extensionsRequired", [])
+    if not isinstance(required, list):
+        return [Finding("TYPE_MISMATCH", "/extensionsRequired", "'extensionsRequired' must be an array")]
+    return [Finding("UNSUPPORTED_EXTENSION", f"/extensionsRequired/{i}",
+                    f"the file requires extension {name!r}, which this reader does not support")
+            for i, name in enumerate(required) if name not in SUPPORTED_REQUIRED]
+
+
+class Document:
+    """A loaded glTF asset: ``animations``, ``warnings``, and poses of its nodes and meshes."""
+
+    def __init__(self, gltf, warnings=()):
+        self.file = gltf
+        self.path = Path(gltf.path) if gltf.path is not None else None
+        self.json = gltf.json
+        self.warnings = list(warnings)
+        self._accessors = {}
+        self.scene = Scene(gltf)
+        self.animations = read_animations(gltf, self.accessor)
+
+    def accessor(self, index):
+        """Decoded accessor data, read once per document."""
+        if index not in self._accessors:
+            self._accessors[index] = read_accessor(self.file, index)
+        return self._accessors[index]
+
+    def _animation(self, animation):
+        if animation is None or hasattr(animation, "channels"):
+            return animation
+        return self.animations[animation]
+
+    def pose(self, animation, time, use_fallback=False):
+        """Local (translation, rotation, scale, weights by node) at ``time`` seconds.
+
+        ``animation`` is an index, an Animation, or None for the rest pose."""
+        translation, rotation, scale = (a.copy() for a in self.scene.rest_trs())
+        weights = {}
+        animation = self._animation(animation)
+        for channel in animation.channels if animation is not None else ():
+            value = channel.evaluate([time], use_fallback=use_fallback)[0]
+            if channel.path == "weights":
+                weights[channel.node] = value
+            else:
+                {"translation": translation, "rotation": rotation, "scale": scale}[
+                    channel.path][channel.node] = value
+        return translation, rotation, scale, weights
+
+    def node_matrices(self, animation, time, use_fallback=False):
+        """Global 4x4 matrices of every node at ``time``: (node_count, 4, 4)."""
+        translation, rotation, scale, _ = self.pose(animation, time, use_fallback)
+        return self.scene.global_matrices(translation, rotation, scale)
+
+    def mesh_positions(self, node, animation, time, use_fallback=False):
+        """World-space vertex positions of ``node``'s mesh, one (V, 3) array per primitive,
+        skinned and morphed where the node has a skin or morph targets."""
+        translation, rotation, scale, weights = self.pose(animation, time, use_fallback)
+        globals_ = self.scene.global_matrices(translation, rotation, scale)
+        return self.scene.mesh_positions(node, globals_, weights.get(node))
+
+    def __repr__(self):
+        name = self.path.name if self.path else "<bytes>"
+        return f"<Document {name}: {len(self.animations)} animations, {len(self.warnings)} warnings>"

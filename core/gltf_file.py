@@ -1,0 +1,164 @@
+"""Reading a glTF asset: the JSON document and the bytes of its buffers.
+
+Handles ``.gltf`` (JSON with external or ``data:`` buffers) and ``.glb`` (binary container). Every
+buffer URI is resolved inside the asset's own folder only, because a file from the internet must not
+be able to make us read ``/etc/passwd`` or a user's documents: absolute paths, schemes other than
+``data:``, ``..`` escapes and symlinks leading out are refused.
+"""
+
+import base64
+import binascii
+import json
+import re
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+from .errors import GltfError, pointer
+
+GLB_MAGIC = b"glTF"
+CHUNK_JSON = 0x4E4F534A
+CHUNK_BIN = 0x004E4942
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+@dataclass
+class GltfFile:
+    json: dict
+    buffers: list = field(default_factory=list)
+    path: Path = None
+    base_dir: Path = None
+
+
+def read_file(path):
+    """Read a ``.gltf`` or ``.glb`` file (told apart by its first bytes, not its name)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise GltfError("IO_ERROR", "", f"cannot read {path}: {exc.strerror or exc}") from None
+    gltf = parse_bytes(data, base_dir=path.parent)
+    gltf.path = path
+    return gltf
+
+
+def parse_bytes(data, base_dir=None):
+    """Parse the bytes of a ``.gltf`` or ``.glb``; external URIs resolve inside ``base_dir``."""
+    data = bytes(data)
+    if data[:4] == GLB_MAGIC:
+        json_bytes, bin_chunk = _split_glb(data)
+    else:
+        json_bytes, bin_chunk = data, None
+    document = _parse_json(json_bytes)
+    base = Path(base_dir) if base_dir is not None else None
+    buffers = _load_buffers(document, bin_chunk, base)
+    return GltfFile(json=document, buffers=buffers, base_dir=base)
+
+
+def _split_glb(data):
+    """Return (JSON chunk bytes, BIN chunk bytes or None), checking every length against the data."""
+    if len(data) < 12:
+        raise GltfError("GLB_UNEXPECTED_END_OF_HEADER", "", "GLB header is shorter than 12 bytes")
+    _, version, length = struct.unpack_from("<4sII", data, 0)
+    if version != 2:
+        raise GltfError("GLB_INVALID_VERSION", "", f"GLB version {version} is not supported (2 is)")
+    if length != len(data):
+        raise GltfError("GLB_LENGTH_MISMATCH", "",
+                        f"GLB header declares {length} bytes but the file has {len(data)}")
+    chunks, offset = [], 12
+    while offset < length:
+        if offset + 8 > length:
+            raise GltfError("GLB_UNEXPECTED_END_OF_CHUNK_HEADER", "",
+                            f"GLB chunk header at byte {offset} runs past the end of the file")
+        chunk_length, chunk_type = struct.unpack_from("<II", data, offset)
+        start = offset + 8
+        if start + chunk_length > length:
+            raise GltfError("GLB_CHUNK_TOO_BIG", "",
+                            f"GLB chunk at byte {offset} declares {chunk_length} bytes, "
+                            f"more than the {length - start} left in the file")
+        chunks.append((chunk_type, data[start:start + chunk_length]))
+        offset = start + chunk_length
+    if not chunks or chunks[0][0] != CHUNK_JSON:
+        raise GltfError("GLB_UNEXPECTED_FIRST_CHUNK", "", "the first GLB chunk is not JSON")
+    bins = [body for kind, body in chunks[1:] if kind == CHUNK_BIN]
+    if len(bins) > 1:
+        raise GltfError("GLB_DUPLICATE_CHUNK", "", "the GLB file has more than one BIN chunk")
+    return chunks[0][1], (bins[0] if bins else None)
+
+
+def _parse_json(raw):
+    try:
+        document = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise GltfError("INVALID_JSON", "", f"the JSON is not valid UTF-8: {exc.reason}") from None
+    except (ValueError, RecursionError) as exc:  # ValueError: also Python's int-digit limit
+        where = f" at line {exc.lineno} column {exc.colno}" if hasattr(exc, "lineno") else ""
+        raise GltfError("INVALID_JSON", "", f"the file is not valid JSON{where}") from None
+    if not isinstance(document, dict):
+        raise GltfError("INVALID_JSON_ROOT_OBJECT", "", "the JSON root is not an object")
+    return document
+
+
+def _load_buffers(document, bin_chunk, base_dir):
+    buffers = document.get("buffers", [])
+    if not isinstance(buffers, list):
+        raise GltfError("TYPE_MISMATCH", "/buffers", "'buffers' must be an array")
+    return [_load_buffer(document, i, buffer, bin_chunk, base_dir) for i, buffer in enumerate(buffers)]
+
+
+def _load_buffer(document, index, buffer, bin_chunk, base_dir):
+    where = pointer("buffers", index)
+    if not isinstance(buffer, dict):
+        raise GltfError("TYPE_MISMATCH", where, f"buffer {index} must be an object")
+    byte_length = buffer.get("byteLength")
+    if isinstance(byte_length, bool) or not isinstance(byte_length, int) or byte_length < 1:
+        raise GltfError("UNDEFINED_PROPERTY" if byte_length is None else "TYPE_MISMATCH", where,
+                        f"buffer {index} needs a positive integer 'byteLength'")
+    uri = buffer.get("uri")
+    if uri is None:
+        # Only the first buffer of a GLB may live in the BIN chunk; others simply have no data.
+        data = bin_chunk if index == 0 else None
+        if data is None:
+            return None
+    elif not isinstance(uri, str):
+        raise GltfError("TYPE_MISMATCH", where + "/uri", f"buffer {index} 'uri' must be a string")
+    elif uri.startswith("data:"):
+        data = decode_data_uri(uri, where + "/uri")
+    else:
+        data = read_relative_uri(uri, base_dir, where + "/uri")
+    if len(data) < byte_length:
+        raise GltfError("BUFFER_BYTE_LENGTH_MISMATCH", where,
+                        f"buffer {index} declares {byte_length} bytes but its data has {len(data)}")
+    return data[:byte_length]
+
+
+def decode_data_uri(uri, where):
+    """Decode a base64 ``data:`` URI; anything else inside ``data:`` is refused."""
+    header, sep, payload = uri.partition(",")
+    if not sep or not header.endswith(";base64"):
+        raise GltfError("INVALID_URI", where, "only base64 'data:' URIs are supported")
+    try:
+        return base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        raise GltfError("INVALID_URI", where, "the 'data:' URI holds invalid base64") from None
+
+
+def read_relative_uri(uri, base_dir, where):
+    """Read a URI relative to the asset's folder, refusing anything that would leave it."""
+    if base_dir is None:
+        raise GltfError("INVALID_URI", where, "an external URI needs the file's folder to resolve it")
+    relative = unquote(uri)
+    if _SCHEME.match(relative) or relative.startswith(("/", "\\")) or "\x00" in relative:
+        raise GltfError("URI_OUTSIDE_FOLDER", where,
+                        f"URI '{uri}' is absolute or has a scheme; only paths inside the file's "
+                        "folder are read")
+    root = base_dir.resolve()
+    target = (root / relative.replace("\\", "/")).resolve()
+    if target != root and root not in target.parents:
+        raise GltfError("URI_OUTSIDE_FOLDER", where,
+                        f"URI '{uri}' leads outside the file's folder; it is not read")
+    try:
+        return target.read_bytes()
+    except OSError as exc:
+        raise GltfError("IO_ERROR", where, f"cannot read '{uri}': {exc.strerror or exc}") from None

@@ -1,0 +1,39 @@
+"""The error measure of conventions §4: angles between rotations over dense samples.
+
+Used by the main job, the preview's deviation readout, the fitter and the benchmarks, so that every
+figure the project prints is measured the same way.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .quaternions import angle_between
+
+SAMPLES_PER_FRAME = 8
+
+
+@dataclass(frozen=True)
+class Deviation:
+    max_deg: float
+    rms_deg: float
+    p99_deg: float
+    at_time: float  # seconds where the maximum is reached
+
+    def __str__(self):
+        return (f"max {self.max_deg:.4f}° at {self.at_time:.4f} s, rms {self.rms_deg:.4f}°, "
+                f"p99 {self.p99_deg:.4f}°")
+
+
+def dense_times(start, end, fps, per_frame=SAMPLES_PER_FRAME):
+    """Sample times from ``start`` to ``end`` seconds, ``per_frame`` per frame at ``fps``, ends included."""
+    count = max(int(np.ceil((end - start) * fps * per_frame)), 1) + 1
+    return np.linspace(start, end, count)
+
+
+def rotation_deviation(rotations_a, rotations_b, times):
+    """Max, RMS and 99th percentile of the angle (degrees) between two rotation tracks."""
+    angles = angle_between(rotations_a, rotations_b)
+    peak = int(np.argmax(angles))
+    return Deviation(float(angles[peak]), float(np.sqrt(np.mean(angles ** 2))),
+                     float(np.percentile(angles, 99)), float(times[peak]))

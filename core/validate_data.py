@@ -1,0 +1,143 @@
+"""Third pass of the validator: checks of accessor data, whole arrays at a time.
+
+Runs the checks the link passes queued on a Plan (glTF-Validator's element checkers, and ours for
+CUBICSLERP). Every accessor is decoded once with ``read_accessor``; a GltfError it raises (data out
+of bounds, missing buffer, ...) becomes findings instead of escaping.
+"""
+
+import numpy as np
+
+from .accessors import read_accessor
+from .errors import ERROR, WARNING, GltfError
+from .validate_json import show_number
+from .validate_sqlerp import UNIT_LENGTH_TOLERANCE, ZERO_LENGTH, check_quaternions
+
+# A broken accessor of a million keys would otherwise give a million findings.
+LIMIT = 100
+
+
+def report_elements(report, code, where, indices, message, severity=ERROR):
+    """One finding per element index (the first LIMIT of them, then a count of the rest)."""
+    for index in indices[:LIMIT]:
+        report.add(code, where, message(int(index)), severity)
+    if len(indices) > LIMIT:
+        report.add(code, where, f"{len(indices) - LIMIT} more elements have the same problem "
+                                "(not listed).", severity)
+
+
+class _Data:
+    """Decoded accessors, read once; None for an accessor that could not be decoded."""
+
+    def __init__(self, report, gltf):
+        self.report, self.gltf, self.cache = report, gltf, {}
+
+    def get(self, index):
+        if index not in self.cache:
+            try:
+                self.cache[index] = read_accessor(self.gltf, index)
+            except GltfError as error:
+                self.cache[index] = None
+                self.report.findings.extend(error.findings)
+        return self.cache[index]
+
+
+def check_data(report, gltf, plan):
+    data = _Data(report, gltf)
+    for index in sorted(plan.reads):
+        data.get(index)
+    for index in sorted(plan.float_checks):
+        _finite(report, plan.reads[index], data.get(index))
+    for index in sorted(plan.bounds):
+        _bounds(report, plan.reads[index], data.get(index))
+    for facts, where in plan.inputs:
+        _times(report, data.get(facts.index), where)
+    for facts, cubic, where in plan.quaternions:
+        _quaternions(report, data.get(facts.index), cubic, where)
+    for facts, where in plan.sqlerp_outputs:
+        values = data.get(facts.index)
+        if values is not None:
+            check_quaternions(report, values, where, report_elements)
+
+
+def _finite(report, facts, values):
+    if values is None:
+        return
+    flat = values.reshape(-1)
+    report_elements(report, "ACCESSOR_INVALID_FLOAT", facts.where,
+                    np.flatnonzero(~np.isfinite(flat)),
+                    lambda i: f"Accessor element at index {i} is {show_number(flat[i])}.")
+
+
+def _bounds(report, facts, values):
+    """Declared min/max of an input accessor against its data (float32 as the file stores them)."""
+    if values is None:
+        return
+    values = values.reshape(len(values), -1)
+    finite = np.where(np.isfinite(values), values, np.nan)
+    if not np.isfinite(finite).any():
+        return
+    for name, declared, actual, outside in (
+            ("min", facts.min, np.nanmin(finite, axis=0), lambda d: finite < d),
+            ("max", facts.max, np.nanmax(finite, axis=0), lambda d: finite > d)):
+        declared = np.asarray(declared, dtype=np.float32).astype(np.float64)
+        counts = np.sum(outside(declared), axis=0)
+        word = "minimum" if name == "min" else "maximum"
+        for c in np.flatnonzero(declared != actual):
+            where = f"{facts.where}/{name}/{c}"
+            report.add(f"ACCESSOR_{name.upper()}_MISMATCH", where,
+                       f"Declared {word} value for this component ({show_number(declared[c])}) "
+                       f"does not match actual {word} ({show_number(actual[c])}).")
+            if counts[c]:
+                code = f"ACCESSOR_ELEMENT_OUT_OF_{name.upper()}_BOUND"
+                relation = "less" if name == "min" else "greater"
+                report.add(code, where, f"Accessor contains {counts[c]} element(s) {relation} "
+                                        f"than declared {word} value {show_number(declared[c])}.")
+
+
+def _times(report, values, where):
+    """Key times: non-negative and strictly increasing, reported as glTF-Validator does.
+
+    The validator compares each non-negative time with the last non-negative one before it (0.0
+    at the start), skipping negative times, and never flags NaN (ACCESSOR_INVALID_FLOAT does)."""
+    if values is None:
+        return
+    times = values[:, 0]
+    index = np.arange(len(times))
+    counted = ~(times < 0)
+    last = np.maximum.accumulate(np.where(counted, index, -1))
+    previous = np.concatenate(([-1], last[:-1]))
+    previous_time = np.where(previous >= 0, times[np.maximum(previous, 0)], 0.0)
+    report_elements(report, "ACCESSOR_ANIMATION_INPUT_NEGATIVE", where,
+                    np.flatnonzero(~counted),
+                    lambda i: f"Animation input accessor element at index {i} is negative: "
+                              f"{show_number(times[i])}.")
+    report_elements(report, "ACCESSOR_ANIMATION_INPUT_NON_INCREASING", where,
+                    np.flatnonzero(counted & (index > 0) & (times <= previous_time)),
+                    lambda i: f"Animation input accessor element at index {i} is less than or "
+                              f"equal to previous: {show_number(times[i])} <= "
+                              f"{show_number(previous_time[i])}.")
+
+
+def _quaternions(report, values, cubic, where):
+    """Unit length of rotation keys; CUBICSPLINE tangents are derivatives and are not checked.
+
+    Severity differs from the validator on purpose: a non-unit quaternion is a warning because the
+    animation layer normalizes it; only one of (near) zero length, which has no direction, is an
+    error. NaN is left to ACCESSOR_INVALID_FLOAT, as in the validator."""
+    if values is None:
+        return
+    rows = np.arange(1, len(values), 3) if cubic else np.arange(len(values))
+    length = np.sqrt(np.sum(values[rows] * values[rows], axis=1))
+    off = np.abs(length - 1.0) > UNIT_LENGTH_TOLERANCE
+    zero = off & (length <= ZERO_LENGTH)
+
+    def message(k):
+        row = rows[k]
+        text = (f"Animation sampler output accessor element at indices {4 * row}..{4 * row + 3} "
+                f"is not of unit length: {show_number(length[k])}.")
+        return text + (" A zero quaternion cannot be normalized." if zero[k] else "")
+
+    report_elements(report, "ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION", where,
+                    np.flatnonzero(zero), message, ERROR)
+    report_elements(report, "ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION", where,
+                    np.flatnonzero(off & ~zero), message, WARNING)

@@ -1,0 +1,176 @@
+"""JSON-shape checks of the validator, worded like Khronos glTF-Validator (lib/src/utils.dart).
+
+Each getter reads one property, reports what the validator reports for it (UNDEFINED_PROPERTY on the
+owning object, TYPE_MISMATCH / INVALID_INDEX / VALUE_NOT_IN_LIST on the property itself) and returns
+a sanitized value: an index or -1, a string or None, a list of objects or None.
+"""
+
+import json
+import math
+
+from .errors import ERROR, INFO, WARNING, Finding, pointer
+
+EXTENSIONS = "extensions"
+EXTRAS = "extras"
+
+
+class Report:
+    """Findings of one validation run plus the document-wide facts the checks need."""
+
+    def __init__(self, document):
+        self.findings = []
+        self.extensions_used = _string_set(document.get("extensionsUsed"))
+        self.extensions_required = _string_set(document.get("extensionsRequired"))
+
+    def add(self, code, where, message, severity=ERROR):
+        self.findings.append(Finding(code, where, message, severity))
+
+
+def _string_set(value):
+    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
+
+
+def show_number(value):
+    """A number as Dart prints it (NaN, Infinity, 1.0), so messages read like the validator's."""
+    value = float(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)
+
+
+def show(value, limit=80):
+    """A JSON value in a message: strings quoted, the rest as JSON (the validator's _mbq),
+    shortened so that a huge misplaced array does not flood the message."""
+    if isinstance(value, str):
+        text = f"'{value}'"
+    elif isinstance(value, float):
+        text = show_number(value)
+    else:
+        text = json.dumps(value, separators=(", ", ": "))
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def show_list(values):
+    return "(" + ", ".join(show(v) for v in values) + ")"
+
+
+def as_index(value):
+    """The validator's integer reading: ints and integral floats (1.0), never bools; else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) else None
+
+
+def _type_mismatch(report, where, value, kind):
+    report.add("TYPE_MISMATCH", where,
+               f"Type mismatch. Property value {show(value)} is not a '{kind}'.")
+
+
+def undefined(report, where, name):
+    report.add("UNDEFINED_PROPERTY", where, f"Property '{name}' must be defined.")
+
+
+def _present(report, obj, name, where, kind):
+    """The value of obj[name] or None; an explicit null is a TYPE_MISMATCH, then reads as absent."""
+    value = obj.get(name)
+    if value is None and name in obj:
+        _type_mismatch(report, f"{where}/{name}", None, kind)
+    return value
+
+
+def get_index(report, obj, name, where, required=True):
+    value = _present(report, obj, name, where, "integer")
+    if value is None:
+        if required:
+            undefined(report, where, name)
+        return -1
+    index = as_index(value)
+    if index is None:
+        _type_mismatch(report, f"{where}/{name}", value, "integer")
+        return -1
+    if index < 0:
+        report.add("INVALID_INDEX", f"{where}/{name}", "Index must be a non-negative integer.")
+        return -1
+    return index
+
+
+def get_string(report, obj, name, where, required=False, allowed=None, default=None, quiet=()):
+    """A string property; a value outside ``allowed`` is a warning (and still returned), unless
+    it is one of ``quiet`` (values this project defines, e.g. "CUBICSLERP")."""
+    value = _present(report, obj, name, where, "string")
+    if value is None:
+        if required:
+            undefined(report, where, name)
+        return default
+    if not isinstance(value, str):
+        _type_mismatch(report, f"{where}/{name}", value, "string")
+        return None
+    if allowed is not None and value not in allowed and value not in quiet:
+        report.add("VALUE_NOT_IN_LIST", f"{where}/{name}",
+                   f"Invalid value {show(value)}. Valid values are {show_list(allowed)}.", WARNING)
+    return value
+
+
+def get_object(report, obj, name, where, required=False):
+    value = _present(report, obj, name, where, "object")
+    if value is None:
+        if required:
+            undefined(report, where, name)
+        return None
+    if not isinstance(value, dict):
+        _type_mismatch(report, f"{where}/{name}", value, "object")
+        return None
+    return value
+
+
+def get_object_list(report, obj, name, where):
+    """A required, non-empty array of objects (the validator's getMapList), or None."""
+    value = _present(report, obj, name, where, "array")
+    if value is None:
+        undefined(report, where, name)
+        return None
+    return object_list(report, value, f"{where}/{name}")
+
+
+def object_list(report, value, where):
+    if not isinstance(value, list):
+        _type_mismatch(report, where, value, "array")
+        return None
+    if not value:
+        report.add("EMPTY_ENTITY", where, "Entity cannot be empty.")
+        return None
+    wrong = [item for item in value if not isinstance(item, dict)]
+    for item in wrong:
+        report.add("ARRAY_TYPE_MISMATCH", where,
+                   f"Type mismatch. Array element {show(item)} is not a 'object'.")
+    return None if wrong else value
+
+
+def check_common(report, obj, where, members):
+    """Unknown members, ``extensions`` and ``extras`` of any glTF property; returns the
+    extension objects keyed by name (only those that are JSON objects)."""
+    for key in obj:
+        if key not in members and key not in (EXTENSIONS, EXTRAS):
+            report.add("UNEXPECTED_PROPERTY", where + pointer(key), "Unexpected property.", WARNING)
+    extras = obj.get(EXTRAS)
+    if extras is not None and not isinstance(extras, dict):
+        report.add("NON_OBJECT_EXTRAS", f"{where}/{EXTRAS}", "Prefer JSON Objects for extras.",
+                   INFO)
+    extensions = get_object(report, obj, EXTENSIONS, where)
+    if not extensions:
+        return {}
+    result = {}
+    for name, value in extensions.items():
+        ext_where = where + pointer(EXTENSIONS, name)
+        if name not in report.extensions_used:
+            report.add("UNDECLARED_EXTENSION", ext_where,
+                       "Extension is not declared in extensionsUsed.")
+        if isinstance(value, dict):
+            result[name] = value
+        else:
+            _type_mismatch(report, ext_where, value, "object")
+    return result
