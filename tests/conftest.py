@@ -8,6 +8,7 @@ The repository root is the extension package, so the tests import it under its m
 import importlib.util
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -40,8 +41,71 @@ def pytest_configure(config):
         raise pytest.UsageError(
             f"test assets not found at {ASSETS}: clone the project with ../shared beside it, "
             "or set GLTF_SQLERP_SHARED to the folder that holds assets/")
+    _isolate_blender_user_resources(config)
+
+
+def _isolate_blender_user_resources(config):
+    # bpy reads the user's Blender folder (startup file, preferences, extensions) and the extension
+    # tooling writes into it. An empty folder per session keeps tests at factory state and leaves
+    # the developer's Blender alone. It must be set before the first `import bpy`.
+    config._blender_user_resources = tempfile.TemporaryDirectory(prefix="gltf_sqlerp_blender_")
+    os.environ["BLENDER_USER_RESOURCES"] = config._blender_user_resources.name
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "_blender_user_resources", None)
+    if folder is not None:
+        folder.cleanup()
 
 
 @pytest.fixture(scope="session")
 def shared_assets():
     return ASSETS
+
+
+@pytest.fixture(scope="session")
+def addon():
+    """The package registered in the real Blender (``bpy`` 4.5.4 of the project venv), once per session.
+
+    bpy is imported here, not at the top, so core-only runs need no Blender. The add-on is
+    unregistered at teardown: a process that exits with an operator still registered was seen to hang.
+    """
+    import bpy  # noqa: F401 (the real module; outside the project venv this fails loudly)
+    package = sys.modules[PACKAGE]
+    package.register()
+    yield package
+    package.unregister()
+
+
+@pytest.fixture
+def empty_scene(addon):
+    """A clean, empty scene with the add-on registered (preferences and registrations are kept)."""
+    import bpy
+    bpy.ops.wm.read_homefile(use_empty=True)
+    return bpy.context.scene
+
+
+def pytest_sessionfinish(session, exitstatus):
+    # Blender hangs at exit while a Python class is still registered (measured: bpy 4.5.4 waits
+    # forever in a global destructor). A broken unregister() or a register() that failed half-way
+    # would then stall CI instead of failing it: unregister what is left and fail the run.
+    if "bpy" not in sys.modules:
+        return
+    leftovers = _unregister_leftovers()
+    if leftovers:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        reporter.write_line(f"\nERROR: still registered at the end of the session: {', '.join(leftovers)}"
+                            " (unregister() missed them; unregistered now so Blender can exit)", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _unregister_leftovers():
+    import bpy
+    classes = {value for name, module in list(sys.modules.items())
+               if name == PACKAGE or name.startswith(PACKAGE + ".")
+               for value in vars(module).values()
+               if isinstance(value, type) and issubclass(value, bpy.types.bpy_struct)
+               and value.__module__ == name and value.is_registered}
+    for cls in classes:
+        bpy.utils.unregister_class(cls)
+    return sorted(cls.__name__ for cls in classes)
