@@ -181,3 +181,42 @@ def test_quantized_outputs_decode_like_the_float_file(shared_assets):
     np.testing.assert_allclose(a, b, atol=1.0 / 255 + 1e-6)
     assert math.isclose(floats.animations[0].duration, quantized.animations[0].duration,
                         rel_tol=1e-6)
+
+
+from conftest import ASSETS  # noqa: E402  (collection-time list of the shared models)
+
+KHRONOS_FILES = sorted(p for p in (ASSETS / "khronos").rglob("*")
+                       if p.suffix in (".gltf", ".glb"))
+
+
+@pytest.mark.parametrize("path", KHRONOS_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_khronos_model_loads_evaluates_and_skins(path):
+    """Through the public API: every clip evaluates to finite values of the right width at dense
+    times; every mesh node poses in every clip; at the rest pose a skinned mesh is its bind-pose
+    mesh moved rigidly (these models are authored so), so each vertex keeps its distance from the
+    centroid of the raw POSITION data."""
+    loaded = core.load(path)
+    widths = {"translation": 3, "rotation": 4, "scale": 3}
+    for animation in loaded.animations:
+        times = np.linspace(-0.1, animation.duration + 0.1, 257)
+        for channel in animation.channels:
+            values = channel.evaluate(times)
+            assert values.shape[0] == len(times) and np.isfinite(values).all()
+            if channel.path in widths:
+                assert values.shape[1] == widths[channel.path]
+            if channel.path == "rotation":
+                np.testing.assert_allclose(np.linalg.norm(values, axis=1), 1.0, atol=1e-6)
+    mesh_nodes = [i for i, node in enumerate(loaded.json.get("nodes", [])) if "mesh" in node]
+    assert mesh_nodes
+    for node in mesh_nodes:
+        for animation in [None] + list(range(len(loaded.animations))):
+            for positions in loaded.mesh_positions(node, animation, 0.5):
+                assert positions.ndim == 2 and positions.shape[1] == 3
+                assert np.isfinite(positions).all()
+        if "skin" in loaded.json["nodes"][node]:
+            mesh = loaded.json["meshes"][loaded.json["nodes"][node]["mesh"]]
+            for primitive, posed in zip(mesh["primitives"], loaded.mesh_positions(node, None, 0.0)):
+                raw = loaded.accessor(primitive["attributes"]["POSITION"])
+                spread = np.linalg.norm(raw - raw.mean(axis=0), axis=1)
+                np.testing.assert_allclose(np.linalg.norm(posed - posed.mean(axis=0), axis=1),
+                                           spread, atol=1e-4 * spread.max())
