@@ -15,3 +15,15 @@ def unregister():
     from . import operators, ui
     ui.unregister()
     operators.unregister()
+
+
+def __getattr__(name):
+    # Blender's bundled glTF importer looks these names up on every enabled add-on module. They are
+    # resolved on first use so that importing the package never needs bpy.
+    if name == "glTF2ImportUserExtension":
+        from .operators.import_session import glTF2ImportUserExtension
+        return glTF2ImportUserExtension
+    if name == "draw_import":
+        from .ui.import_dialog import draw_import
+        return draw_import
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,11 +1,13 @@
-"""Blender operators: thin adapters that hand a file to ``core`` and report or build the result."""
+"""Blender operators: thin adapters that hand a file to ``core`` and build or report the result."""
 
 import bpy
 
 from .check_file import GLTF_SQLERP_OT_check_file
+from .import_gltf import IMPORT_SCENE_OT_gltf_sqlerp
 
 classes = (
     GLTF_SQLERP_OT_check_file,
+    IMPORT_SCENE_OT_gltf_sqlerp,
 )
 
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,11 +1,21 @@
-"""Blender user interface: panels that draw settings and call operators, never ``core`` directly."""
+"""Blender user interface: panels and menus that draw settings and call operators, never ``core``
+directly."""
 
 import bpy
 
+from . import menus, properties
 from .panel import GLTF_SQLERP_PT_animation
 
-classes = (
-    GLTF_SQLERP_PT_animation,
-)
+_panels_register, _panels_unregister = bpy.utils.register_classes_factory((GLTF_SQLERP_PT_animation,))
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+
+def register():
+    properties.register()
+    _panels_register()
+    menus.register()
+
+
+def unregister():
+    menus.unregister()
+    _panels_unregister()
+    properties.unregister()

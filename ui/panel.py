@@ -11,4 +11,6 @@ class GLTF_SQLERP_PT_animation(bpy.types.Panel):
     bl_category = "glTF Sqlerp"
 
     def draw(self, context):
-        self.layout.operator("gltf_sqlerp.check_file")
+        column = self.layout.column(align=True)
+        column.operator("import_scene.gltf_sqlerp", text="Import glTF (Exact)", icon='IMPORT')
+        column.operator("gltf_sqlerp.check_file", icon='CHECKMARK')

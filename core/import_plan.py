@@ -1,0 +1,93 @@
+"""What an import writes, decided before Blender is touched: per channel, which sampler plays and
+the keys (in glTF value space, times in seconds) that make Blender play it within tolerance.
+
+Doing all of this first means a file that cannot be planned never reaches the scene, and the part
+that runs inside the importer is only bulk writing.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .keyframes import keyframes_for
+
+SOURCES = ("EXTENSION", "FALLBACK")
+
+
+@dataclass(frozen=True)
+class ImportSettings:
+    source: str = "EXTENSION"          # what EXT_animation_sqlerp channels play
+    tolerance_deg: float = 0.01        # rotation tolerance of fitted curves
+    bake: bool = False                 # plain LINEAR keys on every frame instead of fitted curves
+    frames_per_second: float = 24.0    # the scene's real rate: fps / fps_base
+
+
+@dataclass
+class ChannelPlan:
+    animation: int
+    index: int                 # position in Animation.channels
+    channel: object            # core Channel
+    sampler: object            # the Sampler that plays (extension or fallback)
+    keyframes: object          # core Keyframes, glTF values, seconds
+    frames_per_second: float
+
+    @property
+    def source(self):
+        return "FALLBACK" if self.sampler is self.channel.fallback else "EXTENSION"
+
+
+def chosen_sampler(channel, source):
+    if source == "FALLBACK" and channel.fallback is not None:
+        return channel.fallback
+    return channel.sampler
+
+
+def bake_times(duration, frames_per_second):
+    """Every whole frame from 0 to the end of the clip, and the clip's last instant itself."""
+    frames = np.arange(0.0, np.floor(duration * frames_per_second) + 1.0)
+    times = frames / frames_per_second
+    return times if times[-1] >= duration else np.append(times, duration)
+
+
+def rotation_budgets(parents, order, animated):
+    """Per node, the share of the rotation tolerance its own curve may use.
+
+    A node's world rotation carries the errors of every animated rotation above it, so the
+    tolerance is split evenly along the longest chain of rotation-animated nodes through each
+    node: errors then add up to at most the tolerance in world space. ``parents``: (N,) with -1
+    for roots; ``order``: node indices parents first; ``animated``: nodes with animated rotation.
+    """
+    parents = np.asarray(parents)
+    animated_mask = np.zeros(len(parents), dtype=bool)
+    animated_mask[list(animated)] = True
+    above = np.zeros(len(parents), dtype=int)      # animated nodes from the root down to n
+    below = np.zeros(len(parents), dtype=int)      # most animated nodes strictly under n
+    for node in order:
+        parent = parents[node]
+        above[node] = animated_mask[node] + (above[parent] if parent >= 0 else 0)
+    for node in order[::-1]:
+        parent = parents[node]
+        if parent >= 0:
+            below[parent] = max(below[parent], below[node] + animated_mask[node])
+    return np.maximum(above + below, 1)
+
+
+def plan_animation(animation, settings, scene):
+    plans = []
+    times = bake_times(animation.duration, settings.frames_per_second) if settings.bake else None
+    rotated = {c.node for c in animation.channels if c.path == "rotation"}
+    shares = rotation_budgets(scene.parents, scene.order, rotated) if rotated else None
+    for index, channel in enumerate(animation.channels):
+        sampler = chosen_sampler(channel, settings.source)
+        tolerance = settings.tolerance_deg
+        if channel.path == "rotation":
+            tolerance /= shares[channel.node]
+        keys = keyframes_for(sampler, tolerance, bake_times=times)
+        plans.append(ChannelPlan(animation.index, index, channel, sampler, keys,
+                                 settings.frames_per_second))
+    return plans
+
+
+def plan_document(document, settings):
+    """{animation index: [ChannelPlan, ...]} for every animation of a loaded Document."""
+    return {a.index: plan_animation(a, settings, document.scene) for a in document.animations}

@@ -1,0 +1,45 @@
+"""The original glTF samplers, kept on the Action as custom properties.
+
+The preview and a later export evaluate the spec's curves from this data, without the file. Each
+channel records its node, its target in Blender (ID, slot, data path), the affine map from glTF
+values to that target (pose space for bones), and the samplers: the one played and, for
+EXT_animation_sqlerp channels, the other one (fallback or extension).
+"""
+
+KEY = "gltf_sqlerp"
+VERSION = 1
+
+
+def sampler_record(sampler):
+    return {"interpolation": sampler.interpolation, "pointer": sampler.pointer,
+            "times": sampler.times.tolist(), "width": int(sampler.values.shape[1]),
+            "values": sampler.values.ravel().tolist()}
+
+
+def channel_record(plan, target, slot, mapping):
+    channel = plan.channel
+    record = {"node": int(channel.node), "path": channel.path, "pointer": channel.pointer,
+              "id_name": target.name, "id_type": target.bl_rna.identifier,
+              "slot": getattr(slot, "identifier", ""), "data_path": mapping.data_path,
+              "matrix": mapping.matrix.ravel().tolist(), "offset": mapping.offset.tolist(),
+              "source": plan.source, "sampler": sampler_record(channel.sampler)}
+    if channel.fallback is not None:
+        record["fallback"] = sampler_record(channel.fallback)
+    return record
+
+
+def store(action, document, settings, anim_idx, track_name, records):
+    """Write the records of one glTF animation onto ``action`` (one action per animation on 4.4+,
+    per animation and object on 4.2: each keeps the channels it animates)."""
+    action[KEY] = {
+        "version": VERSION, "file": str(document.path or ""), "animation": int(anim_idx),
+        "name": track_name, "source": settings.source, "tolerance_deg": settings.tolerance_deg,
+        "bake": settings.bake, "frames_per_second": settings.frames_per_second,
+        "channels": records,
+    }
+
+
+def load(action):
+    """The stored data as plain Python, or None for an action we did not import."""
+    data = action.get(KEY)
+    return data.to_dict() if data is not None else None

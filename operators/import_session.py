@@ -1,0 +1,190 @@
+"""The hook into Blender's bundled glTF importer that makes its animation exact.
+
+The bundled importer keeps building everything (objects, armatures, meshes, actions, slots, NLA
+tracks) so scenes look the way users know. For each glTF animation, once it has made that
+animation's actions and stashed them on NLA tracks, ``gather_import_animation_after_hook`` replaces
+the keys of every channel with keys fitted by the core to what the spec plays, fixes the timing,
+lines the NLA strips up with the action, and stores the original sampler data on the action.
+
+The bundled importer calls hooks as ``hook(*args, gltf)``. In Blender 4.5 an exception escaping a
+hook crashes its error logger and aborts the import half-way, so every hook here catches
+everything and records it on the session; the operator rolls the scene back when anything failed.
+"""
+
+import contextlib
+import traceback
+from collections import namedtuple
+
+import bpy
+import numpy as np
+
+from ..core.errors import GltfError
+from . import action_data, fcurves, tracks
+from .pose_mapping import node_channel_map, weight_channel_map
+
+EXTENSION = "EXT_animation_sqlerp"
+# The importer accepts a file that requires an extension when a user extension declares it
+# (it reads ``.name`` and ``.required``), so a plain record is enough on every Blender version.
+_Declared = namedtuple("_Declared", "name extension required")
+
+_active = None
+
+
+class ImportSession:
+    """What one import needs: the core document, the fitted keys per channel, and the outcome."""
+
+    def __init__(self, document, plans, settings):
+        self.document = document
+        self.plans = plans              # {animation index: [ChannelPlan, ...]}
+        self.settings = settings        # ImportSettings
+        self.errors = []                # readable messages; any makes the operator roll back
+        self.animations_done = 0
+        self.channels_written = 0
+
+    def fail(self, where):
+        self.errors.append(f"{where}: {traceback.format_exc(limit=3).strip().splitlines()[-1]}")
+
+
+@contextlib.contextmanager
+def active(session):
+    """Make ``session`` the one the hook serves while the bundled importer runs."""
+    global _active
+    previous, _active = _active, session
+    try:
+        yield session
+    finally:
+        _active = previous
+
+
+class glTF2ImportUserExtension:
+    """Instantiated by the bundled importer for every enabled add-on module that exposes it."""
+
+    def __init__(self):
+        self.session = _active
+        # Declare the extension only when we will handle it: otherwise a file that requires it
+        # would pass the importer's check and then crash it, instead of being refused cleanly.
+        self.extensions = [_Declared(EXTENSION, {}, True)] if _exact_wanted() else []
+
+    def gather_import_gltf_before_hook(self, gltf):
+        if self.session is None:
+            self.session = _session_for_bundled_dialog(gltf)
+        if self.session is not None:
+            try:
+                _make_draft_channels_importable(gltf)
+            except Exception:
+                self.session.fail("preparing EXT_animation_sqlerp channels")
+
+    def gather_import_animation_after_hook(self, anim_idx, track_name, gltf):
+        session = self.session
+        if session is None:
+            return
+        try:
+            _rewrite_animation(session, gltf, anim_idx, track_name)
+            session.animations_done += 1
+        except Exception:
+            session.fail(f"animation {anim_idx} '{track_name}'")
+
+
+def _exact_wanted():
+    if _active is not None:
+        return True
+    settings = getattr(bpy.context.scene, "gltf_sqlerp_import", None)
+    return settings is not None and settings.exact_animation
+
+
+def _session_for_bundled_dialog(gltf):
+    """File > Import > glTF 2.0 with the 'Exact animation' panel on: plan from the scene settings."""
+    from ..core.import_plan import plan_document
+    settings = getattr(bpy.context.scene, "gltf_sqlerp_import", None)
+    if settings is None or not settings.exact_animation:
+        return None
+    from ..core import load
+    try:
+        document = load(gltf.filename)
+    except GltfError as error:
+        gltf.log.error(f"Exact animation skipped: {error}")
+        return None
+    chosen = settings.snapshot(bpy.context.scene)
+    return ImportSession(document, plan_document(document, chosen), chosen)
+
+
+def _make_draft_channels_importable(gltf):
+    """The draft's form has no core ``sampler``, which the bundled importer cannot read. Point such
+    channels at their CUBICSLERP sampler, labelled CUBICSPLINE so that the importer reads every
+    third value (a placeholder: the hook replaces those keys anyway)."""
+    for animation in gltf.data.animations or []:
+        for channel in animation.channels:
+            extension = (channel.extensions or {}).get(EXTENSION)
+            if channel.sampler is None and extension is not None:
+                channel.sampler = int(extension["sampler"])
+                animation.samplers[channel.sampler].interpolation = "CUBICSPLINE"
+
+
+def _stashed(gltf):
+    """(ID, action, slot) the importer stashed for this animation; slot is None on Blender 4.2."""
+    for entry in gltf.needs_stash:
+        yield entry[0], entry[1], (entry[2] if len(entry) > 2 else None)
+
+
+def _target_id(gltf, vnode, path):
+    if path == "weights":
+        return vnode.blender_object.data.shape_keys
+    if vnode.type == type(vnode).Bone:
+        return gltf.vnodes[vnode.bone_arma].blender_object
+    return vnode.blender_object
+
+
+def _rewrite_animation(session, gltf, anim_idx, track_name):
+    stashed = list(_stashed(gltf))
+    by_id = {data.as_pointer(): (action, slot) for data, action, slot in stashed}
+    mesh_vnodes = {v.mesh_node_idx: v for v in gltf.vnodes.values()
+                   if getattr(v, "mesh_node_idx", None) is not None}
+    records = {}
+    for plan in session.plans.get(anim_idx, []):
+        channel = plan.channel
+        vnode = mesh_vnodes.get(channel.node) if channel.path == "weights" else gltf.vnodes.get(channel.node)
+        if vnode is None:
+            continue  # a node the importer did not build (not in the imported scene)
+        target = _target_id(gltf, vnode, channel.path)
+        if target is None or target.as_pointer() not in by_id:
+            continue
+        action, slot = by_id[target.as_pointer()]
+        mapping, paths = _channel_targets(gltf, vnode, channel)
+        for component, curve in _mapped_curves(plan.keyframes, plan.frames_per_second, mapping):
+            if paths[component] is not None:
+                data_path, index, group = paths[component]
+                fcurves.write_keyframes(fcurves.ensure_fcurve(action, slot, data_path, index, group),
+                                        *curve)
+        records.setdefault(action.as_pointer(), (action, []))[1].append(
+            action_data.channel_record(plan, target, slot, mapping))
+        session.channels_written += 1
+    for action, channel_records in records.values():
+        action_data.store(action, session.document, session.settings, anim_idx, track_name,
+                          channel_records)
+    tracks.align_strips(stashed, track_name)
+
+
+def _channel_targets(gltf, vnode, channel):
+    """The ChannelMap of a channel and, per component, (data_path, index, group) or None."""
+    if channel.path == "weights":
+        names = gltf.data.meshes[gltf.data.nodes[channel.node].mesh].shapekey_names
+        mapping = weight_channel_map(len(names))
+        # A morph target the importer made no shape key for has no curve.
+        return mapping, [(f'key_blocks["{bpy.utils.escape_identifier(name)}"].value', 0, "")
+                         if name is not None else None for name in names]
+    mapping = node_channel_map(gltf, vnode, channel.path, "Object Transforms")
+    return mapping, [(mapping.data_path, i, mapping.group) for i in range(len(mapping.offset))]
+
+
+def _mapped_curves(keys, frames_per_second, mapping):
+    """(component, (frames, values, left, right, interpolation)) in Blender values and frames."""
+    values = mapping.apply(keys.values)
+    left, right = mapping.apply(keys.left_values), mapping.apply(keys.right_values)
+    frames = keys.times * frames_per_second
+    left_frames = keys.left_times * frames_per_second
+    right_frames = keys.right_times * frames_per_second
+    for component in range(values.shape[1]):
+        yield component, (frames, values[:, component],
+                          np.column_stack([left_frames, left[:, component]]),
+                          np.column_stack([right_frames, right[:, component]]),
+                          keys.interpolation)

@@ -1,0 +1,399 @@
+"""core.keyframes: the keys Blender gets for a glTF sampler.
+
+Expected values come from outside the module: a plain-Python F-curve evaluator written here from
+the Bezier definition (control points, x(s) = t solved by bisection, y(s) by de Casteljau) plus the
+handle limit of Blender's fcurve.cc (BKE_fcurve_correct_bezpart); Appendix C's Hermite, slerp and
+the conventions' CUBICSLERP formula in scalar Python; numbers worked by hand; and an angle formula
+other than the core's (4 asin(|q1 - q2'| / 2), q2' = q2 in q1's hemisphere).
+"""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gltf_sqlerp import core
+from gltf_sqlerp.core import keyframes as K
+from gltf_sqlerp.core.animation import Sampler
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+TOLERANCE = 0.01  # degrees, the default
+
+
+# --- an independent Blender F-curve evaluator (scalar Python) -------------------------------------
+
+def _limit(key, handle, span):
+    """fcurve.cc BKE_fcurve_correct_bezpart: a handle longer in time than the segment is scaled
+    towards its key until it reaches the other key's time."""
+    f = min(1.0, span / abs(key[0] - handle[0])) if key[0] != handle[0] else 1.0
+    return (key[0] - f * (key[0] - handle[0]), key[1] - f * (key[1] - handle[1]))
+
+
+def _cubic(p0, p1, p2, p3, s):
+    a, b, c = p0 + (p1 - p0) * s, p1 + (p2 - p1) * s, p2 + (p3 - p2) * s
+    d, e = a + (b - a) * s, b + (c - b) * s
+    return d + (e - d) * s
+
+
+def fcurve_values(keys, t):
+    """Every component at time t, as Blender's F-curves play it (constant extrapolation)."""
+    times = [float(x) for x in keys.times]
+    rows = [[float(x) for x in row] for row in np.atleast_2d(keys.values)]
+    if t <= times[0]:
+        return rows[0]
+    if t >= times[-1]:
+        return rows[-1]
+    i = max(j for j in range(len(times) - 1) if times[j] <= t)
+    t0, t1 = times[i], times[i + 1]
+    mode = str(keys.interpolation[i])
+    if t == t0 or mode == "CONSTANT":
+        return rows[i]
+    if mode == "LINEAR":
+        return [a + (b - a) * (t - t0) / (t1 - t0) for a, b in zip(rows[i], rows[i + 1])]
+    assert mode == "BEZIER"
+    out = []
+    for c in range(len(rows[i])):
+        p0, p3 = (t0, rows[i][c]), (t1, rows[i + 1][c])
+        p1 = _limit(p0, (float(keys.right_times[i]), float(keys.right_values[i][c])), t1 - t0)
+        p2 = _limit(p3, (float(keys.left_times[i + 1]), float(keys.left_values[i + 1][c])), t1 - t0)
+        low, high = 0.0, 1.0
+        for _ in range(60):
+            mid = 0.5 * (low + high)
+            if _cubic(p0[0], p1[0], p2[0], p3[0], mid) < t:
+                low = mid
+            else:
+                high = mid
+        out.append(_cubic(p0[1], p1[1], p2[1], p3[1], 0.5 * (low + high)))
+    return out
+
+
+# --- independent scalar quaternion formulas -------------------------------------------------------
+
+def unit(q):
+    n = math.sqrt(sum(x * x for x in q))
+    return [x / n for x in q]
+
+
+def angle_deg(q1, q2):
+    """4 asin(|q1 - q2'| / 2): angle between the rotations of unit quaternions, exact when small."""
+    q1, q2 = unit(q1), unit(q2)
+    q2 = [-x for x in q2] if sum(a * b for a, b in zip(q1, q2)) < 0.0 else q2
+    chord = math.sqrt(sum((a - b) ** 2 for a, b in zip(q1, q2)))
+    return math.degrees(4.0 * math.asin(min(chord / 2.0, 1.0)))
+
+
+def slerp(a, b, t):
+    """glTF 2.0 Appendix C."""
+    d = sum(x * y for x, y in zip(a, b))
+    if d < 0.0:
+        b, d = [-x for x in b], -d
+    if d > 1.0 - 1e-12:
+        return unit([x + (y - x) * t for x, y in zip(a, b)])
+    angle = math.acos(d)
+    wa, wb = math.sin((1.0 - t) * angle) / math.sin(angle), math.sin(t * angle) / math.sin(angle)
+    return [wa * x + wb * y for x, y in zip(a, b)]
+
+
+def sqlerp(v0, b0, a1, v1, t):
+    """Conventions section 1."""
+    return unit(slerp(slerp(v0, v1, t), slerp(b0, a1, t), 2.0 * t * (1.0 - t)))
+
+
+def hermite(v0, b0, a1, v1, duration, u):
+    """Appendix C, tangents scaled by the segment duration."""
+    h00, h10 = 2 * u ** 3 - 3 * u ** 2 + 1, u ** 3 - 2 * u ** 2 + u
+    h01, h11 = -2 * u ** 3 + 3 * u ** 2, u ** 3 - u ** 2
+    return [h00 * p + duration * h10 * m + h01 * q + duration * h11 * n
+            for p, m, q, n in zip(v0, b0, v1, a1)]
+
+
+def spec_rotation(interpolation, times, rows, t):
+    """The glTF curve at t for LINEAR (slerp), CUBICSPLINE (normalized) or CUBICSLERP rows."""
+    times = list(times)
+    t = min(max(t, times[0]), times[-1])
+    i = min(max(j for j in range(len(times)) if times[j] <= t), len(times) - 2)
+    u = (t - times[i]) / (times[i + 1] - times[i])
+    if interpolation == "LINEAR":
+        return slerp(rows[i], rows[i + 1], u)
+    a, v, b = rows[0::3], rows[1::3], rows[2::3]
+    if interpolation == "CUBICSPLINE":
+        return unit(hermite(v[i], b[i], a[i + 1], v[i + 1], times[i + 1] - times[i], u))
+    return sqlerp(v[i], b[i], a[i + 1], v[i + 1], u)
+
+
+def about(axis, degrees):
+    n, h = math.sqrt(sum(x * x for x in axis)), math.radians(degrees) / 2.0
+    return [axis[0] / n * math.sin(h), axis[1] / n * math.sin(h), axis[2] / n * math.sin(h),
+            math.cos(h)]
+
+
+def qmul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return [aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz]
+
+
+def worst_angle(keys, spec, per_segment=64):
+    """Largest angle between Blender's curves and spec(t), per_segment + 1 samples a segment."""
+    times = [float(x) for x in keys.times]
+    return max(angle_deg(fcurve_values(keys, t), spec(t)) for t0, t1 in zip(times[:-1], times[1:])
+               for t in (t0 + (t1 - t0) * j / per_segment for j in range(per_segment + 1)))
+
+
+def sign_continuous(keys):
+    return all(float(np.dot(a, b)) >= 0.0 for a, b in zip(keys.values[:-1], keys.values[1:]))
+
+
+def interleave(a, v, b):
+    """CUBICSPLINE/CUBICSLERP rows a_1, v_1, b_1, a_2, ... from three per-key lists."""
+    return np.stack([np.asarray(x, dtype=float) for x in (a, v, b)], axis=1).reshape(
+        -1, np.shape(v)[-1])
+
+
+# --- play() is Blender's evaluation ---------------------------------------------------------------
+
+def test_play_matches_an_independent_fcurve_evaluator():
+    rng = np.random.default_rng(7)
+    m = 6
+    times = np.cumsum(rng.uniform(0.2, 1.0, m))
+    values = rng.normal(size=(m, 3))
+    span = np.diff(times)
+    # General handles: not at one third, one of them longer than its segment (Blender limits it).
+    right_times = times + np.append(span * rng.uniform(0.05, 0.6, m - 1), 0.3)
+    right_times[2] = times[2] + 1.7 * span[2]
+    left_times = times - np.insert(span * rng.uniform(0.05, 0.6, m - 1), 0, 0.3)
+    modes = ["BEZIER", "LINEAR", "BEZIER", "CONSTANT", "BEZIER", "BEZIER"]
+    left_values, right_values = rng.normal(size=(2, m, 3))
+    keys = K.Keyframes(times, values, left_times, left_values, right_times, right_values,
+                       np.array(modes))
+    query = np.concatenate([np.linspace(times[0] - 1.0, times[-1] + 1.0, 400), times])
+    played = K.play(keys, query)
+    expected = np.array([fcurve_values(keys, float(t)) for t in query])
+    assert np.allclose(played, expected, rtol=0, atol=1e-12)
+    assert np.allclose(K.play(keys, [times[3] + 0.5 * span[3]]), [values[3]], atol=0)
+    # Rotations: the component curves, normalized (lerp of (0,0,0,2) and (0,0,2,0) at 1/2).
+    keys = K.Keyframes(np.array([0.0, 1.0]), np.array([[0.0, 0, 0, 2], [0, 0, 2, 0]]),
+                       *[np.zeros(2), np.zeros((2, 4))] * 2, np.array(["LINEAR"] * 2))
+    assert np.allclose(K.play(keys, [0.5], rotation=True), [[0, 0, 0.5 ** 0.5, 0.5 ** 0.5]])
+
+
+# --- exact cases ----------------------------------------------------------------------------------
+
+def test_step_gives_constant_keys_holding_the_stored_values():
+    sampler = Sampler("STEP", np.array([0.0, 1.0, 2.0]), np.array([[1.0], [5.0], [2.0]]),
+                      "translation", "/x")
+    keys = K.keyframes_for(sampler)
+    assert keys.times.tolist() == [0.0, 1.0, 2.0] and keys.values[:, 0].tolist() == [1.0, 5.0, 2.0]
+    assert keys.interpolation.tolist() == ["CONSTANT"] * 3
+    query = [-1.0, 0.0, 0.5, 1.0, 1.99, 2.0, 3.0]
+    assert K.play(keys, query)[:, 0].tolist() == [1.0, 1.0, 1.0, 5.0, 5.0, 2.0, 2.0]
+    assert [fcurve_values(keys, t)[0] for t in query] == [1.0, 1.0, 1.0, 5.0, 5.0, 2.0, 2.0]
+
+
+def test_linear_translation_gives_linear_keys_tutorial_example():
+    values = np.array([[0.0, 0.0, 0.0], [14.0, 3.0, -2.0], [18.0, 1.0, 1.0], [0.0, 0.0, 0.0]])
+    sampler = Sampler("LINEAR", np.array([0.0, 0.8, 1.6, 2.4]), values, "translation", "/x")
+    keys = K.keyframes_for(sampler)
+    assert keys.interpolation.tolist() == ["LINEAR"] * 4
+    assert np.array_equal(keys.values, values)
+    # The glTF tutorial: at 1.2 s the translation is (16, 2, -0.5).
+    assert np.allclose(fcurve_values(keys, 1.2), [16.0, 2.0, -0.5], atol=1e-12)
+    assert np.allclose(K.play(keys, [1.2]), [[16.0, 2.0, -0.5]], atol=1e-12)
+    # Handles one third along the straight line (harmless for LINEAR keys).
+    assert np.allclose([keys.right_times[0], *keys.right_values[0]],
+                       [0.8 / 3, 14.0 / 3, 1.0, -2.0 / 3], atol=1e-15)
+
+
+def test_cubicspline_keys_carry_the_file_tangents():
+    # Segment [0, 2]: v0 = 1, b0 = 3, a1 = -1, v1 = 2. By hand at 0.5 s (u = 1/4):
+    # h00 = 0.84375, h10 = 0.140625, h01 = 0.15625, h11 = -0.046875, tangents times 2 s:
+    # 0.84375 + 2 * 0.140625 * 3 + 0.15625 * 2 + 2 * 0.046875 = 2.09375.
+    times = np.array([0.0, 2.0, 3.0])
+    a, v, b = [[0.0], [-1.0], [4.0]], [[1.0], [2.0], [-1.0]], [[3.0], [0.5], [0.0]]
+    sampler = Sampler("CUBICSPLINE", times, interleave(a, v, b), "scale", "/x")
+    keys = K.keyframes_for(sampler)
+    assert keys.interpolation[:2].tolist() == ["BEZIER", "BEZIER"]
+    assert np.allclose([keys.right_times[0], keys.right_values[0, 0]], [2 / 3, 1 + 2 * 3 / 3])
+    assert np.allclose([keys.left_times[1], keys.left_values[1, 0]], [2 - 2 / 3, 2 + 2 / 3])
+    assert np.allclose([keys.right_times[1], keys.right_values[1, 0]], [2 + 1 / 3, 2 + 0.5 / 3])
+    assert np.allclose([keys.left_times[2], keys.left_values[2, 0]], [3 - 1 / 3, -1 - 4 / 3])
+    # The outer handles are never played: they mirror the neighbouring spacing and slope.
+    assert np.allclose([keys.left_times[0], keys.left_values[0, 0]], [-2 / 3, 1 - 2 * 3 / 3])
+    assert np.allclose([keys.right_times[2], keys.right_values[2, 0]], [3 + 1 / 3, -1 + 4 / 3])
+    assert fcurve_values(keys, 0.5)[0] == pytest.approx(2.09375, abs=1e-12)
+    assert K.play(keys, [0.5])[0, 0] == pytest.approx(2.09375, abs=1e-12)
+    query = np.linspace(-0.5, 3.5, 81)
+    expected = [hermite(v[i], b[i], a[i + 1], v[i + 1], times[i + 1] - times[i],
+                        (min(max(t, 0), 3) - times[i]) / (times[i + 1] - times[i]))[0]
+                for t in query for i in [0 if t < 2.0 else 1]]
+    assert np.allclose([fcurve_values(keys, t)[0] for t in query], expected, atol=1e-12)
+    assert np.allclose(K.play(keys, query)[:, 0], expected, atol=1e-12)
+
+
+def test_cubicspline_rotation_is_exact_where_the_file_keeps_signs():
+    rng = np.random.default_rng(11)
+    v = [about((0, 0, 1), 0), about((1, 2, 0), 70), about((0, 1, 1), 150)]
+    a, b = rng.normal(scale=0.6, size=(3, 4)), rng.normal(scale=0.6, size=(3, 4))
+    times = [0.0, 0.7, 2.0]
+    sampler = Sampler("CUBICSPLINE", np.array(times), interleave(a, v, b), "rotation", "/x")
+    keys = K.keyframes_for(sampler)
+    assert len(keys) == 3 and set(keys.interpolation) == {"BEZIER"}
+    rows = [list(r) for r in interleave(a, v, b)]
+    assert max(angle_deg(fcurve_values(keys, t), spec_rotation("CUBICSPLINE", times, rows, t))
+               for t in np.linspace(-0.2, 2.2, 97)) < 1e-5
+
+
+def test_cubicspline_rotation_with_a_sign_flip_stays_continuous_and_close():
+    # v1 is stored with the opposite sign: that segment's Hermite swings through other rotations,
+    # which sign-continuous keys can only follow with extra keys. The other segment stays exact.
+    rng = np.random.default_rng(5)
+    v = [about((0, 0, 1), 0), [-x for x in about((0, 0, 1), 60)],
+         [-x for x in about((0, 1, 0), 40)]]
+    a, b = rng.normal(scale=0.3, size=(3, 4)), rng.normal(scale=0.3, size=(3, 4))
+    times = [0.0, 1.0, 2.0]
+    sampler = Sampler("CUBICSPLINE", np.array(times), interleave(a, v, b), "rotation", "/x")
+    keys = K.keyframes_for(sampler)
+    assert sign_continuous(keys)
+    assert np.count_nonzero(keys.times > 1.0) == 1      # [1, 2] kept the file's tangents
+    rows = [list(r) for r in interleave(a, v, b)]
+    assert worst_angle(keys, lambda t: spec_rotation("CUBICSPLINE", times, rows, t)) <= TOLERANCE
+
+
+def test_equal_key_times_keep_the_value_played_from_that_time_on():
+    # glTF: a zero-length segment is a jump taken once time reaches it; F-curves cannot key both.
+    sampler = Sampler("LINEAR", np.array([0.0, 1.0, 1.0, 2.0]),
+                      np.array([[0.0], [1.0], [5.0], [6.0]]), "translation", "/x")
+    keys = K.keyframes_for(sampler)
+    assert keys.times.tolist() == [0.0, 1.0, 2.0] and keys.values[:, 0].tolist() == [0.0, 5.0, 6.0]
+
+
+def test_one_key_sampler_gives_one_constant_key():
+    sampler = Sampler("CUBICSLERP", np.array([0.5]), np.array([about((0, 0, 1), 30)] * 3),
+                      "rotation", "/x")
+    keys = K.keyframes_for(sampler)
+    assert len(keys) == 1 and keys.interpolation.tolist() == ["CONSTANT"]
+    assert np.allclose(K.play(keys, [0.0, 0.5, 9.0]), [about((0, 0, 1), 30)] * 3, atol=0)
+    with pytest.raises(ValueError, match="positive"):
+        K.keyframes_for(sampler, tolerance_deg=0.0)
+
+
+# --- rotations within the tolerance ---------------------------------------------------------------
+
+def chain(step_degrees, count, seed):
+    """count rotations, each step_degrees from the previous about a random axis."""
+    rng = np.random.default_rng(seed)
+    q = [about((0, 0, 1), 10)]
+    for _ in range(count - 1):
+        q.append(qmul(q[-1], about(rng.normal(size=3), step_degrees)))
+    return q
+
+
+def arc_error(degrees):
+    """Largest angle error of normalize(cubic Hermite) along a planar arc of `degrees` (rotation
+    angle) with the exact end derivatives, on 4,001 samples: the slerp segment in its plane."""
+    half = math.radians(degrees) / 2.0
+    worst = 0.0
+    for j in range(4001):
+        u = j / 4000
+        x, y = hermite([1.0, 0.0], [0.0, half], [-math.sin(half) * half, math.cos(half) * half],
+                       [math.cos(half), math.sin(half)], 1.0, u)
+        worst = max(worst, abs(2.0 * math.degrees(math.atan2(y, x) - half * u)))
+    return worst
+
+
+@pytest.mark.parametrize("degrees", [30, 90, 120, 170])
+def test_linear_rotation_within_tolerance_with_few_keys(degrees):
+    q = chain(degrees, 5, seed=degrees)
+    q[2] = [-x for x in q[2]]          # a stored sign flip changes nothing for slerp
+    times = [0.0, 0.4, 1.0, 1.3, 2.1]
+    sampler = Sampler("LINEAR", np.array(times), np.array(q), "rotation", "/x")
+    keys = K.keyframes_for(sampler)
+    assert worst_angle(keys, lambda t: spec_rotation("LINEAR", times, q, t)) <= TOLERANCE
+    assert sign_continuous(keys)
+    # Halving a segment until normalize(Hermite) of its arc is within tolerance: 30 degrees needs
+    # no extra key (arc error 4e-5 degrees), 90 degrees just misses (0.0101) and needs one per
+    # segment, as do 120 (0.042) and 170 (0.23), whose halves err 0.0013 and 0.0076.
+    splits = 0
+    while arc_error(degrees / 2 ** splits) > TOLERANCE:
+        splits += 1
+    assert len(keys) == 1 + 4 * 2 ** splits
+    assert np.array_equal(keys.times[::2 ** splits], times)
+
+
+def test_the_projects_cubicslerp_sample_within_tolerance():
+    document = core.load(SAMPLES / "sqlerp_arm.gltf")
+    channels = [c for c in document.animations[0].channels
+                if c.sampler.interpolation == "CUBICSLERP"]
+    assert len(channels) == 3
+    for channel in channels:
+        sampler = channel.sampler
+        keys = K.keyframes_for(sampler)
+        rows = [list(r) for r in sampler.values]
+        times = [float(t) for t in sampler.times]
+        assert worst_angle(keys, lambda t: spec_rotation("CUBICSLERP", times, rows, t)) <= TOLERANCE
+        assert sign_continuous(keys)
+        assert set(times) <= set(keys.times.tolist())
+        # Segments of 35 to 135 degrees: a handful of extra keys, not a bake (49 frames at 24 fps).
+        assert len(keys) <= 4 * len(times)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(2, 5), st.floats(5.0, 100.0))
+def test_random_cubicslerp_curves_within_tolerance(seed, count, step):
+    rng = np.random.default_rng(seed)
+    v = chain(step, count, seed)
+    times = list(np.cumsum(rng.uniform(0.1, 1.0, count)) - 0.05)
+    # Tangents up to 30 degrees from their keys, each independent, so keys have corners
+    # (a_i != b_i); with steps up to 100 degrees every dot of the conventions' sign rules stays
+    # positive, so the curve has no jump that keys could not follow.
+    a = [qmul(q, about(rng.normal(size=3), rng.uniform(0.0, 30.0))) for q in v]
+    b = [qmul(q, about(rng.normal(size=3), rng.uniform(0.0, 30.0))) for q in v]
+    rows = [list(r) for r in interleave(a, v, b)]
+    sampler = Sampler("CUBICSLERP", np.array(times), np.array(rows), "rotation", "/x")
+    keys = K.keyframes_for(sampler)
+    assert worst_angle(keys, lambda t: spec_rotation("CUBICSLERP", times, rows, t)) <= TOLERANCE
+    assert sign_continuous(keys)
+
+
+def test_cubicslerp_keys_follow_sign_flipped_file_keys():
+    v = chain(50, 4, seed=3)
+    v[1], v[3] = [-x for x in v[1]], [-x for x in v[3]]
+    rows = [list(r) for r in interleave(v, v, v)]
+    times = [0.0, 1.0, 2.0, 3.0]
+    keys = K.keyframes_for(Sampler("CUBICSLERP", np.array(times), np.array(rows), "rotation", "/x"))
+    assert sign_continuous(keys)
+    assert worst_angle(keys, lambda t: spec_rotation("CUBICSLERP", times, rows, t)) <= TOLERANCE
+
+
+def test_step_rotation_keys_are_sign_continuous_and_the_same_rotations():
+    q = [about((0, 0, 1), 0), [-x for x in about((0, 0, 1), 20)], about((0, 0, 1), 40)]
+    keys = K.keyframes_for(Sampler("STEP", np.array([0.0, 1.0, 2.0]), np.array(q), "rotation",
+                                   "/x"))
+    assert sign_continuous(keys) and keys.interpolation.tolist() == ["CONSTANT"] * 3
+    assert all(angle_deg(k, p) < 1e-9 for k, p in zip(keys.values, q))
+
+
+# --- bake mode ------------------------------------------------------------------------------------
+
+def test_bake_puts_linear_keys_on_the_curve_at_the_given_times():
+    frames = np.arange(0, 49) / 24.0
+    translation = Sampler("LINEAR", np.array([0.0, 2.0]),
+                          np.array([[0.0, 1.0, 2.0], [4.0, 1.0, 0.0]]), "translation", "/x")
+    keys = K.keyframes_for(translation, bake_times=frames)
+    assert keys.interpolation.tolist() == ["LINEAR"] * 49
+    assert np.allclose(keys.values, [[2 * t, 1.0, 2.0 - t] for t in frames], rtol=0, atol=1e-15)
+    assert np.allclose(K.play(keys, frames), keys.values, rtol=0, atol=0)
+    # Slerp about z from 0 to 300 degrees in 1 s (stored keys 150 degrees apart, signs flipped):
+    # at time t the rotation is 300 t degrees, so q = (0, 0, sin(150 t deg), cos(150 t deg)) up to
+    # sign, and consecutive keys must agree in sign.
+    q = [about((0, 0, 1), 0), [-x for x in about((0, 0, 1), 150)], about((0, 0, 1), 300)]
+    rotation = Sampler("LINEAR", np.array([0.0, 0.5, 1.0]), np.array(q), "rotation", "/x")
+    keys = K.keyframes_for(rotation, bake_times=frames[:25])
+    assert sign_continuous(keys)
+    for t, key, played in zip(frames[:25], keys.values, K.play(keys, frames[:25], rotation=True)):
+        expected = [0.0, 0.0, math.sin(math.radians(150 * t)), math.cos(math.radians(150 * t))]
+        assert angle_deg(key, expected) < 1e-9 and angle_deg(played, expected) < 1e-9

@@ -1,0 +1,19 @@
+"""The "Exact animation" panel inside File > Import > glTF 2.0 (the bundled dialog).
+
+The bundled importer calls ``draw_import(context, layout)`` of every enabled add-on that exposes
+a ``glTF2ImportUserExtension``; the package root forwards the name here.
+"""
+
+
+def draw_import(context, layout):
+    settings = context.scene.gltf_sqlerp_import
+    header, body = layout.panel("GLTF_SQLERP_import_exact", default_closed=False)
+    header.use_property_split = False
+    header.prop(settings, "exact_animation", text="")
+    header.label(text="Exact Animation")
+    if body:
+        body.use_property_split = True
+        body.active = settings.exact_animation
+        body.prop(settings, "source")
+        body.prop(settings, "rotation_tolerance")
+        body.prop(settings, "bake")

@@ -1,0 +1,38 @@
+"""Settings saved with the .blend: how File > Import > glTF 2.0 treats animation while this add-on
+is enabled (the "Exact animation" panel inside the bundled import dialog)."""
+
+import bpy
+
+from ..core.import_plan import ImportSettings
+
+SOURCE_ITEMS = (
+    ('EXTENSION', "CUBICSLERP Extension", "Play EXT_animation_sqlerp channels as the extension says"),
+    ('FALLBACK', "Fallback", "Play the fallback sampler: what viewers without the extension show"),
+)
+
+
+class GLTF_SQLERP_PG_import(bpy.types.PropertyGroup):
+    exact_animation: bpy.props.BoolProperty(
+        name="Exact Animation", default=True,
+        description="Write animation so that Blender plays exactly what the glTF spec says "
+        "(glTF Sqlerp Animation)")
+    source: bpy.props.EnumProperty(name="Play", items=SOURCE_ITEMS, default='EXTENSION')
+    rotation_tolerance: bpy.props.FloatProperty(
+        name="Rotation Tolerance", description="Largest angle (degrees) between Blender's curves "
+        "and the spec at any time", default=0.01, min=0.0001, max=10.0, precision=4)
+    bake: bpy.props.BoolProperty(name="Bake Every Frame", default=False,
+                                 description="LINEAR keys on every frame instead of fitted curves")
+
+    def snapshot(self, scene):
+        rate = scene.render.fps / scene.render.fps_base
+        return ImportSettings(self.source, self.rotation_tolerance, self.bake, rate)
+
+
+def register():
+    bpy.utils.register_class(GLTF_SQLERP_PG_import)
+    bpy.types.Scene.gltf_sqlerp_import = bpy.props.PointerProperty(type=GLTF_SQLERP_PG_import)
+
+
+def unregister():
+    del bpy.types.Scene.gltf_sqlerp_import
+    bpy.utils.unregister_class(GLTF_SQLERP_PG_import)
