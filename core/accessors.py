@@ -29,11 +29,23 @@ MAX_UNBACKED_ELEMENTS = 1 << 24
 
 
 def read_accessor(gltf, index):
-    """Decode accessor ``index`` of ``gltf`` (a GltfFile).
+    """Decode accessor ``index`` of ``gltf`` (a GltfFile), once: later calls return the same
+    read-only array.
 
     SCALAR -> (count, 1), VECn -> (count, n), MATn -> (count, n, n) indexed [row, col].
     Floats and normalized integers become float64; other integers keep their integer dtype.
     """
+    cacheable = isinstance(index, int) and not isinstance(index, bool)
+    if cacheable and index in gltf.accessor_cache:
+        return gltf.accessor_cache[index]
+    array = _decode_accessor(gltf, index)
+    array.flags.writeable = False
+    if cacheable:
+        gltf.accessor_cache[index] = array
+    return array
+
+
+def _decode_accessor(gltf, index):
     accessor, where = _accessor(gltf.json, index)
     component_type = _component_type(accessor, where)
     kind = accessor.get("type")

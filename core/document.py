@@ -45,15 +45,12 @@ class Document:
         self.path = Path(gltf.path) if gltf.path is not None else None
         self.json = gltf.json
         self.warnings = list(warnings)
-        self._accessors = {}
         self.scene = Scene(gltf)
         self.animations = read_animations(gltf, self.accessor)
 
     def accessor(self, index):
-        """Decoded accessor data, read once per document."""
-        if index not in self._accessors:
-            self._accessors[index] = read_accessor(self.file, index)
-        return self._accessors[index]
+        """Decoded accessor data (read once per file, read-only)."""
+        return read_accessor(self.file, index)
 
     def _animation(self, animation):
         if animation is None or hasattr(animation, "channels"):

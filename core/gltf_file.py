@@ -29,6 +29,9 @@ class GltfFile:
     buffers: list = field(default_factory=list)
     path: Path = None
     base_dir: Path = None
+    # Decoded accessors by index, filled by accessors.read_accessor: validation, animations and
+    # the scene read many of the same accessors.
+    accessor_cache: dict = field(default_factory=dict, repr=False)
 
 
 def read_file(path):

@@ -81,7 +81,6 @@ class Scene:
         self.depth_levels = _depth_levels(self.parents)
         self.order = (np.concatenate(self.depth_levels) if self.depth_levels
                       else np.zeros(0, dtype=np.intp))
-        self._accessor_cache = {}
 
     # ----- structure, checked once ------------------------------------------------------------
 
@@ -274,9 +273,7 @@ class Scene:
                 break
 
     def _accessor(self, index):
-        if index not in self._accessor_cache:
-            self._accessor_cache[index] = read_accessor(self.gltf, index)
-        return self._accessor_cache[index]
+        return read_accessor(self.gltf, index)  # decoded once per file, read-only
 
     def _vec3(self, index, count, where):
         values = self._accessor(index)

@@ -43,27 +43,35 @@ def ensure_fcurve(action, slot, data_path, index, group=""):
     return fcurve
 
 
-def write_keyframes(fcurve, frames, values, left, right, interpolation):
+def interpolation_codes(names):
+    """Blender's enum values for per-key interpolation names ('CONSTANT', 'LINEAR', 'BEZIER')."""
+    names = np.asarray(names)
+    if len(names) and (names == names[0]).all():  # the usual case: one mode for the whole curve
+        return np.full(len(names), _INTERPOLATION[str(names[0])], dtype=np.int32)
+    unique, per_key = np.unique(names, return_inverse=True)
+    return np.array([_INTERPOLATION[name] for name in unique], dtype=np.int32)[per_key]
+
+
+def write_keyframes(fcurve, co, left, right, codes):
     """Replace every key of ``fcurve``.
 
-    ``frames``/``values``: (m,); ``left``/``right``: (m, 2) handle (frame, value);
-    ``interpolation``: m names ('CONSTANT', 'LINEAR', 'BEZIER'). Handles are FREE so that Blender
-    keeps them where they were put (AUTO handles would be recomputed and lose the file's tangents).
+    ``co``, ``left``, ``right``: flat float32 (frame, value) pairs of the keys and their handles;
+    ``codes``: from interpolation_codes. Handles are FREE so that Blender keeps them where they
+    were put (AUTO handles would be recomputed and lose the file's tangents).
     """
     points = fcurve.keyframe_points
-    count = len(frames)
-    if hasattr(points, "clear"):
+    count = len(codes)
+    if len(points) > count:
         points.clear()
-    else:
-        while len(points):
-            points.remove(points[-1], fast=True)
-    points.add(count)
-    points.foreach_set("handle_left_type", np.full(count, _FREE, dtype=np.int32))
-    points.foreach_set("handle_right_type", np.full(count, _FREE, dtype=np.int32))
-    points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
-    points.foreach_set("handle_left", np.asarray(left, dtype=np.float32).ravel())
-    points.foreach_set("handle_right", np.asarray(right, dtype=np.float32).ravel())
-    names, per_key = np.unique(np.asarray(interpolation), return_inverse=True)
-    codes = np.array([_INTERPOLATION[name] for name in names], dtype=np.int32)[per_key]
+    points.add(count - len(points))  # every key is overwritten below
+    bezier = bool(np.any(codes == _INTERPOLATION["BEZIER"]))
+    if bezier:  # handles only shape BEZIER segments; elsewhere Blender's own ones are harmless
+        free = np.full(count, _FREE, dtype=np.int32)
+        points.foreach_set("handle_left_type", free)
+        points.foreach_set("handle_right_type", free)
+    points.foreach_set("co", co)
+    if bezier:
+        points.foreach_set("handle_left", left)
+        points.foreach_set("handle_right", right)
     points.foreach_set("interpolation", codes)
     fcurve.update()

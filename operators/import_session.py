@@ -74,6 +74,14 @@ class glTF2ImportUserExtension:
             except Exception:
                 self.session.fail("preparing EXT_animation_sqlerp channels")
 
+    def gather_import_animation_before_hook(self, anim_idx, gltf):
+        if self.session is None:
+            return
+        try:
+            _placeholder_keys(gltf, anim_idx)
+        except Exception:
+            self.session.fail(f"preparing animation {anim_idx}")
+
     def gather_import_animation_after_hook(self, anim_idx, track_name, gltf):
         session = self.session
         if session is None:
@@ -118,6 +126,34 @@ def _make_draft_channels_importable(gltf):
             if channel.sampler is None and extension is not None:
                 channel.sampler = int(extension["sampler"])
                 animation.samplers[channel.sampler].interpolation = "CUBICSPLINE"
+
+
+_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}
+_PLACEHOLDER = ("LINEAR", "STEP", "CUBICSPLINE")
+
+
+def _placeholder_keys(gltf, anim_idx):
+    """Give the bundled importer one key per channel that the hook rewrites anyway.
+
+    It converts every key with mathutils in Python (most of its import time on dense clips), only
+    for us to replace the result. It reads animation data through ``gltf.accessor_cache`` first,
+    so one key's worth of data per sampler there makes it build the same actions, slots, F-curves
+    and NLA tracks at almost no cost. Only samplers of channels we rewrite are touched.
+    """
+    animation = gltf.data.animations[anim_idx]
+    for channel in animation.channels:
+        if channel.target.node is None or channel.target.path not in _TRS_AND_WEIGHTS:
+            continue
+        sampler = animation.samplers[channel.sampler]
+        if sampler.interpolation not in _PLACEHOLDER:
+            continue
+        inputs, outputs = gltf.data.accessors[sampler.input], gltf.data.accessors[sampler.output]
+        rows = max(outputs.count // max(inputs.count, 1), 1)
+        gltf.accessor_cache[sampler.input] = [[0.0]]
+        gltf.accessor_cache[sampler.output] = [[0.0] * _WIDTH[outputs.type]] * rows
+
+
+_TRS_AND_WEIGHTS = ("translation", "rotation", "scale", "weights")
 
 
 def _stashed(gltf):
@@ -177,14 +213,20 @@ def _channel_targets(gltf, vnode, channel):
 
 
 def _mapped_curves(keys, frames_per_second, mapping):
-    """(component, (frames, values, left, right, interpolation)) in Blender values and frames."""
-    values = mapping.apply(keys.values)
-    left, right = mapping.apply(keys.left_values), mapping.apply(keys.right_values)
-    frames = keys.times * frames_per_second
-    left_frames = keys.left_times * frames_per_second
-    right_frames = keys.right_times * frames_per_second
-    for component in range(values.shape[1]):
-        yield component, (frames, values[:, component],
-                          np.column_stack([left_frames, left[:, component]]),
-                          np.column_stack([right_frames, right[:, component]]),
-                          keys.interpolation)
+    """(component, (co, left, right, codes)) in Blender values and frames, as the flat float32
+    (frame, value) pairs that foreach_set takes, prepared for all components at once."""
+    codes = fcurves.interpolation_codes(keys.interpolation)
+    pairs = [_frame_value_pairs(times * frames_per_second, mapping.apply(values))
+             for times, values in ((keys.times, keys.values), (keys.left_times, keys.left_values),
+                                   (keys.right_times, keys.right_values))]
+    for component in range(pairs[0].shape[0]):
+        yield component, (pairs[0][component].ravel(), pairs[1][component].ravel(),
+                          pairs[2][component].ravel(), codes)
+
+
+def _frame_value_pairs(frames, values):
+    """(components, keys, 2) float32: per component, the keys' (frame, value) pairs."""
+    pairs = np.empty((values.shape[1], len(frames), 2), dtype=np.float32)
+    pairs[:, :, 0] = frames
+    pairs[:, :, 1] = values.T
+    return pairs

@@ -165,11 +165,16 @@ def test_accessor_without_buffer_view_is_zeros():
     assert result.shape == (4, 3) and not result.any()
 
 
-def test_result_is_a_private_writable_copy():
+def test_results_are_shared_read_only_and_never_alias_the_buffer():
+    """Decoded once per file: later reads return the same array, which no caller can modify
+    (so no caller can corrupt what others read), and it owns its memory (not a view of bytes)."""
     data = struct.pack("<2f", 1.0, 2.0)
     file = gltf([accessor(FLOAT, "SCALAR", 2), accessor(UNSIGNED_BYTE, "SCALAR", 8)], data)
     first = read_accessor(file, 1)
-    first[:] = 0
+    assert read_accessor(file, 1) is first
+    with pytest.raises(ValueError):
+        first[:] = 0
+    assert first.base is None or not isinstance(first.base, (bytes, memoryview))
     assert read_accessor(file, 0)[:, 0].tolist() == [1.0, 2.0]
     assert read_accessor(file, 1)[:, 0].tolist() == list(data)
 
