@@ -31,6 +31,7 @@ class Sampler:
         self.values = values
         self.path = path
         self.pointer = pointer_
+        self._evaluator = None
 
     @property
     def keys(self):
@@ -38,9 +39,10 @@ class Sampler:
         return self.values[1::3] if self.interpolation in CUBIC else self.values
 
     def evaluate(self, times):
-        query = np.atleast_1d(np.asarray(times, dtype=np.float64))
-        return interpolation.evaluate(self.interpolation, self.times, self.values, query,
-                                      rotation=self.path == "rotation")
+        if self._evaluator is None:  # set up once: fitting and previews evaluate many times
+            self._evaluator = interpolation.Evaluator(self.interpolation, self.times, self.values,
+                                                      rotation=self.path == "rotation")
+        return self._evaluator(np.atleast_1d(np.asarray(times, dtype=np.float64)))
 
     def __repr__(self):
         return f"<Sampler {self.interpolation} {self.path} {len(self.times)} keys at {self.pointer}>"

@@ -31,30 +31,45 @@ def evaluate(interpolation, times, values, query, *, rotation=False):
     becomes slerp and CUBICSPLINE results are normalized. CUBICSLERP is rotation-only by
     definition (the flag is implied). a_1 and b_n are never read, so any value (zeros) is fine.
     """
-    if interpolation not in INTERPOLATIONS:
-        raise ValueError(f"unknown interpolation {interpolation!r}; expected one of "
-                         f"{INTERPOLATIONS}")
-    times = np.asarray(times, dtype=np.float64).reshape(-1)
-    query = np.asarray(query, dtype=np.float64).reshape(-1)
-    values = np.asarray(values, dtype=np.float64)
-    if values.ndim == 1:
-        values = values[:, None]
-    _check_shapes(interpolation, times, values, rotation)
-    keys = values[1::3] if interpolation in _CUBIC else values
-    if len(times) == 1:
-        return np.repeat(keys[:1], len(query), axis=0)
-    if interpolation == "STEP":
-        index = np.searchsorted(times, query, side="right") - 1
-        return keys[np.clip(index, 0, len(times) - 1)]
-    kernel = _kernel(interpolation, times, values, keys, rotation)
-    durations = np.diff(times)
-    out = np.empty((len(query), keys.shape[1]))
-    for start in range(0, len(query), CHUNK):
-        block = out[start:start + CHUNK]
-        k, t = _segments(times, durations, query[start:start + CHUNK])
-        kernel(k, t, block)
-        _restore_keys(block, keys, k, t)
-    return out
+    return Evaluator(interpolation, times, values, rotation=rotation)(query)
+
+
+class Evaluator:
+    """A sampler set up for evaluation once: the per-segment work (arcs, Hermite coefficients) is
+    done here, so evaluating it many times, as the keyframe fitter does, costs only per-sample work.
+    """
+
+    def __init__(self, interpolation, times, values, *, rotation=False):
+        if interpolation not in INTERPOLATIONS:
+            raise ValueError(f"unknown interpolation {interpolation!r}; expected one of "
+                             f"{INTERPOLATIONS}")
+        self.times = np.asarray(times, dtype=np.float64).reshape(-1)
+        values = np.asarray(values, dtype=np.float64)
+        if values.ndim == 1:
+            values = values[:, None]
+        _check_shapes(interpolation, self.times, values, rotation)
+        self.step = interpolation == "STEP"
+        self.keys = values[1::3] if interpolation in _CUBIC else values
+        self.durations = np.diff(self.times)
+        self.kernel = None
+        if len(self.times) > 1 and not self.step:
+            self.kernel = _kernel(interpolation, self.times, values, self.keys, rotation)
+
+    def __call__(self, query):
+        times, keys = self.times, self.keys
+        query = np.asarray(query, dtype=np.float64).reshape(-1)
+        if len(times) == 1:
+            return np.repeat(keys[:1], len(query), axis=0)
+        if self.step:
+            index = np.searchsorted(times, query, side="right") - 1
+            return keys[np.clip(index, 0, len(times) - 1)]
+        out = np.empty((len(query), keys.shape[1]))
+        for start in range(0, len(query), CHUNK):
+            block = out[start:start + CHUNK]
+            k, t = _segments(times, self.durations, query[start:start + CHUNK])
+            self.kernel(k, t, block)
+            _restore_keys(block, keys, k, t)
+        return out
 
 
 def _kernel(interpolation, times, values, keys, rotation):

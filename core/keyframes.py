@@ -141,10 +141,11 @@ def _with_handles(times, values, arriving, leaving, modes):
 
 
 def _straight(times, values, mode):
-    """CONSTANT or LINEAR keys; handles on the straight line between keys (harmless)."""
-    slopes = np.diff(values, axis=0) / np.diff(times)[:, None]
-    return _with_handles(times, values, np.concatenate([slopes[:1], slopes]),
-                         np.concatenate([slopes, slopes[-1:]]), mode)
+    """CONSTANT or LINEAR keys. Blender plays no handle of such segments, so the handles simply
+    sit on their keys (the Blender layer does not even write them)."""
+    times, values = np.array(times, dtype=np.float64), np.array(values, dtype=np.float64)
+    return Keyframes(times, values, times.copy(), values.copy(), times.copy(), values.copy(),
+                     np.full(len(times), mode))
 
 
 def _baked(sampler, bake_times, rotation):
@@ -177,8 +178,10 @@ def _slerp_keyframes(times, keys, tolerance_deg):
     step = np.arange(len(segment)) - np.repeat(np.cumsum(pieces) - pieces, pieces)
     start, end = step / pieces[segment], (step + 1) / pieces[segment]
     a, b, angle, duration = v[segment], v[segment + 1], phi[segment], h[segment]
-    new_values = quat.slerp(a, b, start)
-    new_values[step == 0] = v[:-1]  # the file's keys, as stored
+    new_values = a.copy()  # the file's keys, as stored, where a segment starts
+    inner = step > 0
+    if inner.any():
+        new_values[inner] = quat.slerp(a[inner], b[inner], start[inner])
     new_times = np.append(times[segment] + start * duration, times[-1])
     leaving = _arc_slope(a, b, angle, start) / duration[:, None]
     arriving = _arc_slope(a, b, angle, end) / duration[:, None]

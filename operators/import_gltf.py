@@ -13,7 +13,7 @@ from bpy_extras.io_utils import ImportHelper
 
 from ..core import GltfError, load
 from ..core.import_plan import ImportSettings, plan_document
-from . import import_session, transaction
+from . import draft_form, import_session, transaction
 
 SOURCE_ITEMS = (
     ('EXTENSION', "CUBICSLERP Extension",
@@ -70,7 +70,12 @@ class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
         context.window_manager.progress_update(2)
         before = transaction.snapshot()
         with import_session.active(session):
-            result = bpy.ops.import_scene.gltf(filepath=self.filepath)
+            try:
+                result = bpy.ops.import_scene.gltf(filepath=self.filepath)
+            except RuntimeError as error:  # the bundled importer reported an ERROR
+                result, session.errors = {'CANCELLED'}, session.errors + [str(error).strip()]
+            finally:
+                draft_form.unpatch()
         problem = _problem(result, session)
         if problem:
             removed = transaction.rollback(before)
@@ -84,7 +89,7 @@ class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
 
 def _problem(result, session):
     if result != {'FINISHED'}:
-        return "Blender's glTF importer did not finish"
+        return "Blender's glTF importer did not finish" + "".join(f": {e}" for e in session.errors)
     if session.errors:
         return "exact animation failed: " + "; ".join(session.errors)
     if session.animations_done < len(session.plans):

@@ -19,7 +19,7 @@ import bpy
 import numpy as np
 
 from ..core.errors import GltfError
-from . import action_data, fcurves, tracks
+from . import action_data, draft_form, fcurves, tracks
 from .pose_mapping import node_channel_map, weight_channel_map
 
 EXTENSION = "EXT_animation_sqlerp"
@@ -63,16 +63,16 @@ class glTF2ImportUserExtension:
         self.session = _active
         # Declare the extension only when we will handle it: otherwise a file that requires it
         # would pass the importer's check and then crash it, instead of being refused cleanly.
-        self.extensions = [_Declared(EXTENSION, {}, True)] if _exact_wanted() else []
+        wanted = _exact_wanted()
+        self.extensions = [_Declared(EXTENSION, {}, True)] if wanted else []
+        if wanted:
+            # Instantiated just before the importer parses the file: the draft form needs help there.
+            draft_form.patch_next_parse()
 
     def gather_import_gltf_before_hook(self, gltf):
+        draft_form.unpatch()
         if self.session is None:
             self.session = _session_for_bundled_dialog(gltf)
-        if self.session is not None:
-            try:
-                _make_draft_channels_importable(gltf)
-            except Exception:
-                self.session.fail("preparing EXT_animation_sqlerp channels")
 
     def gather_import_animation_before_hook(self, anim_idx, gltf):
         if self.session is None:
@@ -114,18 +114,6 @@ def _session_for_bundled_dialog(gltf):
         return None
     chosen = settings.snapshot(bpy.context.scene)
     return ImportSession(document, plan_document(document, chosen), chosen)
-
-
-def _make_draft_channels_importable(gltf):
-    """The draft's form has no core ``sampler``, which the bundled importer cannot read. Point such
-    channels at their CUBICSLERP sampler, labelled CUBICSPLINE so that the importer reads every
-    third value (a placeholder: the hook replaces those keys anyway)."""
-    for animation in gltf.data.animations or []:
-        for channel in animation.channels:
-            extension = (channel.extensions or {}).get(EXTENSION)
-            if channel.sampler is None and extension is not None:
-                channel.sampler = int(extension["sampler"])
-                animation.samplers[channel.sampler].interpolation = "CUBICSPLINE"
 
 
 _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}

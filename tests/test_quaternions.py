@@ -164,15 +164,22 @@ def test_slerp_matches_axis_angle_formula(axis0, deg0, axis, deg, t):
         assert np.allclose(Q.to_matrix(r), expected, atol=1e-12)
 
 
+def chord_angle(p, q):
+    """Rotation angle (degrees) between unit quaternions from the chord |p - q| of the nearer sign:
+    accurate for small angles too, where acos(|p.q|) cannot resolve below ~2e-6 degrees."""
+    q = q if p @ q >= 0.0 else -q
+    return 4.0 * math.degrees(math.asin(min(1.0, np.linalg.norm(p - q) / 2.0)))
+
+
 @given(unit_quats, unit_quats)
 def test_slerp_endpoints_and_shortest_path(a, b):
     assert np.allclose(Q.slerp(a, b, 0.0), a, atol=1e-15)
     assert abs(abs(Q.slerp(a, b, 1.0) @ b) - 1.0) < 1e-14      # same rotation as b
-    full = 2.0 * math.degrees(math.acos(min(1.0, abs(a @ b))))  # rotation angle a -> b
+    full = chord_angle(a, b)  # rotation angle a -> b
     for t in (0.1, 0.5, 0.9):
         r = Q.slerp(a, b, t)
         assert abs(np.linalg.norm(r) - 1.0) < 1e-14
-        part = 2.0 * math.degrees(math.acos(min(1.0, abs(a @ r))))
+        part = chord_angle(a, r)
         assert part <= full + 1e-6
         assert part == pytest.approx(t * full, abs=1e-5)
 

@@ -1,0 +1,154 @@
+"""Import time and fidelity: Blender's bundled glTF importer alone against ``import_scene.gltf_sqlerp``.
+
+    python bench/bench_import.py            # re-runs itself under the project venv if bpy is missing
+    python bench/bench_import.py --strict   # exit 1 when a target is missed
+    python bench/bench_import.py --repeats 3 --frame-step 2.5   # a quicker, rougher run
+
+Cases: (a) the synthetic rig of bench/synthetic_rig.py (100 bones x 1,000 LINEAR rotation keys),
+(b) Khronos CesiumMan.glb, (c) the same rig with CUBICSLERP channels and a LINEAR fallback,
+(d) our sample samples/sqlerp_arm.gltf. Time: the operator call alone, into an empty scene, best
+of N after one warm-up each, the two importers interleaved. Deviation from the spec (tools/fidelity.py):
+the largest world-rotation error of any object or bone (degrees) and the largest vertex error
+(fraction of the mesh's bounding-box diagonal) over every frame and half frame of the clip, at the
+time the scene's rate gives (fps / fps_base). Targets: ours <= 1.5x the bundled time on (a) and
+(b); our deviation within the import tolerance (0.01 degrees, 1e-4 of the diagonal) everywhere.
+"""
+
+import argparse
+import importlib.util
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
+BPY_PYTHON = ROOT / ".venv" / "bin" / "python"
+TIME_RATIO_TARGET = 1.5
+ROTATION_TOLERANCE_DEG = 0.01
+VERTEX_TOLERANCE = 1e-4
+
+
+def ensure_bpy():
+    """Re-execute under the project venv when this interpreter has no bpy."""
+    if importlib.util.find_spec("bpy") is not None:
+        return
+    usable = BPY_PYTHON.exists() and subprocess.run(
+        [str(BPY_PYTHON), "-c", "import bpy"], capture_output=True).returncode == 0
+    if not usable:
+        sys.exit(f"no bpy here and none in {BPY_PYTHON}: run `python dev.py test` once to create the venv")
+    print(f"re-running under {BPY_PYTHON} (has bpy)", flush=True)
+    os.execv(str(BPY_PYTHON), [str(BPY_PYTHON), str(Path(__file__).resolve()), *sys.argv[1:]])
+
+
+def load_module(name, path):
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def quiet(function):
+    """Run ``function`` with Blender's and the importer's console chatter (stdout/stderr at the
+    file-descriptor level) sent to /dev/null; return its result."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 1)
+        os.dup2(null.fileno(), 2)
+        try:
+            return function()
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
+def best_import_times(fidelity, path, repeats):
+    """(bundled seconds, ours seconds): best of ``repeats`` after one warm-up, interleaved."""
+    best = {False: float("inf"), True: float("inf")}
+    for round_ in range(repeats + 1):
+        for exact in (False, True):
+            fidelity.reset_scene()
+            start = time.perf_counter()
+            result = quiet(lambda: fidelity.run_import(path, exact=exact))
+            elapsed = time.perf_counter() - start
+            if result != {'FINISHED'}:
+                raise RuntimeError(f"import of {path} ({'ours' if exact else 'bundled'}) returned {result}")
+            if round_:  # round 0 is the warm-up
+                best[exact] = min(best[exact], elapsed)
+    return best[False], best[True]
+
+
+def deviation(fidelity, document, path, exact, frame_step):
+    quiet(lambda: fidelity.import_gltf(path, exact=exact))
+    scene = fidelity.bpy.context.scene
+    frames = fidelity.sample_frames(document.animations[0].duration, fidelity.spec_time(scene), frame_step)
+    return fidelity.measure(document, 0, frames=frames)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--repeats", type=int, default=7, help="timed imports per importer (default 7)")
+    parser.add_argument("--frame-step", type=float, default=0.5,
+                        help="frames between deviation samples (default 0.5: every frame and half frame)")
+    args = parser.parse_args()
+    ensure_bpy()
+    started = time.perf_counter()
+    fidelity = load_module("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
+    rig = load_module("gltf_sqlerp_synthetic_rig", ROOT / "bench" / "synthetic_rig.py")
+    from gltf_sqlerp import core
+    bpy = fidelity.bpy
+    folder = Path(tempfile.mkdtemp(prefix="gltf_sqlerp_bench_"))
+    cases = [
+        ("(a) rig 100 bones x 1,000 LINEAR keys", rig.write_rig(folder / "rig_linear.glb"), True),
+        ("(b) CesiumMan.glb", SHARED / "assets/khronos/CesiumMan/glTF-Binary/CesiumMan.glb", True),
+        ("(c) rig, CUBICSLERP + LINEAR fallback",
+         rig.write_rig(folder / "rig_sqlerp.glb", interpolation="CUBICSLERP"), False),
+        ("(d) samples/sqlerp_arm.gltf", ROOT / "samples/sqlerp_arm.gltf", False),
+    ]
+    fidelity.enable_addon()
+    print(f"Blender {bpy.app.version_string} (bpy module), Python {platform.python_version()}, "
+          f"{os.cpu_count()} CPUs. Time: best of {args.repeats} after a warm-up, interleaved. "
+          f"Deviation: every {args.frame_step:g} frame at {bpy.context.scene.render.fps} fps, "
+          "rotation in degrees, vertex as a fraction of the bounding-box diagonal.\n")
+    header = (f"{'case':<40}{'bundled s':>10}{'ours s':>9}{'ratio':>7}  {'rot° bundled':>13}"
+              f"{'rot° ours':>11}{'vtx bundled':>13}{'vtx ours':>10}{'samples':>9}")
+    print(header + "\n" + "-" * len(header))
+    missed = []
+    try:
+        for label, path, timed_target in cases:
+            document = core.load(path)
+            bundled_s, ours_s = best_import_times(fidelity, path, args.repeats)
+            theirs = deviation(fidelity, document, path, False, args.frame_step)
+            ours = deviation(fidelity, document, path, True, args.frame_step)
+            ratio = ours_s / bundled_s
+            print(f"{label:<40}{bundled_s:>10.3f}{ours_s:>9.3f}{ratio:>6.2f}x  "
+                  f"{theirs.rotation_max_deg:>13.5f}{ours.rotation_max_deg:>11.5f}"
+                  f"{theirs.vertex_max:>13.2e}{ours.vertex_max:>10.2e}"
+                  f"{ours.samples:>9}", flush=True)
+            if timed_target and ratio > TIME_RATIO_TARGET:
+                missed.append(f"{label}: ours {ratio:.2f}x the bundled time (target <= {TIME_RATIO_TARGET}x)")
+            within = ours.rotation_max_deg <= ROTATION_TOLERANCE_DEG and ours.vertex_max <= VERTEX_TOLERANCE
+            if not within or ours.problems:
+                missed.append(f"{label}: our deviation {ours}")
+    finally:
+        fidelity.disable_addon()
+    print(f"\ntargets: ours <= {TIME_RATIO_TARGET}x the bundled time on (a) and (b); our deviation <= "
+          f"{ROTATION_TOLERANCE_DEG}° and <= {VERTEX_TOLERANCE:g} of the diagonal on every case: "
+          + ("met" if not missed else "MISSED\n  " + "\n  ".join(missed)))
+    print(f"total {time.perf_counter() - started:.0f} s")
+    return 1 if args.strict and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
