@@ -1,36 +1,66 @@
 #!/usr/bin/env python3
 """One entry point for development: `python dev.py demo|test|run ...` (see USAGE).
 
-On first use it creates `.venv` beside this file with the pinned packages of requirements-dev.txt
-(the real Blender 4.5.4 as the `bpy` module, numpy, pytest, hypothesis) and re-uses it afterwards. A
-hash of the requirement files is kept in the venv, so editing them reinstalls on the next run.
+It keeps one virtual environment per pinned Blender, beside this file, each created on first use and
+re-used afterwards: `.venv` (requirements-dev.txt: Blender 4.5.4 as the `bpy` module, numpy, pytest,
+hypothesis; demo, run and the full test suite), `.venv-bpy42` (requirements-bpy42.txt) and
+`.venv-bpy50` (requirements-bpy50.txt), which run the Blender tests on 4.2 LTS and 5.0. A hash of its
+requirement files is kept in each venv, so editing them reinstalls that venv on the next run.
 Editor type stubs (requirements-editor.txt) go to `.venv/editor-stubs`, a folder the venv's python
 never imports from, so they cannot shadow the real bpy; pyrightconfig.json points editors at them.
 
-Standard library only; Linux, macOS and Windows; Python 3.11 (the only CPython with bpy 4.5 wheels).
+Standard library only; Linux, macOS and Windows; Python 3.11 (the only CPython with bpy wheels).
 """
 
 import hashlib
 import os
 import subprocess
 import sys
+import tempfile
 import venv
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-VENV = ROOT / ".venv"
-REQUIREMENTS = ROOT / "requirements-dev.txt"
-EDITOR_REQUIREMENTS = ROOT / "requirements-editor.txt"
-EDITOR_STUBS = VENV / "editor-stubs"
-STAMP = VENV / "requirements.sha256"
 REQUIRED_PYTHON = (3, 11)
+NO_TESTS_COLLECTED = 5  # pytest's exit code
 
-USAGE = """usage: python dev.py <command> [args]
+
+class Env:
+    """One pinned Blender: its venv folder and requirement files (the first one pins `bpy==X`)."""
+
+    def __init__(self, key, folder, requirements, editor_requirements=None):
+        self.key, self.folder = key, ROOT / folder
+        self.requirements = ROOT / requirements
+        self.editor_requirements = ROOT / editor_requirements if editor_requirements else None
+        self.stamp = self.folder / "requirements.sha256"
+        self.bpy = next(line.split("==")[1].strip() for line in self.requirements.read_text().splitlines()
+                        if line.startswith("bpy=="))
+        self.title = f"Blender {self.bpy} (bpy)"
+
+    def python(self):
+        return self.folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+# The first one is the primary: demo and run use it, and `test` runs the whole suite there.
+ENVS = [Env("4.5", ".venv", "requirements-dev.txt", "requirements-editor.txt"),
+        Env("4.2", ".venv-bpy42", "requirements-bpy42.txt"),
+        Env("5.0", ".venv-bpy50", "requirements-bpy50.txt")]
+PRIMARY = ENVS[0]
+
+USAGE = f"""usage: python dev.py <command> [args]
 
 commands:
-  test [pytest args]   run the tests with the project's venv (python -m pytest, tests/ by default)
-  demo [args]          run tools/demo.py with the project's venv
-  run <script> [args]  run any Python script with the project's venv (e.g. tools/make_sample.py)
+  test [pytest args]   run the tests (python -m pytest, tests/ by default) once per pinned Blender:
+                       the whole suite with Blender {PRIMARY.bpy} in .venv, then only the Blender
+                       tests (-m blender) with {ENVS[1].bpy} in .venv-bpy42 and {ENVS[2].bpy} in .venv-bpy50.
+                       The same pytest args go to each run; a -m of yours is combined (`blender and (...)`).
+                       Ends with one line per run and `N passed, N failed`; exits non-zero if any run failed.
+  test --blender 4.2 [pytest args]
+                       only the run of that Blender (4.5, 4.2 or 5.0; several: --blender 4.2,5.0), as
+                       above: 4.5 runs the whole suite (add -m blender for its Blender tests only).
+  demo [args]          run tools/demo.py with .venv
+  run <script> [args]  run any Python script with .venv (e.g. tools/make_sample.py)
 """
 
 
@@ -44,34 +74,27 @@ def require_python_311():
     found = ".".join(map(str, sys.version_info[:3]))
     sys.exit(
         f"dev.py: Python 3.11 is required, this is Python {found} ({sys.executable}).\n"
-        "The pinned Blender module (bpy 4.5.4) is published for CPython 3.11 only.\n"
+        "The pinned Blender modules (bpy 4.2, 4.5 and 5.0) are published for CPython 3.11 only.\n"
         "Get 3.11 from https://www.python.org/downloads/ (Windows/macOS installers), your package\n"
         "manager (e.g. `apt install python3.11`, `brew install python@3.11`), `pyenv install 3.11`\n"
         "or `uv python install 3.11`, then run this script with it, e.g. `python3.11 dev.py test`\n"
         "(Windows: `py -3.11 dev.py test`).")
 
 
-def venv_python():
-    if os.name == "nt":
-        return VENV / "Scripts" / "python.exe"
-    return VENV / "bin" / "python"
-
-
-def requirements_hash():
+def requirements_hash(env):
     digest = hashlib.sha256()
-    for path in (REQUIREMENTS, EDITOR_REQUIREMENTS):
+    for path in filter(None, (env.requirements, env.editor_requirements)):
         # Normalise line endings so a checkout with CRLF does not count as a change.
         digest.update(path.read_bytes().replace(b"\r\n", b"\n"))
     return digest.hexdigest()
 
 
-def venv_works():
+def venv_works(env):
     """True when the venv's interpreter runs and is a 3.11 (a moved or upgraded Python breaks it)."""
-    python = venv_python()
-    if not python.exists():
+    if not env.python().exists():
         return False
     probe = f"import sys; sys.exit(0 if sys.version_info[:2] == {REQUIRED_PYTHON} else 1)"
-    return subprocess.run([str(python), "-c", probe], stdin=subprocess.DEVNULL).returncode == 0
+    return subprocess.run([str(env.python()), "-c", probe], stdin=subprocess.DEVNULL).returncode == 0
 
 
 def run_checked(command, what):
@@ -80,36 +103,115 @@ def run_checked(command, what):
         sys.exit(f"dev.py: {what} failed (exit code {result.returncode}); fix the cause and run again.")
 
 
-def pip(*args):
-    return [venv_python(), "-m", "pip", "--disable-pip-version-check", "--no-input", *args]
+def pip(env, *args):
+    return [env.python(), "-m", "pip", "--disable-pip-version-check", "--no-input", *args]
 
 
-def ensure_venv():
-    """Create or update .venv so that it matches the pinned requirements; return its python."""
-    wanted = requirements_hash()
-    if not venv_works():
-        say(f"creating .venv with Python {sys.version.split()[0]} ({sys.executable}) ...")
-        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
-        say("installing pinned packages (first run only, ~400 MB) ...")
-    elif STAMP.exists() and STAMP.read_text().strip() == wanted:
-        return venv_python()
+def ensure_venv(env):
+    """Create or update the env's venv so that it matches its pinned requirements; return its python."""
+    wanted, name = requirements_hash(env), env.folder.name
+    if not venv_works(env):
+        say(f"creating {name} with Python {sys.version.split()[0]} ({sys.executable}) ...")
+        venv.EnvBuilder(with_pip=True, clear=True).create(env.folder)
+        say(f"installing pinned packages for {env.title} into {name} (first run only, ~400 MB download) ...")
+    elif env.stamp.exists() and env.stamp.read_text().strip() == wanted:
+        return env.python()
     else:
-        say("requirement files changed (or the last install did not finish): updating .venv ...")
+        say(f"requirement files changed (or the last install did not finish): updating {name} ...")
 
     # The stamp goes only after a complete install, so an interrupted one is redone next time.
-    STAMP.unlink(missing_ok=True)
-    run_checked(pip("install", "-r", REQUIREMENTS), "installing requirements-dev.txt")
-    say("installing editor type stubs into .venv/editor-stubs (not importable by the venv) ...")
-    run_checked(pip("install", "--upgrade", "--no-deps", "--target", EDITOR_STUBS,
-                    "-r", EDITOR_REQUIREMENTS), "installing requirements-editor.txt")
-    STAMP.write_text(wanted + "\n")
-    say(".venv is ready")
-    return venv_python()
+    env.stamp.unlink(missing_ok=True)
+    run_checked(pip(env, "install", "-r", env.requirements), f"installing {env.requirements.name}")
+    if env.editor_requirements:
+        stubs = env.folder / "editor-stubs"
+        say(f"installing editor type stubs into {name}/editor-stubs (not importable by the venv) ...")
+        run_checked(pip(env, "install", "--upgrade", "--no-deps", "--target", stubs,
+                        "-r", env.editor_requirements), f"installing {env.editor_requirements.name}")
+    env.stamp.write_text(wanted + "\n")
+    say(f"{name} is ready")
+    return env.python()
 
 
 def run(command, cwd=None):
     """Run a command and return its exit code (file arguments stay relative to the caller's folder)."""
     return subprocess.run([str(part) for part in command], cwd=cwd).returncode
+
+
+def split_test_args(args):
+    """(--blender keys or None, pytest args, the user's -m expression or None)."""
+    keys, rest, marker, items = None, [], None, iter(args)
+    for arg in items:
+        if arg == "--blender" or arg.startswith("--blender="):
+            value = arg.partition("=")[2] or next(items, "")
+            keys = (keys or []) + [key.strip() for key in value.split(",") if key.strip()]
+        elif arg == "-m":
+            marker = next(items, "")
+        elif arg.startswith("-m") and not arg.startswith("--"):
+            marker = arg[2:]
+        else:
+            rest.append(arg)
+    return keys, rest, marker
+
+
+def read_results(path):
+    """passed, failed (failures and errors), skipped, Blender tests: counted from pytest's JUnit XML."""
+    counts = dict(passed=0, failed=0, skipped=0, blender=0)
+    try:
+        cases = list(ElementTree.parse(path).iter("testcase"))
+    except (OSError, ElementTree.ParseError):  # pytest stopped before writing it (usage error, crash)
+        return counts
+    for case in cases:
+        outcomes = {child.tag for child in case}
+        outcome = ("failed" if outcomes & {"failure", "error"} else
+                   "skipped" if "skipped" in outcomes else "passed")
+        counts[outcome] += 1
+        # conftest records the `blender` marker as a property of each Blender test.
+        counts["blender"] += any(prop.get("name") == "blender" for prop in case.iter("property"))
+    return counts
+
+
+def test(args):
+    keys, pytest_args, marker = split_test_args(args)
+    unknown = sorted(set(keys or []) - {env.key for env in ENVS})
+    if keys is not None and (unknown or not keys):
+        print(f"dev.py: --blender takes {', '.join(env.key for env in ENVS)}, got {unknown or 'nothing'}\n\n"
+              f"{USAGE}", file=sys.stderr)
+        return 2
+    selected = [env for env in ENVS if keys is None or env.key in keys]
+    pythons = [ensure_venv(env) for env in selected]  # installs first, so a failed install runs nothing
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="gltf_sqlerp_dev_") as scratch:
+        for env, python in zip(selected, pythons):
+            full = env is PRIMARY
+            expression = marker if full else f"blender and ({marker})" if marker else "blender"
+            xml = Path(scratch) / f"{env.folder.name}.xml"
+            print(f"\n== {env.title} ==", flush=True)
+            say(f"{env.folder.name}: {'the whole suite' if full else 'the Blender tests'}"
+                f"{f' (-m {expression!r})' if expression else ''}")
+            marks = ["-m", expression] if expression else []
+            # From the root, where pytest.ini says `testpaths = tests`.
+            code = run([python, "-m", "pytest", *pytest_args, *marks, f"--junitxml={xml}"], cwd=ROOT)
+            runs.append((env, full, code, read_results(xml)))
+
+    # A run that collects nothing fails, unless the primary run (when there is one) selected no
+    # Blender test either: then args such as a core test file simply leave nothing for the others.
+    primary = next((counts for env, _, _, counts in runs if env is PRIMARY), None)
+    nothing_to_run = primary is not None and primary["blender"] == 0
+    print("\n== summary ==")
+    status = 0
+    for env, full, code, counts in runs:
+        ok = code == 0 or (code == NO_TESTS_COLLECTED and not full and nothing_to_run)
+        status = status if ok else 1
+        skipped = f", {counts['skipped']} skipped" if counts["skipped"] else ""
+        cause = f"killed by signal {-code}" if code < 0 else f"pytest exit code {code}"
+        if not ok and counts["failed"] == 0:  # crash, usage error, nothing collected: still a failure
+            counts["failed"], cause = 1, f"{cause}; counted as 1 failed"
+        verdict = "ok" if code == 0 else "ok, none selected" if ok else f"FAILED ({cause})"
+        print(f"{env.title}, {'core and Blender tests' if full else 'Blender tests'}: "
+              f"{counts['passed']} passed, {counts['failed']} failed{skipped}: {verdict}")
+    print(f"{sum(c['passed'] for *_, c in runs)} passed, {sum(c['failed'] for *_, c in runs)} failed",
+          flush=True)
+    return status
 
 
 def main(argv):
@@ -121,14 +223,16 @@ def main(argv):
     if command not in ("test", "demo", "run") or (command == "run" and not args):
         print(f"dev.py: unknown command or missing script: {' '.join(argv)!r}\n\n{USAGE}", file=sys.stderr)
         return 2
-    python = ensure_venv()
     if command == "test":
-        # From the root, where pytest.ini says `testpaths = tests`.
-        return run([python, "-m", "pytest", *args], cwd=ROOT)
+        return test(args)
+    python = ensure_venv(PRIMARY)
     if command == "demo":
         return run([python, ROOT / "tools" / "demo.py", *args])
     return run([python, *args])
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -13,15 +13,8 @@ from bpy_extras.io_utils import ImportHelper
 
 from ..core import GltfError, load
 from ..core.import_plan import ImportSettings, plan_document
+from ..ui.properties import SOURCE_ITEMS
 from . import draft_form, import_session, transaction
-
-SOURCE_ITEMS = (
-    ('EXTENSION', "CUBICSLERP Extension",
-     "Play EXT_animation_sqlerp channels with their CUBICSLERP sampler, as the extension says"),
-    ('FALLBACK', "Fallback",
-     "Play the fallback sampler of EXT_animation_sqlerp channels: what viewers without the "
-     "extension show"),
-)
 
 
 def scene_rate(scene):

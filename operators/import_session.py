@@ -112,7 +112,8 @@ def _session_for_bundled_dialog(gltf):
     except GltfError as error:
         gltf.log.error(f"Exact animation skipped: {error}")
         return None
-    chosen = settings.snapshot(bpy.context.scene)
+    from ..ui.properties import import_settings
+    chosen = import_settings(settings, bpy.context.scene)
     return ImportSession(document, plan_document(document, chosen), chosen)
 
 

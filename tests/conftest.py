@@ -3,6 +3,10 @@
 The repository root is the extension package, so the tests import it under its manifest id
 (``gltf_sqlerp``) the way Blender imports it as ``bl_ext.<repo>.gltf_sqlerp``: from the root's
 ``__init__.py`` with the root as its submodule search path.
+
+Blender tests are the ones that need ``bpy``: mark them ``blender`` (``pytestmark =
+pytest.mark.blender`` at the top of the file). ``python dev.py test`` runs the whole suite with the
+primary Blender, then only ``-m blender`` with each other pinned Blender (4.2 LTS, 5.0).
 """
 
 import importlib.util
@@ -17,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "gltf_sqlerp"
 SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
 ASSETS = SHARED / "assets"
+# Fixtures that give a test the real Blender; a test using one must be marked `blender`.
+BLENDER_FIXTURES = ("addon", "empty_scene")
 
 
 def _import_package():
@@ -52,6 +58,35 @@ def _isolate_blender_user_resources(config):
     os.environ["BLENDER_USER_RESOURCES"] = config._blender_user_resources.name
 
 
+def pytest_report_header(config):
+    # Which Blender this session runs against. bpy is imported only where it is installed (every
+    # dev.py venv has it); core tests never rely on this import (their no-bpy checks run in a fresh
+    # interpreter), and the user-resources folder is already set, as pytest_configure runs first.
+    if importlib.util.find_spec("bpy") is None:
+        return "blender: none (bpy is not installed: tests marked `blender` will fail)"
+    import bpy
+    return f"blender: {bpy.app.version_string} (the bpy module)"
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects anything, so every run checks every test
+def pytest_collection_modifyitems(config, items):
+    # A Blender test without the `blender` marker would run with one Blender only (the others run
+    # `-m blender`). We chose failing loudly over marking it silently: the mark stays visible in the
+    # test file, where readers and `-m` expressions look for it. So a test that uses a Blender fixture
+    # unmarked stops the session here. Tests importing bpy themselves cannot be detected: mark them.
+    unmarked = [item.nodeid for item in items if item.get_closest_marker("blender") is None
+                and any(name in item.fixturenames for name in BLENDER_FIXTURES)]
+    if unmarked:
+        raise pytest.UsageError(
+            f"these tests use a Blender fixture ({', '.join(BLENDER_FIXTURES)}) but are not marked "
+            "`blender`; add `pytestmark = pytest.mark.blender` to their file (or "
+            "@pytest.mark.blender):\n  " + "\n  ".join(unmarked))
+    for item in items:
+        if item.get_closest_marker("blender") is not None:
+            # Lands in --junitxml reports: dev.py counts the Blender tests of a run from it.
+            item.user_properties.append(("blender", "1"))
+
+
 def pytest_unconfigure(config):
     folder = getattr(config, "_blender_user_resources", None)
     if folder is not None:
@@ -65,7 +100,7 @@ def shared_assets():
 
 @pytest.fixture(scope="session")
 def addon():
-    """The package registered in the real Blender (``bpy`` 4.5.4 of the project venv), once per session.
+    """The package registered in the real Blender (``bpy`` of the dev.py venv in use), once per session.
 
     bpy is imported here, not at the top, so core-only runs need no Blender. The add-on is
     unregistered at teardown: a process that exits with an operator still registered was seen to hang.

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.blender
 ROOT = Path(__file__).resolve().parents[1]
 OPERATOR_CLASS = "GLTF_SQLERP_OT_check_file"
 PANEL_CLASS = "GLTF_SQLERP_PT_animation"

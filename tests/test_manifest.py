@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.blender
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = "blender_manifest.toml"
 # What a user's Blender needs: the package code and the manifest.
 RUNTIME_DIRS = ("core", "operators", "ui")
 # Developer files that must stay out of the zip (the manifest's [build] paths_exclude_pattern).
-DEV_FOLDERS = ("tests", "bench", "tools", "samples", ".ci", ".venv", ".git")
+DEV_FOLDERS = ("tests", "bench", "tools", "samples", ".ci", ".venv*", ".git")
 DEV_FILES = ("dev.py", "requirements-dev.txt", "requirements-editor.txt", "pyrightconfig.json",
              "pytest.ini")
 
@@ -70,7 +71,7 @@ def test_build_ships_the_add_on_and_no_developer_files(extension_cli, tmp_path):
 def test_build_excludes_each_developer_folder_and_file(extension_cli, tmp_path):
     # Some developer folders may be empty in the repository; plant a file in each one of a copy.
     source = tmp_path / "source"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__"))
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".venv*", ".git", "__pycache__"))
     for folder in DEV_FOLDERS:
         (source / folder).mkdir(exist_ok=True)
         (source / folder / "planted.py").write_text("")

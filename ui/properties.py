@@ -23,9 +23,12 @@ class GLTF_SQLERP_PG_import(bpy.types.PropertyGroup):
     bake: bpy.props.BoolProperty(name="Bake Every Frame", default=False,
                                  description="LINEAR keys on every frame instead of fitted curves")
 
-    def snapshot(self, scene):
-        rate = scene.render.fps / scene.render.fps_base
-        return ImportSettings(self.source, self.rotation_tolerance, self.bake, rate)
+
+def import_settings(group, scene):
+    """The core's ImportSettings from the scene's group. A module function on purpose: Blender 4.2
+    crashes at exit once a PropertyGroup with an ordinary Python method has been registered."""
+    rate = scene.render.fps / scene.render.fps_base
+    return ImportSettings(group.source, group.rotation_tolerance, group.bake, rate)
 
 
 def register():
