@@ -22,7 +22,7 @@ PACKAGE = "gltf_sqlerp"
 SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
 ASSETS = SHARED / "assets"
 # Fixtures that give a test the real Blender; a test using one must be marked `blender`.
-BLENDER_FIXTURES = ("addon", "empty_scene")
+BLENDER_FIXTURES = ("addon", "empty_scene", "fidelity")
 
 
 def _import_package():
@@ -144,3 +144,19 @@ def _unregister_leftovers():
     for cls in classes:
         bpy.utils.unregister_class(cls)
     return sorted(cls.__name__ for cls in classes)
+
+
+@pytest.fixture(scope="module")
+def fidelity():
+    """tools/fidelity.py with the add-on enabled the way Blender enables it (the bundled importer
+    calls the hooks of enabled add-ons only); disabled again when the test module is done."""
+    name = "gltf_sqlerp_fidelity"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / "fidelity.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    tool = sys.modules[name]
+    tool.enable_addon()
+    yield tool
+    tool.disable_addon()

@@ -8,7 +8,6 @@ Also: NLA tracks per clip, the sampler data kept on actions, a broken file, undo
 dialog's "Exact Animation" panel.
 """
 
-import importlib.util
 import json
 import shutil
 import sys
@@ -37,22 +36,6 @@ def _id(path):
     if ASSETS in path.parents:
         return f"{path.parent.parent.name}/{path.parent.name}/{path.name}"
     return path.name
-
-
-@pytest.fixture(scope="module")
-def fidelity():
-    """tools/fidelity.py with the add-on enabled the way Blender enables it (the bundled importer
-    calls hooks of enabled add-ons only); disabled again when this module is done."""
-    name = "gltf_sqlerp_fidelity"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / "fidelity.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    tool = sys.modules[name]
-    tool.enable_addon()
-    yield tool
-    tool.disable_addon()
 
 
 def _load(path):
