@@ -49,14 +49,29 @@ def check_data(report, gltf, plan):
         _finite(report, plan.reads[index], data.get(index))
     for index in sorted(plan.bounds):
         _bounds(report, plan.reads[index], data.get(index))
+    # Samplers often share accessors (every channel of a clip on the same key times). An accessor
+    # that passed a check once passes it everywhere; one that failed is reported for every
+    # sampler that uses it, as before.
+    passed = set()
     for facts, where in plan.inputs:
-        _times(report, data.get(facts.index), where)
+        _once(report, passed, ("times", facts.index),
+              lambda: _times(report, data.get(facts.index), where))
     for facts, cubic, where in plan.quaternions:
-        _quaternions(report, data.get(facts.index), cubic, where)
+        _once(report, passed, ("quaternions", facts.index, cubic),
+              lambda: _quaternions(report, data.get(facts.index), cubic, where))
     for facts, where in plan.sqlerp_outputs:
         values = data.get(facts.index)
         if values is not None:
             check_quaternions(report, values, where, report_elements)
+
+
+def _once(report, passed, key, check):
+    if key in passed:
+        return
+    found = len(report.findings)
+    check()
+    if len(report.findings) == found:
+        passed.add(key)
 
 
 def _finite(report, facts, values):

@@ -21,6 +21,7 @@ class Report:
         self.findings = []
         self.extensions_used = _string_set(document.get("extensionsUsed"))
         self.extensions_required = _string_set(document.get("extensionsRequired"))
+        self.accessor_facts = {}  # accessor index -> facts, shared by every sampler using it
 
     def add(self, code, where, message, severity=ERROR):
         self.findings.append(Finding(code, where, message, severity))

@@ -132,7 +132,9 @@ def link_samplers(report, document, animation):
 def _resolve(report, document, index, where):
     if index == -1:
         return None
-    facts = accessor_facts(document, index)
+    if index not in report.accessor_facts:
+        report.accessor_facts[index] = accessor_facts(document, index)
+    facts = report.accessor_facts[index]
     if facts is None:
         report.add("UNRESOLVED_REFERENCE", where, f"Unresolved reference: {index}.")
     return facts

@@ -7,15 +7,16 @@ the whole chain is one affine map ``blender = matrix @ gltf + offset``. Keys and
 points, so mapping them through it maps the curve exactly; for rotations the map is an isometry of
 R⁴ and commutes with normalization, slerp and sqlerp.
 
-The chain is read off by pushing basis vectors through the importer's own conversion functions, so
-import options (such as +Y up) are honoured the way the bundled importer honours them.
+The axis conversion is read off the importer's own conversion functions (so import options such as
++Y up are honoured); the node corrections are the ones its animation code applies (the same in
+Blender 4.2 to 5.0, see blender-notes.md), written as matrices.
 """
 
 from dataclasses import dataclass
 
 import bpy
 import numpy as np
-from mathutils import Quaternion, Vector
+from mathutils import Vector
 
 
 @dataclass
@@ -35,49 +36,72 @@ def is_bone(vnode):
     return vnode.type == type(vnode).Bone
 
 
-def _convert_translation(gltf, vnode, value):
-    location = Vector(gltf.loc_gltf_to_blender(value))
-    location = vnode.base_locs_to_final_locs([location])[0]
+def _axes(gltf):
+    """The importer's axis conversions (glTF to Blender) as matrices, probed once per import with
+    its own functions, so that options such as +Y up and the unit scale are honoured."""
+    cached = getattr(gltf, "_gltf_sqlerp_axes", None)
+    if cached is None:
+        rotation = np.array([tuple(gltf.quaternion_gltf_to_blender(list(e))) for e in np.eye(4)]).T
+        location = np.array([tuple(gltf.loc_gltf_to_blender(list(e))) for e in np.eye(3)]).T
+        scale = np.array([tuple(gltf.scale_gltf_to_blender(list(e))) for e in np.eye(3)]).T
+        cached = gltf._gltf_sqlerp_axes = (rotation, location, scale)
+    return cached
+
+
+def _left(q):
+    """Matrix of q ⊗ · on Blender quaternions (w, x, y, z)."""
+    w, x, y, z = q
+    return np.array([[w, -x, -y, -z], [x, w, -z, y], [y, z, w, -x], [z, -y, x, w]])
+
+
+def _right(q):
+    """Matrix of · ⊗ q on Blender quaternions (w, x, y, z)."""
+    w, x, y, z = q
+    return np.array([[w, -x, -y, -z], [x, w, z, -y], [y, -z, w, x], [z, y, -x, w]])
+
+
+def _rotation_map(gltf, vnode):
+    # final = rotation_after ⊗ q ⊗ rotation_before; a bone's pose is edit_rotation⁻¹ ⊗ final.
+    before = vnode.rotation_after
+    if is_bone(vnode):
+        before = vnode.editbone_rot.conjugated() @ before
+    matrix = _left(tuple(before)) @ _right(tuple(vnode.rotation_before)) @ _axes(gltf)[0]
+    return matrix, np.zeros(4)
+
+
+def _translation_map(gltf, vnode):
+    # final = rotation_after · location; a bone's pose is edit_rotation⁻¹ · (final − edit_location).
+    matrix = np.array(vnode.rotation_after.to_matrix()) @ _axes(gltf)[1]
+    offset = np.zeros(3)
     parent = gltf.vnodes[vnode.parent] if vnode.parent is not None else None
-    if not is_bone(vnode) and parent is not None and is_bone(parent):
+    if is_bone(vnode):
+        inverse = np.array(vnode.editbone_rot.conjugated().to_matrix())
+        matrix, offset = inverse @ matrix, -inverse @ np.array(vnode.editbone_trans)
+    elif parent is not None and is_bone(parent):
         # Objects parented to a bone sit at the bone's tip in Blender; the importer moves them back.
-        location = location + Vector((0, -parent.bone_length, 0))
-    if is_bone(vnode):
-        location = vnode.editbone_rot.conjugated() @ (location - vnode.editbone_trans)
-    return location
+        offset = np.array((0.0, -parent.bone_length, 0.0))
+    return matrix, offset
 
 
-def _convert_rotation(gltf, vnode, value):
-    rotation = gltf.quaternion_gltf_to_blender(value)
-    rotation = vnode.base_rots_to_final_rots([rotation])[0]
-    if is_bone(vnode):
-        rotation = vnode.editbone_rot.conjugated() @ rotation
-    return Quaternion(rotation)
+def _scale_map(gltf, vnode):
+    columns = vnode.base_scales_to_final_scales([Vector(c) for c in _axes(gltf)[2].T])
+    return np.array([tuple(c) for c in columns]).T, np.zeros(3)
 
 
-def _convert_scale(gltf, vnode, value):
-    scale = Vector(gltf.scale_gltf_to_blender(value))
-    return vnode.base_scales_to_final_scales([scale])[0]
-
-
-_CONVERT = {"translation": (_convert_translation, "location", 3),
-            "rotation": (_convert_rotation, "rotation_quaternion", 4),
-            "scale": (_convert_scale, "scale", 3)}
+_MAPS = {"translation": (_translation_map, "location"),
+         "rotation": (_rotation_map, "rotation_quaternion"),
+         "scale": (_scale_map, "scale")}
 
 
 def node_channel_map(gltf, vnode, path, group_name):
     """The ChannelMap of a translation/rotation/scale channel on ``vnode``."""
-    convert, blender_path, width = _CONVERT[path]
-    origin = np.array(convert(gltf, vnode, [0.0] * width), dtype=np.float64)
-    if path == "rotation":
-        origin = np.zeros(4)  # rotations are linear: no offset
-    columns = [np.array(convert(gltf, vnode, list(e)), dtype=np.float64) - origin
-               for e in np.eye(width)]
+    build, blender_path = _MAPS[path]
+    matrix, offset = build(gltf, vnode)
     if is_bone(vnode):
         name = bpy.utils.escape_identifier(vnode.blender_bone_name)
         return ChannelMap(f'pose.bones["{name}"].{blender_path}', vnode.blender_bone_name,
-                          np.stack(columns, axis=1), origin)
-    return ChannelMap(blender_path, group_name, np.stack(columns, axis=1), origin)
+                          matrix, offset)
+    return ChannelMap(blender_path, group_name, matrix, offset)
 
 
 def weight_channel_map(target_count):
