@@ -24,6 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
 BPY_PYTHON = ROOT / ".venv" / "bin" / "python"
@@ -42,15 +45,6 @@ def ensure_bpy():
         sys.exit(f"no bpy here and none in {BPY_PYTHON}: run `python dev.py test` once to create the venv")
     print(f"re-running under {BPY_PYTHON} (has bpy)", flush=True)
     os.execv(str(BPY_PYTHON), [str(BPY_PYTHON), str(Path(__file__).resolve()), *sys.argv[1:]])
-
-
-def load_module(name, path):
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
 
 
 def quiet(function):
@@ -104,8 +98,8 @@ def main():
     args = parser.parse_args()
     ensure_bpy()
     started = time.perf_counter()
-    fidelity = load_module("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
-    rig = load_module("gltf_sqlerp_synthetic_rig", ROOT / "bench" / "synthetic_rig.py")
+    fidelity = devpath.load_module("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
+    rig = devpath.load_module("gltf_sqlerp_synthetic_rig", ROOT / "bench" / "synthetic_rig.py")
     from gltf_sqlerp import core
     bpy = fidelity.bpy
     folder = Path(tempfile.mkdtemp(prefix="gltf_sqlerp_bench_"))

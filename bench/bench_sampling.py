@@ -5,15 +5,14 @@
     python bench/bench_sampling.py --strict    # exit 1 when a target is missed
 
 mathutils can only be imported after ``import bpy``. Without bpy in the current interpreter the
-script re-executes itself with the project venv (``.venv/bin/python``) or, failing that,
-``/tmp/trialvenv/bin/python``, so that the core and the mathutils loop run in the same process,
+script re-executes itself with the project venv's python (``python dev.py test`` creates it), so
+that the core and the mathutils loop run in the same process,
 on the same numpy that Blender ships. Targets: core CUBICSLERP >= 3 million samples/s and
 >= 5x the mathutils loop.
 """
 
 import argparse
 import bisect
-import importlib.util
 import os
 import platform
 import subprocess
@@ -23,9 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = "gltf_sqlerp"
-BPY_PYTHONS = (ROOT / ".venv" / "bin" / "python", Path("/tmp/trialvenv/bin/python"))
+BPY_PYTHONS = (ROOT / ".venv" / "bin" / "python", ROOT / ".venv" / "Scripts" / "python.exe")
 KEYS = 1_000
 SAMPLES = 1_000_000
 LOOP_SAMPLES = 100_000
@@ -36,12 +37,7 @@ TARGET_RATIO = 5.0
 
 def import_package():
     """The package under its manifest id, as tests/conftest.py imports it (no bpy needed)."""
-    if PACKAGE not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            PACKAGE, ROOT / "__init__.py", submodule_search_locations=[str(ROOT)])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[PACKAGE] = module
-        spec.loader.exec_module(module)
+    devpath.import_package()
     from gltf_sqlerp.core import interpolation, quaternions
     return interpolation, quaternions
 

@@ -6,23 +6,14 @@ strip of vertices so that the bundled importer builds an armature. ``interpolati
 LINEAR, CUBICSPLINE or CUBICSLERP (with a LINEAR fallback at the same keys).
 """
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
 
-
-def _package():
-    if "gltf_sqlerp" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "gltf_sqlerp", ROOT / "__init__.py", submodule_search_locations=[str(ROOT)])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["gltf_sqlerp"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["gltf_sqlerp"]
 
 
 def smooth_rotations(rng, keys, max_step_deg):
@@ -40,7 +31,7 @@ def smooth_rotations(rng, keys, max_step_deg):
 
 
 def build(bones=100, keys=1000, interpolation="LINEAR", seed=7, fps=30.0):
-    _package()
+    devpath.import_package()
     from gltf_sqlerp.core import quaternions as quat
     from gltf_sqlerp.core.writer import BufferBuilder
     rng = np.random.default_rng(seed)
@@ -101,7 +92,7 @@ def build(bones=100, keys=1000, interpolation="LINEAR", seed=7, fps=30.0):
 
 
 def write_rig(path, **options):
-    _package()
+    devpath.import_package()
     from gltf_sqlerp.core.writer import write_glb
     document, blob = build(**options)
     write_glb(Path(path), document, blob)

@@ -7,7 +7,6 @@ packed here with ``struct``, and from the Khronos sample models (their JSON min/
 model stored as .gltf, .glb, embedded and KHR_mesh_quantization variants).
 """
 
-import json
 import struct
 import time
 import tracemalloc

@@ -13,21 +13,9 @@ import numpy as np
 import pytest
 
 from gltf_sqlerp import core
+from raw_gltf import raw_accessor
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
-
-
-def raw_accessor(path, index):
-    """Float accessor data straight from a .gltf and its external .bin, without the core."""
-    document = json.loads(path.read_text())
-    acc = document["accessors"][index]
-    view = document["bufferViews"][acc["bufferView"]]
-    width = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[acc["type"]]
-    blob = (path.parent / document["buffers"][view["buffer"]]["uri"]).read_bytes()
-    start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
-    stride = view.get("byteStride", 4 * width)
-    rows = [np.frombuffer(blob, "<f4", width, start + i * stride) for i in range(acc["count"])]
-    return np.array(rows, dtype=np.float64)
 
 
 def test_box_animated_channels_and_keys_match_the_file(shared_assets):

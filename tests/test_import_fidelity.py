@@ -10,7 +10,6 @@ dialog's "Exact Animation" panel.
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np

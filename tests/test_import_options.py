@@ -6,27 +6,17 @@ pose are what is checked.
 """
 
 import json
-import struct
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import ASSETS
+from raw_gltf import raw_accessor
 
 pytestmark = pytest.mark.blender
 
 INTERPOLATION_TEST = ASSETS / "khronos/InterpolationTest/glTF/InterpolationTest.gltf"
 SAMPLE = Path(__file__).resolve().parents[1] / "samples/sqlerp_arm.gltf"
-
-
-def raw_accessor(path, index):
-    document = json.loads(path.read_text())
-    accessor = document["accessors"][index]
-    view = document["bufferViews"][accessor["bufferView"]]
-    width = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[accessor["type"]]
-    blob = (path.parent / document["buffers"][view["buffer"]]["uri"]).read_bytes()
-    start = view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
-    return np.array(struct.unpack_from(f"<{accessor['count'] * width}f", blob, start)).reshape(-1, width)
 
 
 def clip_sampler(name):

@@ -11,23 +11,18 @@ Exit code 1 on an invalid file, 2 when our import misses the tolerance.
 """
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
 
 
 def _import_core():
-    if "gltf_sqlerp" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "gltf_sqlerp", ROOT / "__init__.py", submodule_search_locations=[str(ROOT)])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["gltf_sqlerp"] = module
-        spec.loader.exec_module(module)
+    devpath.import_package()
     from gltf_sqlerp import core
     from gltf_sqlerp.core import metrics
     return core, metrics

@@ -24,7 +24,6 @@ Nodes whose Blender ID the clip does not animate keep what an earlier clip left 
 behaviour when switching actions, not the import's): they are left out and listed in ``skipped``.
 """
 
-import importlib.util
 import os
 import sys
 import tempfile
@@ -32,6 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "gltf_sqlerp"
@@ -41,18 +43,9 @@ import bpy  # noqa: E402
 import addon_utils  # noqa: E402  (bpy's own module, importable once bpy is)
 
 
-def _load(name, path):
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, path, submodule_search_locations=[str(ROOT)] if name == PACKAGE else None)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-package = _load(PACKAGE, ROOT / "__init__.py")
-nodes = _load("gltf_sqlerp_fidelity_scene", Path(__file__).with_name("fidelity_scene.py"))
+package = devpath.import_package()
+nodes = devpath.load_module("gltf_sqlerp_fidelity_scene",
+                            Path(__file__).with_name("fidelity_scene.py"))
 from gltf_sqlerp.core import quaternions  # noqa: E402
 
 OPERATOR_CLASS = "IMPORT_SCENE_OT_gltf_sqlerp"

@@ -11,7 +11,6 @@ Writes into samples/ (or the folder given as the first argument):
   sqlerp_arm_required.gltf           the draft's required form without a core sampler (embedded data)
 """
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -21,17 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 FALLBACK_TOLERANCE_DEG = 0.1
 
 
-def _import_package():
-    if "gltf_sqlerp" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "gltf_sqlerp", ROOT / "__init__.py", submodule_search_locations=[str(ROOT)])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["gltf_sqlerp"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["gltf_sqlerp"]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
 
-
-_import_package()
+devpath.import_package()
 from gltf_sqlerp.core import quaternions as quat  # noqa: E402
 from gltf_sqlerp.core.fitting import linear_rotation_keys  # noqa: E402
 from gltf_sqlerp.core.interpolation import evaluate  # noqa: E402
