@@ -4,6 +4,15 @@ The preview and a later export evaluate the spec's curves from this data, withou
 channel records its node, its target in Blender (ID, slot, data path), the affine map from glTF
 values to that target (pose space for bones), and the samplers: the one played and, for
 EXT_animation_sqlerp channels, the other one (fallback or extension).
+
+Layout of ``action["gltf_sqlerp"]`` (version 1): file, animation (index), name (NLA track),
+source, tolerance_deg, bake, frames_per_second, and ``channels``: a list of records with node,
+path ('translation'|'rotation'|'scale'|'weights'), pointer, id_name, id_type ('Object'|'Key'),
+slot (identifier, '' on 4.2), data_path, curves ([data_path, array_index] per component, index -1
+where Blender has no property), matrix (k*k floats, row-major) and offset (k floats) mapping glTF
+values to the property's values, source ('EXTENSION'|'FALLBACK': which sampler the curves play),
+sampler and, for EXT_animation_sqlerp channels, fallback: {interpolation, pointer, times,
+width, values (rows flattened; cubic samplers keep in-tangent, value, out-tangent rows)}.
 """
 
 KEY = "gltf_sqlerp"
@@ -16,11 +25,14 @@ def sampler_record(sampler):
             "values": sampler.values.ravel().tolist()}
 
 
-def channel_record(plan, target, slot, mapping):
+def channel_record(plan, target, slot, mapping, curves):
+    """``curves``: per component, (data_path, array_index) of its F-curve, or None where Blender
+    has no property for it (a morph target without a shape key)."""
     channel = plan.channel
     record = {"node": int(channel.node), "path": channel.path, "pointer": channel.pointer,
               "id_name": target.name, "id_type": target.bl_rna.identifier,
               "slot": getattr(slot, "identifier", ""), "data_path": mapping.data_path,
+              "curves": [[c[0], int(c[1])] if c is not None else ["", -1] for c in curves],
               "matrix": mapping.matrix.ravel().tolist(), "offset": mapping.offset.tolist(),
               "source": plan.source, "sampler": sampler_record(channel.sampler)}
     if channel.fallback is not None:

@@ -181,7 +181,8 @@ def _rewrite_animation(session, gltf, anim_idx, track_name):
                 fcurves.write_keyframes(fcurves.ensure_fcurve(action, slot, data_path, index, group),
                                         *curve)
         records.setdefault(action.as_pointer(), (action, []))[1].append(
-            action_data.channel_record(plan, target, slot, mapping))
+            action_data.channel_record(plan, target, slot, mapping,
+                                       [(c[0], c[1]) if c is not None else None for c in paths]))
         session.channels_written += 1
     for action, channel_records in records.values():
         action_data.store(action, session.document, session.settings, anim_idx, track_name,
