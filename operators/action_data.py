@@ -8,7 +8,7 @@ EXT_animation_sqlerp channels, the other one (fallback or extension).
 Layout of ``action["gltf_sqlerp"]`` (version 1): file, animation (index), name (NLA track),
 source, tolerance_deg, bake, frames_per_second, and ``channels``: a list of records with node,
 path ('translation'|'rotation'|'scale'|'weights'), pointer, id_name, id_type ('Object'|'Key'),
-slot (identifier, '' on 4.2), data_path, curves ([data_path, array_index] per component, index -1
+slot (identifier, '' on 4.2), data_path, curves ({data_path, index} per component, index -1
 where Blender has no property), matrix (k*k floats, row-major) and offset (k floats) mapping glTF
 values to the property's values, source ('EXTENSION'|'FALLBACK': which sampler the curves play),
 sampler and, for EXT_animation_sqlerp channels, fallback: {interpolation, pointer, times,
@@ -32,7 +32,8 @@ def channel_record(plan, target, slot, mapping, curves):
     record = {"node": int(channel.node), "path": channel.path, "pointer": channel.pointer,
               "id_name": target.name, "id_type": target.bl_rna.identifier,
               "slot": getattr(slot, "identifier", ""), "data_path": mapping.data_path,
-              "curves": [[c[0], int(c[1])] if c is not None else ["", -1] for c in curves],
+              "curves": [{"data_path": c[0], "index": int(c[1])} if c is not None
+                         else {"data_path": "", "index": -1} for c in curves],
               "matrix": mapping.matrix.ravel().tolist(), "offset": mapping.offset.tolist(),
               "source": plan.source, "sampler": sampler_record(channel.sampler)}
     if channel.fallback is not None:
