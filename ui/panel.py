@@ -1,6 +1,15 @@
-"""The add-on's sidebar panel in the 3D viewport (N panel, tab "glTF Sqlerp")."""
+"""The add-on's sidebar panel in the 3D viewport (N panel, tab "glTF Sqlerp"), in the order a user
+works: import a file, pick a clip of the active object, preview it exactly, check how far
+Blender's curves are from the spec. Sections whose operators are not registered are not drawn."""
 
 import bpy
+
+from ..operators.clips import imported_clips
+
+
+def _registered(idname):
+    category, name = idname.split(".")
+    return name in dir(getattr(bpy.ops, category))
 
 
 class GLTF_SQLERP_PT_animation(bpy.types.Panel):
@@ -11,6 +20,48 @@ class GLTF_SQLERP_PT_animation(bpy.types.Panel):
     bl_category = "glTF Sqlerp"
 
     def draw(self, context):
-        column = self.layout.column(align=True)
+        layout = self.layout
+        column = layout.column(align=True)
         column.operator("import_scene.gltf_sqlerp", text="Import glTF (Exact)", icon='IMPORT')
         column.operator("gltf_sqlerp.check_file", icon='CHECKMARK')
+        draw_clips(layout.box(), context)
+        draw_preview(layout, context)
+        draw_deviation(layout, context)
+
+
+def draw_clips(layout, context):
+    obj = context.active_object
+    layout.label(text=f"Clips of {obj.name}" if obj else "Clips", icon='ACTION')
+    clips = imported_clips(obj)
+    if not clips:
+        layout.label(text="Select an object with imported glTF clips")
+        return
+    column = layout.column(align=True)
+    for clip in clips:
+        button = column.operator("gltf_sqlerp.activate_clip", text=clip.name, depress=clip.active,
+                                 icon='PLAY' if clip.active else 'BLANK1')
+        button.action = clip.action.name
+
+
+def draw_preview(layout, context):
+    settings = getattr(context.scene, "gltf_sqlerp_preview", None)
+    if settings is None:
+        return
+    box = layout.box()
+    box.prop(settings, "enabled")
+    row = box.row()
+    row.active = settings.enabled
+    row.prop(settings, "source", expand=True)
+
+
+def draw_deviation(layout, context):
+    if not _registered("gltf_sqlerp.deviation_report"):
+        return
+    box = layout.box()
+    row = box.row(align=True)
+    row.operator("gltf_sqlerp.deviation_report", icon='VIEWZOOM')
+    if _registered("gltf_sqlerp.add_keys"):
+        row.operator("gltf_sqlerp.add_keys", icon='KEY_HLT')
+    summary = getattr(context.scene, "gltf_sqlerp_deviation", None)
+    for line in getattr(summary, "lines", "").splitlines() if summary is not None else ():
+        box.label(text=line)

@@ -1,0 +1,135 @@
+"""Imported clips on an object, making one active (with undo and redo), and the sidebar panel.
+
+The panel is drawn into a recording layout: headless Blender has no region to draw in, so the
+test checks what the panel asks for instead: every button names a registered operator and sets
+only that operator's real properties, every field is a real RNA property.
+"""
+
+from pathlib import Path
+
+import pytest
+from conftest import ASSETS
+
+pytestmark = pytest.mark.blender
+
+BOX = ASSETS / "khronos/BoxAnimated/glTF/BoxAnimated.gltf"
+INTERPOLATION_TEST = ASSETS / "khronos/InterpolationTest/glTF/InterpolationTest.gltf"
+SAMPLE = Path(__file__).resolve().parents[1] / "samples/sqlerp_arm.gltf"
+
+
+class OperatorButton:
+    """What layout.operator returns: setting a property the operator lacks is an error."""
+
+    def __init__(self, idname):
+        import bpy
+        category, name = idname.split(".")
+        object.__setattr__(self, "_names", set(
+            getattr(getattr(bpy.ops, category), name).get_rna_type().properties.keys()))
+        object.__setattr__(self, "values", {})
+
+    def __setattr__(self, name, value):
+        assert name in self._names, f"operator has no property {name!r}"
+        self.values[name] = value
+
+
+class RecordingLayout:
+    def __init__(self, calls):
+        self.calls, self.active, self.use_property_split, self.enabled = calls, True, False, True
+
+    def column(self, **_):
+        return self
+
+    row = box = column
+
+    def separator(self, **_):
+        pass
+
+    def label(self, text="", **_):
+        self.calls.append(("label", text))
+
+    def operator(self, idname, text=None, **options):
+        import bpy
+        category, name = idname.split(".")
+        assert name in dir(getattr(bpy.ops, category)), f"{idname} is not registered"
+        button = OperatorButton(idname)
+        self.calls.append(("operator", idname, text, options.get("depress"), button))
+        return button
+
+    def prop(self, data, attribute, **_):
+        assert attribute in data.bl_rna.properties.keys(), f"{data} has no property {attribute}"
+        self.calls.append(("prop", attribute))
+
+
+def draw_panel(bpy):
+    from gltf_sqlerp.ui.panel import GLTF_SQLERP_PT_animation
+    calls = []
+    panel = type("PanelView", (), {"layout": RecordingLayout(calls)})()
+    GLTF_SQLERP_PT_animation.draw(panel, bpy.context)
+    return calls
+
+
+def activate(bpy, name):
+    obj = bpy.data.objects[name]
+    bpy.context.view_layer.objects.active = obj
+    return obj
+
+
+def test_clips_of_an_object_follow_the_file(fidelity):
+    """InterpolationTest: nine clips, each animating one cube; each cube lists exactly its clip."""
+    import json
+
+    import bpy
+    from gltf_sqlerp.operators.clips import imported_clips
+    fidelity.import_gltf(str(INTERPOLATION_TEST))
+    document = json.loads(INTERPOLATION_TEST.read_text())
+    for animation in document["animations"]:
+        node = document["nodes"][animation["channels"][0]["target"]["node"]]
+        clips = imported_clips(bpy.data.objects[node["name"]])
+        assert [c.name for c in clips] == [animation["name"]]
+
+
+def test_activate_clip_assigns_action_and_slot_with_undo_and_redo(fidelity):
+    import bpy
+    from gltf_sqlerp.operators.clips import imported_clips
+    fidelity.import_gltf(str(BOX))
+    obj = activate(bpy, "Node_0")
+    clip = imported_clips(obj)[0]
+    action_name, slot = clip.action.name, clip.slots["Object"]  # undo invalidates Python references
+    window = bpy.context.window_manager.windows[0]
+    with bpy.context.temp_override(window=window):
+        obj.animation_data.action = None
+        bpy.ops.ed.undo_push(message="no clip")
+        assert bpy.ops.gltf_sqlerp.activate_clip('EXEC_DEFAULT', True, action=action_name) == {'FINISHED'}
+        obj = bpy.data.objects["Node_0"]
+        assert obj.animation_data.action.name == action_name
+        if hasattr(obj.animation_data, "action_slot"):
+            assert obj.animation_data.action_slot.identifier == slot
+        assert imported_clips(obj)[0].active
+        bpy.ops.ed.undo()
+        assert bpy.data.objects["Node_0"].animation_data.action is None
+        bpy.ops.ed.redo()
+        assert bpy.data.objects["Node_0"].animation_data.action.name == action_name
+
+
+def test_activate_clip_says_why_it_is_disabled(fidelity):
+    import bpy
+    fidelity.import_gltf(str(BOX))
+    activate(bpy, "outer_box")  # a mesh the file does not animate
+    assert not bpy.ops.gltf_sqlerp.activate_clip.poll()
+    with pytest.raises(RuntimeError, match="no imported glTF clip"):
+        bpy.ops.gltf_sqlerp.activate_clip(action="Anim_0")
+
+
+def test_panel_draws_import_clips_and_the_active_clip(fidelity):
+    import bpy
+    fidelity.import_gltf(str(SAMPLE))
+    arm = next(o for o in bpy.data.objects if o.type == 'ARMATURE')
+    activate(bpy, arm.name)
+    calls = draw_panel(bpy)
+    operators = [c for c in calls if c[0] == "operator"]
+    assert [c[1] for c in operators[:2]] == ["import_scene.gltf_sqlerp", "gltf_sqlerp.check_file"]
+    clip_buttons = [c for c in operators if c[1] == "gltf_sqlerp.activate_clip"]
+    assert [(c[2], c[3]) for c in clip_buttons] == [("Wave", True)]
+    assert clip_buttons[0][4].values["action"] == arm.animation_data.action.name
+    activate(bpy, next(o for o in bpy.data.objects if o.type == 'MESH').name)
+    assert ("label", "Select an object with imported glTF clips") in draw_panel(bpy)
