@@ -23,6 +23,10 @@ def __getattr__(name):
     if name == "glTF2ImportUserExtension":
         from .operators.import_session import glTF2ImportUserExtension
         return glTF2ImportUserExtension
+    if name in ("glTF2_pre_export_callback", "glTF2_post_export_callback"):
+        # The bundled exporter samples with frame_set: the live preview is held while it runs.
+        from .operators import preview
+        return getattr(preview, name)
     if name == "draw_import":
         from .ui.import_dialog import draw_import
         return draw_import

@@ -2,14 +2,30 @@
 
 import bpy
 
+from . import preview
 from .check_file import GLTF_SQLERP_OT_check_file
 from .clips import GLTF_SQLERP_OT_activate_clip
+from .deviation import GLTF_SQLERP_OT_add_keys, GLTF_SQLERP_OT_deviation_report
 from .import_gltf import IMPORT_SCENE_OT_gltf_sqlerp
+from .preview import GLTF_SQLERP_OT_preview_toggle
 
 classes = (
     GLTF_SQLERP_OT_check_file,
     GLTF_SQLERP_OT_activate_clip,
+    GLTF_SQLERP_OT_deviation_report,
+    GLTF_SQLERP_OT_add_keys,
     IMPORT_SCENE_OT_gltf_sqlerp,
+    GLTF_SQLERP_OT_preview_toggle,
 )
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register():
+    _register_classes()
+    preview.register()  # the live preview's handlers (frame change, save, load, undo)
+
+
+def unregister():
+    preview.unregister()  # first: restores Blender's own evaluation where the preview posed
+    _unregister_classes()

@@ -3,7 +3,7 @@ directly."""
 
 import bpy
 
-from . import menus, properties
+from . import deviation_properties, menus, preview_properties, properties
 from .panel import GLTF_SQLERP_PT_animation
 
 _panels_register, _panels_unregister = bpy.utils.register_classes_factory((GLTF_SQLERP_PT_animation,))
@@ -11,6 +11,8 @@ _panels_register, _panels_unregister = bpy.utils.register_classes_factory((GLTF_
 
 def register():
     properties.register()
+    deviation_properties.register()
+    preview_properties.register()
     _panels_register()
     menus.register()
 
@@ -18,4 +20,6 @@ def register():
 def unregister():
     menus.unregister()
     _panels_unregister()
+    preview_properties.unregister()
+    deviation_properties.unregister()
     properties.unregister()
