@@ -1,0 +1,380 @@
+"""The deviation report: EXTENSION, FALLBACK and Blender's F-curves compared over dense times, and
+"Add Keys" refitting the curves that miss the spec.
+
+Core tests build records and F-curve keys by hand where the answer is known (curves equal to the
+spec, a fallback turned by 1°, a step against a ramp whose peak time follows from the sampling).
+Blender tests import samples/sqlerp_arm.gltf, compare the report with the core's own evaluation
+of the file, then damage a bone's curves and repair them (with undo).
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gltf_sqlerp.core import quaternions as quat
+from gltf_sqlerp.core.deviation import CurveKeys, channel_deviations, format_table, target_name
+
+SAMPLE = Path(__file__).resolve().parents[1] / "samples/sqlerp_arm.gltf"
+FPS = 24.0
+# The bundled importer's Y-up to Z-up maps (blender-notes.md): glTF (x, y, z, w) -> Blender
+# (w, x, -z, y) for quaternions, (x, y, z) -> (x, -z, y) for locations.
+ROTATION_MAP = np.array([[0, 0, 0, 1], [1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0]], dtype=float)
+LOCATION_MAP = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]], dtype=float)
+
+
+def axis_angle(axis, degrees):
+    """(x, y, z, w) of a rotation by ``degrees`` about a unit axis, by the textbook formula."""
+    half = np.radians(degrees) / 2.0
+    return np.append(np.sin(half) * np.asarray(axis, dtype=float), np.cos(half))
+
+
+def sampler(interpolation, times, rows):
+    rows = np.asarray(rows, dtype=float)
+    return {"interpolation": interpolation, "pointer": "", "times": list(map(float, times)),
+            "width": rows.shape[1], "values": rows.ravel().tolist()}
+
+
+PROPERTIES = {"rotation": "rotation_quaternion", "translation": "location",
+              "weights": 'key_blocks["a"].value'}
+
+
+def record(path, main, matrix, offset, fallback=None, data_path=None, name="Arm"):
+    result = {"node": 0, "path": path, "id_name": name, "id_type": "Object", "slot": "",
+              "data_path": data_path or PROPERTIES[path],
+              "matrix": np.asarray(matrix, dtype=float).ravel().tolist(),
+              "offset": list(map(float, offset)), "source": "EXTENSION", "sampler": main,
+              "curves": [{"data_path": "x", "index": i} for i in range(len(offset))]}
+    if fallback is not None:
+        result["fallback"] = fallback
+    return result
+
+
+def curve(frames, values, mode, left=None, right=None):
+    """CurveKeys of one component: keys (frame, value) and handles (frame, value) pairs."""
+    co = np.stack([frames, values], axis=1)
+    return CurveKeys(co, co if left is None else left, co if right is None else right,
+                     np.full(len(frames), mode))
+
+
+def per_component(frames, blender_values, mode):
+    return [curve(frames, blender_values[:, c], mode) for c in range(blender_values.shape[1])]
+
+
+# --- core ----------------------------------------------------------------------------------------
+
+def test_curves_equal_to_the_spec_deviate_by_nothing():
+    """STEP rotation -> CONSTANT, LINEAR translation -> LINEAR, CUBICSPLINE translation ->
+    BEZIER with handles a third of the segment away along the file's tangents (the keys Blender
+    plays exactly for these samplers): BLENDER equals the spec; channels without a fallback say
+    so and their EXT-FALLBACK is 0."""
+    times = np.array([0.0, 0.5, 1.25])
+    frames = times * FPS
+    rotations = np.stack([axis_angle([1, 0, 0], 0), axis_angle([0, 0, 1], 40),
+                          axis_angle([0.6, 0.8, 0], 100)])
+    locations = np.array([[0.0, 1.0, 2.0], [1.0, -1.0, 0.5], [3.0, 0.0, 0.0]])
+    offset = np.array([0.1, -0.2, 0.3])
+    a = np.array([[0.0, 0.0, 0.0], [2.0, 1.0, -1.0], [0.5, 0.5, 0.5]])  # in-tangents
+    b = np.array([[1.0, -2.0, 0.0], [0.0, 3.0, 1.0], [0.0, 0.0, 0.0]])  # out-tangents
+    cubic = np.stack([a, locations, b], axis=1).reshape(-1, 3)
+    records = [record("rotation", sampler("STEP", times, rotations), ROTATION_MAP, np.zeros(4)),
+               record("translation", sampler("LINEAR", times, locations), LOCATION_MAP, offset),
+               record("translation", sampler("CUBICSPLINE", times, cubic), LOCATION_MAP, offset)]
+    blender = lambda values: values @ LOCATION_MAP.T + offset  # noqa: E731
+    third = np.diff(times) / 3.0
+    before, after = np.append(third[:1], third), np.append(third, third[-1:])
+    left, right = blender(locations - before[:, None] * a), blender(locations + after[:, None] * b)
+    keys = [per_component(frames, rotations @ ROTATION_MAP.T, "CONSTANT"),
+            per_component(frames, blender(locations), "LINEAR"),
+            [curve(frames, blender(locations)[:, c], "BEZIER",
+                   np.stack([(times - before) * FPS, left[:, c]], axis=1),
+                   np.stack([(times + after) * FPS, right[:, c]], axis=1)) for c in range(3)]]
+    rows = channel_deviations(records, keys, FPS)
+    assert len(rows) == 3
+    for row in rows:
+        assert row.ext_blender.max < 1e-9 and row.fallback_blender.max < 1e-9
+        assert row.ext_fallback.max == 0.0 and not row.has_fallback
+        assert "no fallback: FALLBACK = EXTENSION" in row.notes
+
+
+def test_a_step_keyed_at_float32_frames_plays_exactly():
+    """InterpolationTest's "Step Scale": key times as the file stores them (float32, the last
+    one 5/3 rounded), CONSTANT keys at their float32 frames. The dense samples miss the key at
+    0.875 s by ~2e-8 s; Blender plays at float32 frames, so it is on that key there, and so must
+    the spec be: no deviation, not a whole step."""
+    times = np.array([1 / 24, 5 / 12, 0.875, 1.25, 5 / 3], dtype=np.float32).astype(float)
+    scales = np.repeat([[1.0], [0.5], [1.0], [0.5], [1.0]], 3, axis=1)
+    keys = [per_component(_frames32(times), scales, "CONSTANT")]
+    (row,) = channel_deviations(
+        [record("translation", sampler("STEP", times, scales), np.eye(3), np.zeros(3))], keys, FPS)
+    assert row.ext_blender.max == 0.0
+
+
+def _frames32(times):
+    return (times * FPS).astype(np.float32).astype(float)
+
+
+def test_a_fallback_turned_by_one_degree_is_one_degree_away_everywhere():
+    """Every fallback key is the extension's key turned 1° about z (left-multiplied): slerp
+    commutes with that turn, so the two sources are 1° apart at every time, in glTF space and,
+    through the importer's isometry, in Blender's."""
+    times = np.array([0.0, 0.4, 1.0, 1.5])
+    keys = np.stack([axis_angle([1, 0, 0], 10), axis_angle([0, 1, 0], 70),
+                     axis_angle([0, 0.6, 0.8], -50), axis_angle([1, 0, 0], 120)])
+    turned = quat.multiply(axis_angle([0, 0, 1], 1.0), keys)
+    rows = channel_deviations(
+        [record("rotation", sampler("LINEAR", times, keys), ROTATION_MAP, np.zeros(4),
+                fallback=sampler("LINEAR", times, turned))],
+        ["Blender's curves are not the point here"], FPS)
+    (row,) = rows
+    assert row.has_fallback and row.rotation and row.unit == "°"
+    assert abs(row.ext_fallback.max - 1.0) < 1e-9
+    assert row.ext_blender is None and row.notes == ["Blender's curves are not the point here"]
+
+
+def test_peaks_and_their_times_follow_from_the_sampling():
+    """Extension: identity to 90° about z from 0 to 1 s (slerp), so 90·t degrees from the
+    identity. Fallback: STEP, identity until t = 1. Blender: one CONSTANT key, the identity.
+    At 30 fps and 8 samples per frame the last sample before 1 s is 1 - 1/240 s: EXT-FALLBACK
+    peaks there at 90·(1 - 1/240)°, frame 29.875; the pairs with Blender peak at 1 s, frame 30."""
+    fps = 30.0
+    times = [0.0, 1.0]
+    keys = np.stack([axis_angle([0, 0, 1], 0), axis_angle([0, 0, 1], 90)])
+    identity = ROTATION_MAP @ keys[0]
+    blender = [curve(np.zeros(1), np.full(1, identity[c]), "CONSTANT") for c in range(4)]
+    (row,) = channel_deviations(
+        [record("rotation", sampler("LINEAR", times, keys), ROTATION_MAP, np.zeros(4),
+                fallback=sampler("STEP", times, keys))], [blender], fps)
+    last = 1.0 - 1.0 / 240.0
+    assert abs(row.ext_fallback.max - 90.0 * last) < 1e-9
+    assert (row.ext_fallback.time, row.ext_fallback.frame) == pytest.approx((last, last * fps))
+    for pair in (row.ext_blender, row.fallback_blender):
+        assert abs(pair.max - 90.0) < 1e-9
+        assert (pair.time, pair.frame) == pytest.approx((1.0, 30.0))
+
+
+def test_other_channels_compare_values_and_leave_out_components_without_a_property():
+    """Morph weights (0, 0) -> (1, 0.5) over 2 s; Blender keys weight 0 a quarter high and has no
+    shape key for weight 1 (None): EXT-BLENDER is 0.25 (the missing 0.5 never counts)."""
+    times = [0.0, 2.0]
+    weights = np.array([[0.0, 0.0], [1.0, 0.5]])
+    keys = [[curve(np.array(times) * FPS, weights[:, 0] + 0.25, "LINEAR"), None]]
+    (row,) = channel_deviations(
+        [record("weights", sampler("LINEAR", times, weights), np.eye(2), np.zeros(2))], keys, FPS)
+    assert not row.rotation and row.unit == ""
+    assert row.ext_blender.max == pytest.approx(0.25, abs=1e-12)
+
+
+def test_rows_come_worst_first_rotations_before_other_channels():
+    """Rotations 30° and 2° from their fallbacks, a translation 5 m from its own: degrees and
+    metres do not compare, so rotations come first, each group largest first."""
+    times = [0.0, 1.0]
+    still = np.stack([axis_angle([1, 0, 0], 0)] * 2)
+
+    def ramp(degrees):
+        return np.stack([axis_angle([1, 0, 0], 0), axis_angle([1, 0, 0], degrees)])
+
+    records = [record("translation", sampler("LINEAR", times, [[0, 0, 0], [5, 0, 0]]),
+                      np.eye(3), np.zeros(3), fallback=sampler("STEP", times, [[0, 0, 0]] * 2)),
+               record("rotation", sampler("LINEAR", times, ramp(2)), np.eye(4), np.zeros(4),
+                      fallback=sampler("LINEAR", times, still), data_path='pose.bones["Small"].x'),
+               record("rotation", sampler("LINEAR", times, ramp(30)), np.eye(4), np.zeros(4),
+                      fallback=sampler("LINEAR", times, still), data_path='pose.bones["Big"].x')]
+    rows = channel_deviations(records, ["-"] * 3, FPS)
+    assert [(r.target, r.path) for r in rows] == [("Big", "rotation"), ("Small", "rotation"),
+                                                  ("Arm", "translation")]
+    assert [round(r.worst, 9) for r in rows] == [30.0, 2.0, 5.0]
+
+
+def test_keys_blender_plays_differently_are_not_compared():
+    """Easing modes (SINE, ...) are not emulated: the pairs with BLENDER stay empty and the row
+    says why; the table prints '-' there."""
+    times = np.array([0.0, 1.0])
+    keys = np.stack([axis_angle([1, 0, 0], 0), axis_angle([1, 0, 0], 45)])
+    blender = per_component(times * FPS, keys @ ROTATION_MAP.T, "SINE")
+    (row,) = channel_deviations(
+        [record("rotation", sampler("LINEAR", times, keys), ROTATION_MAP, np.zeros(4),
+                data_path='pose.bones["Elbow"].rotation_quaternion')], [blender], FPS)
+    assert row.ext_blender is None and row.fallback_blender is None
+    assert any("SINE" in note for note in row.notes)
+    table = format_table([row])
+    assert table[1].startswith("Elbow") and " - " in table[1] and "SINE" in table[1]
+
+
+def test_planned_curves_are_the_keys_blender_stores():
+    """Keys written for a record: frames t * fps, values through the record's map, float32 (what
+    Blender keeps), none for a component without a property; played back they equal the spec to
+    float32 rounding."""
+    from gltf_sqlerp.core.deviation import blender_peak, planned_curves, stored_sampler
+    from gltf_sqlerp.core.keyframes import keyframes_for
+    times = np.array([0.0, 0.3, 1.1])
+    locations = np.array([[0.1, 0.2, 0.3], [1.0, -1.0, 0.5], [2.0 / 3.0, 0.0, 7.0]])
+    offset = np.array([0.5, 0.0, -1.0])
+    main = record("translation", sampler("LINEAR", times, locations), LOCATION_MAP, offset)
+    main["curves"][1]["index"] = -1
+    curves = planned_curves(main, keyframes_for(stored_sampler(main), 0.01), FPS)
+    assert curves[1] is None
+    expected = (locations @ LOCATION_MAP.T + offset).astype(np.float32)
+    for c in (0, 2):
+        assert curves[c].co.dtype == np.float64
+        assert np.array_equal(curves[c].co[:, 0], (times * FPS).astype(np.float32))
+        assert np.array_equal(curves[c].co[:, 1], expected[:, c])
+        assert list(curves[c].interpolation) == ["LINEAR"] * 3
+    assert blender_peak(main, curves, "EXTENSION", np.linspace(0, 1.1, 200), FPS).max < 1e-6
+
+
+def test_target_names():
+    assert target_name({"data_path": 'pose.bones["a\\"b"].rotation_quaternion', "id_name": "Arm",
+                        "id_type": "Object"}) == 'a"b'
+    assert target_name({"data_path": "location", "id_name": "Box", "id_type": "Object"}) == "Box"
+    assert target_name({"data_path": 'key_blocks["k"].value', "id_name": "Key",
+                        "id_type": "Key"}) == "Key (shape keys)"
+
+
+# --- Blender -------------------------------------------------------------------------------------
+
+def fcurves_of(action, data_path):
+    if hasattr(action, "layers") and action.layers:
+        curves = [c for bag in action.layers[0].strips[0].channelbags for c in bag.fcurves]
+    else:
+        curves = list(action.fcurves)
+    return sorted((c for c in curves if c.data_path == data_path), key=lambda c: c.array_index)
+
+
+def key_points(action, data_path):
+    result = []
+    for fcurve in fcurves_of(action, data_path):
+        co = np.zeros(2 * len(fcurve.keyframe_points), dtype=np.float32)
+        fcurve.keyframe_points.foreach_get("co", co)
+        result.append(co.reshape(-1, 2))
+    return result
+
+
+def by_target(rows):
+    return {row.target: row for row in rows if row.rotation}
+
+
+@pytest.fixture
+def arm(fidelity):
+    import bpy
+    assert fidelity.import_gltf(SAMPLE) == {'FINISHED'}
+    return bpy.data.objects["Arm"]
+
+
+@pytest.mark.blender
+def test_report_after_import_matches_the_core(arm):
+    """Every bone's curves within the import tolerance of the extension; EXT-FALLBACK equal to
+    the core's own evaluation of the file (local rotations, conventions §4 angle, same times)."""
+    from gltf_sqlerp import core
+    from gltf_sqlerp.core.metrics import dense_times, rotation_deviation
+    from gltf_sqlerp.operators.deviation import report
+    rows = by_target(report(arm))
+    assert set(rows) == {"Shoulder", "Elbow", "Wrist"}
+    document = core.load(SAMPLE)
+    clip = document.animations[0]
+    times = dense_times(0.0, clip.duration, FPS, 8)
+    names = [node["name"] for node in document.json["nodes"]]
+    for channel in clip.channels:
+        if channel.path != "rotation":
+            continue
+        row = rows[names[channel.node]]
+        assert row.ext_blender.max <= 0.01 and row.source == "EXTENSION"
+        expected = rotation_deviation(channel.evaluate(times),
+                                      channel.evaluate(times, use_fallback=True), times)
+        assert abs(row.ext_fallback.max - expected.max_deg) < 1e-6
+        assert row.ext_fallback.time == pytest.approx(expected.at_time, abs=1e-9)
+        assert row.ext_fallback.max > 0.05  # the sample's fallback really differs
+
+
+@pytest.mark.blender
+def test_report_operator_prints_and_keeps_a_summary(arm, capfd):
+    import bpy
+    action = arm.animation_data.action
+    assert bpy.ops.gltf_sqlerp.deviation_report(action=action.name) == {'FINISHED'}
+    out = capfd.readouterr().out
+    assert f"Info: Deviation of '{action.name}'" in out
+    assert all(f"Info: {bone}" in out for bone in ("Shoulder", "Elbow", "Wrist"))
+    state = bpy.context.scene.gltf_sqlerp_deviation
+    assert state.action == action.name and len(state.rows) == 4
+    assert state.lines.splitlines()[0] == state.summary and len(state.lines.splitlines()) == 5
+    assert all(0.0 <= row.ext_blender <= 0.01 for row in state.rows if row.unit == "°")
+
+
+@pytest.mark.blender
+def test_add_keys_repairs_a_damaged_bone_and_undo_restores_the_damage(arm, fidelity, capfd):
+    """Every other key of the Shoulder's rotation curves removed: the report puts the Shoulder
+    first; Add Keys refits it within tolerance (world rotations measured by tools/fidelity.py
+    against the core too) with more keys than the damage left; undo brings the damage back."""
+    import bpy
+    from gltf_sqlerp import core
+    from gltf_sqlerp.operators.deviation import report
+    document = core.load(SAMPLE)
+    path = 'pose.bones["Shoulder"].rotation_quaternion'
+    action_name = arm.animation_data.action.name
+    # A fresh import is within tolerance everywhere: nothing to add.
+    assert bpy.ops.gltf_sqlerp.add_keys(action=action_name) == {'CANCELLED'}
+    for fcurve in fcurves_of(bpy.data.actions[action_name], path):
+        points = fcurve.keyframe_points
+        for i in range(len(points) - 2, 0, -2):  # every other key, first and last kept
+            points.remove(points[i])
+        fcurve.update()
+    damaged = key_points(bpy.data.actions[action_name], path)
+    rows = report(arm)
+    assert rows[0].target == "Shoulder" and rows[0].ext_blender.max > 0.01
+    assert fidelity.measure(document, 0).rotation_max_deg > 0.01
+    assert all(row.ext_blender.max <= 0.01 for row in rows[1:] if row.rotation)
+    capfd.readouterr()
+    with bpy.context.temp_override(window=bpy.context.window_manager.windows[0]):
+        bpy.ops.ed.undo_push(message="damaged")
+        result = bpy.ops.gltf_sqlerp.add_keys('EXEC_DEFAULT', True, action=action_name)
+        assert result == {'FINISHED'}
+        repaired = key_points(bpy.data.actions[action_name], path)
+        assert all(len(r) > len(d) for r, d in zip(repaired, damaged))
+        added = sum(len(r) - len(d) for r, d in zip(repaired, damaged))
+        assert f"+{added} keys on 1 channel" in capfd.readouterr().out
+        fixed = by_target(report(bpy.data.objects["Arm"]))
+        assert all(row.ext_blender.max <= 0.01 for row in fixed.values())
+        assert fidelity.measure(document, 0).rotation_max_deg <= 0.01
+        assert bpy.ops.ed.undo() == {'FINISHED'}
+    restored = key_points(bpy.data.actions[action_name], path)
+    assert len(restored) == 4 and all(np.array_equal(r, d) for r, d in zip(restored, damaged))
+    assert by_target(report(bpy.data.objects["Arm"]))["Shoulder"].ext_blender.max > 0.01
+
+
+@pytest.mark.blender
+def test_add_keys_against_the_fallback_makes_blender_play_it(arm, fidelity):
+    """Refitting every bone to the fallback: the report against FALLBACK drops within tolerance,
+    the records say the curves now play the fallback, and Blender's world rotations (measured by
+    tools/fidelity.py against the core's fallback) are within the import's 0.01°."""
+    import bpy
+    from gltf_sqlerp import core
+    from gltf_sqlerp.operators.deviation import report
+    document = core.load(SAMPLE)
+    assert fidelity.measure(document, 0, use_fallback=True).rotation_max_deg > 0.05
+    action_name = arm.animation_data.action.name
+    assert bpy.ops.gltf_sqlerp.add_keys(action=action_name, source='FALLBACK') == {'FINISHED'}
+    rows = by_target(report(arm, source='FALLBACK'))
+    assert all(row.fallback_blender.max <= 0.01 for row in rows.values())
+    records = bpy.data.actions[action_name]["gltf_sqlerp"].to_dict()["channels"]
+    assert {r["source"] for r in records if r["path"] == "rotation"} == {"FALLBACK"}
+    assert {r["source"] for r in records if r["path"] != "rotation"} == {"EXTENSION"}  # no fallback
+    assert all(row.source == "FALLBACK" for row in by_target(report(arm)).values())
+    played = fidelity.measure(document, 0, use_fallback=True)
+    assert played.problems == [] and played.rotation_max_deg <= 0.01
+
+
+@pytest.mark.blender
+def test_tolerance_shares_follow_the_chains_the_import_used(arm):
+    """Blender's hierarchy (bone parents) gives each bone the same share of the tolerance as the
+    import computed from the glTF node tree (core.import_plan.rotation_budgets on core.Scene)."""
+    from gltf_sqlerp import core
+    from gltf_sqlerp.core.import_plan import rotation_budgets
+    from gltf_sqlerp.operators import action_data
+    from gltf_sqlerp.operators.deviation import chain_counts
+    document = core.load(SAMPLE)
+    rotated = {c.node for c in document.animations[0].channels if c.path == "rotation"}
+    budgets = rotation_budgets(document.scene.parents, document.scene.order, rotated)
+    names = [node["name"] for node in document.json["nodes"]]
+    counts = chain_counts(action_data.load(arm.animation_data.action))
+    assert counts == {("Arm", names[n]): int(budgets[n]) for n in rotated}
+    assert set(counts.values()) == {3}  # Shoulder > Elbow > Wrist
