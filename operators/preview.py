@@ -25,7 +25,6 @@ frame change, or at once with ``refresh(scene)`` or the ``gltf_sqlerp.preview_to
 import bpy
 from bpy.app.handlers import persistent
 
-from ..ui.preview_properties import GLTF_SQLERP_PG_preview
 from . import preview_clips, preview_write
 
 PROPERTY = "gltf_sqlerp_preview"
@@ -228,6 +227,7 @@ _BUS_OWNER = object()
 def watch_settings():
     """Subscribe on_settings_change to both settings (again after a file load, which drops
     message-bus subscriptions). Needs the settings' type registered (ui/preview_properties)."""
+    from ..ui.preview_properties import GLTF_SQLERP_PG_preview  # here: ui imports operators
     bpy.msgbus.clear_by_owner(_BUS_OWNER)
     if GLTF_SQLERP_PG_preview.is_registered:
         for name in ("enabled", "source"):

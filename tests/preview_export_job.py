@@ -1,0 +1,72 @@
+"""Child process of tests/test_preview_lifecycle.py's export test (not a test module itself).
+
+The bpy module of Blender 4.2 crashes at exit once its bundled glTF exporter has run, with or
+without this add-on (a crash in Blender's static destructors), so the exports run here and the
+process ends with os._exit. Usage: ``python preview_export_job.py FOLDER``: imports
+samples/sqlerp_arm.gltf with the add-on enabled and writes FOLDER/off.glb (preview off),
+FOLDER/on.glb (preview on, source FALLBACK, at frame 40) and FOLDER/leaked.glb (the same without
+the add-on's export callbacks: the control), then prints one JSON line with the pose values read
+in Blender before and after the preview's export.
+"""
+
+import importlib.util
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
+
+
+def _fidelity():
+    spec = importlib.util.spec_from_file_location("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(folder):
+    fidelity = _fidelity()
+    import bpy
+    from gltf_sqlerp.operators import action_data, preview
+    fidelity.enable_addon()
+    fidelity.import_gltf(str(SAMPLE))
+    scene, arm = bpy.context.scene, bpy.data.objects["Arm"]
+    paths = [r["data_path"] for r in action_data.load(arm.animation_data.action)["channels"]]
+
+    def values():
+        return [list(arm.path_resolve(path)) for path in paths]
+
+    def export(name):
+        result = bpy.ops.export_scene.gltf(filepath=str(folder / name), export_format='GLB')
+        assert result == {'FINISHED'}, result
+
+    export("off.glb")
+    scene.gltf_sqlerp_preview.source = 'FALLBACK'
+    scene.gltf_sqlerp_preview.enabled = True
+    scene.frame_set(40)
+    before = values()
+    export("on.glb")
+    scene.frame_set(40)
+    after = values()
+    held = sorted(preview._held)
+    preview.glTF2_pre_export_callback = lambda settings: None
+    preview.glTF2_post_export_callback = lambda settings: None
+    export("leaked.glb")
+    fidelity.disable_addon()
+    print(json.dumps({"before": before, "after": after, "held": held}))
+
+
+if __name__ == "__main__":
+    try:
+        main(Path(sys.argv[1]))
+        code = 0
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
