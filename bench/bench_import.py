@@ -15,10 +15,8 @@ time the scene's rate gives (fps / fps_base). Targets: ours <= 1.5x the bundled 
 """
 
 import argparse
-import importlib.util
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,41 +27,9 @@ import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this rep
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
-BPY_PYTHON = ROOT / ".venv" / "bin" / "python"
 TIME_RATIO_TARGET = 1.5
 ROTATION_TOLERANCE_DEG = 0.01
 VERTEX_TOLERANCE = 1e-4
-
-
-def ensure_bpy():
-    """Re-execute under the project venv when this interpreter has no bpy."""
-    if importlib.util.find_spec("bpy") is not None:
-        return
-    usable = BPY_PYTHON.exists() and subprocess.run(
-        [str(BPY_PYTHON), "-c", "import bpy"], capture_output=True).returncode == 0
-    if not usable:
-        sys.exit(f"no bpy here and none in {BPY_PYTHON}: run `python dev.py test` once to create the venv")
-    print(f"re-running under {BPY_PYTHON} (has bpy)", flush=True)
-    os.execv(str(BPY_PYTHON), [str(BPY_PYTHON), str(Path(__file__).resolve()), *sys.argv[1:]])
-
-
-def quiet(function):
-    """Run ``function`` with Blender's and the importer's console chatter (stdout/stderr at the
-    file-descriptor level) sent to /dev/null; return its result."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = os.dup(1), os.dup(2)
-    with open(os.devnull, "w") as null:
-        os.dup2(null.fileno(), 1)
-        os.dup2(null.fileno(), 2)
-        try:
-            return function()
-        finally:
-            sys.stdout.flush()
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            os.close(saved[0])
-            os.close(saved[1])
 
 
 def best_import_times(fidelity, path, repeats):
@@ -73,7 +39,7 @@ def best_import_times(fidelity, path, repeats):
         for exact in (False, True):
             fidelity.reset_scene()
             start = time.perf_counter()
-            result = quiet(lambda: fidelity.run_import(path, exact=exact))
+            result = devpath.quiet(lambda: fidelity.run_import(path, exact=exact))
             elapsed = time.perf_counter() - start
             if result != {'FINISHED'}:
                 raise RuntimeError(f"import of {path} ({'ours' if exact else 'bundled'}) returned {result}")
@@ -83,7 +49,7 @@ def best_import_times(fidelity, path, repeats):
 
 
 def deviation(fidelity, document, path, exact, frame_step):
-    quiet(lambda: fidelity.import_gltf(path, exact=exact))
+    devpath.quiet(lambda: fidelity.import_gltf(path, exact=exact))
     scene = fidelity.bpy.context.scene
     frames = fidelity.sample_frames(document.animations[0].duration, fidelity.spec_time(scene), frame_step)
     return fidelity.measure(document, 0, frames=frames)
@@ -96,7 +62,7 @@ def main():
     parser.add_argument("--frame-step", type=float, default=0.5,
                         help="frames between deviation samples (default 0.5: every frame and half frame)")
     args = parser.parse_args()
-    ensure_bpy()
+    devpath.ensure_bpy(__file__)
     started = time.perf_counter()
     fidelity = devpath.load_module("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
     rig = devpath.load_module("gltf_sqlerp_synthetic_rig", ROOT / "bench" / "synthetic_rig.py")

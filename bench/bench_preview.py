@@ -14,10 +14,8 @@ Targets (issue 4): added <= 1 ms per frame and on <= 2x off.
 """
 
 import argparse
-import importlib.util
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,39 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
 
 ROOT = Path(__file__).resolve().parents[1]
-BPY_PYTHON = ROOT / ".venv" / "bin" / "python"
 FRAMES = [10.0 + 0.5 * i for i in range(200)]
 ADDED_TARGET_MS = 1.0
 RATIO_TARGET = 2.0
-
-
-def ensure_bpy():
-    """Re-execute under the project venv when this interpreter has no bpy."""
-    if importlib.util.find_spec("bpy") is not None:
-        return
-    usable = BPY_PYTHON.exists() and subprocess.run(
-        [str(BPY_PYTHON), "-c", "import bpy"], capture_output=True).returncode == 0
-    if not usable:
-        sys.exit(f"no bpy here and none in {BPY_PYTHON}: run `python dev.py test` once to create the venv")
-    print(f"re-running under {BPY_PYTHON} (has bpy)", flush=True)
-    os.execv(str(BPY_PYTHON), [str(BPY_PYTHON), str(Path(__file__).resolve()), *sys.argv[1:]])
-
-
-def quiet(function):
-    """Run ``function`` with Blender's console chatter (file descriptors 1 and 2) discarded."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = os.dup(1), os.dup(2)
-    with open(os.devnull, "w") as null:
-        os.dup2(null.fileno(), 1)
-        os.dup2(null.fileno(), 2)
-        try:
-            return function()
-        finally:
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            os.close(saved[0])
-            os.close(saved[1])
 
 
 def frame_pass(scene):
@@ -112,7 +80,7 @@ def main():
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--repeats", type=int, default=7, help="timed passes per mode (default 7)")
     args = parser.parse_args()
-    ensure_bpy()
+    devpath.ensure_bpy(__file__)
     fidelity = devpath.load_module("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
     rig = devpath.load_module("gltf_sqlerp_synthetic_rig", ROOT / "bench" / "synthetic_rig.py")
     from gltf_sqlerp.operators import preview, preview_clips
@@ -132,7 +100,7 @@ def main():
     missed = []
     try:
         for label, path, source in cases:
-            quiet(lambda: fidelity.import_gltf(str(path)))
+            devpath.quiet(lambda: fidelity.import_gltf(str(path)))
             scene = bpy.context.scene
             scene.gltf_sqlerp_preview.source = source
             off, on = best_passes(scene, preview, args.repeats)

@@ -29,3 +29,44 @@ def load_module(name, path, package_root=None):
 def import_package():
     """The add-on package as ``gltf_sqlerp`` (needs no bpy)."""
     return load_module(PACKAGE, ROOT / "__init__.py", package_root=ROOT)
+
+
+def venv_python():
+    """The project venv's interpreter (``python dev.py test`` creates it)."""
+    windows = ROOT / ".venv" / "Scripts" / "python.exe"
+    return windows if windows.exists() else ROOT / ".venv" / "bin" / "python"
+
+
+def ensure_bpy(script):
+    """Re-execute ``script`` under the project venv when this interpreter has no ``bpy``."""
+    import os
+    import subprocess
+    if importlib.util.find_spec("bpy") is not None:
+        return
+    python = venv_python()
+    usable = python.exists() and subprocess.run(
+        [str(python), "-c", "import bpy"], capture_output=True).returncode == 0
+    if not usable:
+        sys.exit(f"no bpy here and none in {python}: run `python dev.py test` once to create the venv")
+    print(f"re-running under {python} (has bpy)", flush=True)
+    os.execv(str(python), [str(python), str(Path(script).resolve()), *sys.argv[1:]])
+
+
+def quiet(function):
+    """Run ``function`` with Blender's console chatter (stdout/stderr at the file-descriptor
+    level) sent to the null device; return its result."""
+    import os
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 1)
+        os.dup2(null.fileno(), 2)
+        try:
+            return function()
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
