@@ -143,23 +143,32 @@ def _read_elements(gltf, accessor, where, component_type, kind, count):
     data, view, view_where = _buffer_view_bytes(gltf, accessor["bufferView"], where + "/bufferView")
     dtype = COMPONENT_TYPES[component_type]
     offset = _integer(accessor, "byteOffset", where, default=0)
-    column_bytes, columns, rows = _layout(kind, dtype.itemsize)
+    column_bytes, columns, _ = _layout(kind, dtype.itemsize)
     element_bytes = column_bytes * columns
     stride = view.get("byteStride", element_bytes)
     if isinstance(stride, bool) or not isinstance(stride, int) or stride < element_bytes:
         raise GltfError("ACCESSOR_INVALID_STRIDE", view_where + "/byteStride",
                         f"byteStride {stride!r} is smaller than one element ({element_bytes} bytes)")
+    return np.ascontiguousarray(_strided_elements(
+        data, offset, count, stride, kind, dtype, where,
+        "accessor needs {end} bytes of its buffer view, which has {size}"))
+
+
+def _strided_elements(data, offset, count, stride, kind, dtype, where, too_long):
+    """A view of ``count`` elements ``stride`` bytes apart: (count, rows), or (count, n, n) for
+    matrices, after checking that the last one ends inside ``data`` (``too_long``: the message).
+
+    Matrices are stored column by column with each column padded to 4 bytes, so
+    (count, columns, rows) strides read every layout."""
+    column_bytes, columns, rows = _layout(kind, dtype.itemsize)
     end = offset + stride * (count - 1) + _used_bytes(column_bytes, columns, rows, dtype)
     if end > len(data):
-        raise GltfError("ACCESSOR_TOO_LONG", where,
-                        f"accessor needs {end} bytes of its buffer view, which has {len(data)}")
-    # One strided view over the bytes, then a copy: matrices are stored column by column, with
-    # each column padded to 4 bytes, so (count, columns, rows) strides read every layout.
-    view_array = np.ndarray((count, columns, rows), dtype, data, offset,
-                            (stride, column_bytes, dtype.itemsize))
+        raise GltfError("ACCESSOR_TOO_LONG", where, too_long.format(end=end, size=len(data)))
+    elements = np.ndarray((count, columns, rows), dtype, data, offset,
+                          (stride, column_bytes, dtype.itemsize))
     if kind in MATRIX_ORDER:
-        return np.ascontiguousarray(view_array.transpose(0, 2, 1))
-    return np.ascontiguousarray(view_array.reshape(count, rows))
+        return elements.transpose(0, 2, 1)
+    return elements.reshape(count, rows)
 
 
 def _used_bytes(column_bytes, columns, rows, dtype):
@@ -210,16 +219,8 @@ def _sparse_part(gltf, sparse, part, sparse_where, sparse_count, component_type=
     data, _, _ = _buffer_view_bytes(gltf, block.get("bufferView"), where + "/bufferView")
     dtype = COMPONENT_TYPES[component_type]
     offset = _integer(block, "byteOffset", where, default=0)
-    column_bytes, columns, rows = _layout(kind, dtype.itemsize)
-    element_bytes = column_bytes * columns
-    end = offset + element_bytes * (sparse_count - 1) + _used_bytes(column_bytes, columns, rows, dtype)
-    if end > len(data):
-        raise GltfError("ACCESSOR_TOO_LONG", where,
-                        f"sparse {part} need {end} bytes of their buffer view, which has {len(data)}")
-    elements = np.ndarray((sparse_count, columns, rows), dtype, data, offset,
-                          (element_bytes, column_bytes, dtype.itemsize))
-    if kind == "SCALAR" and part == "indices":
-        return elements.reshape(sparse_count)
-    if kind in MATRIX_ORDER:
-        return elements.transpose(0, 2, 1)
-    return elements.reshape(sparse_count, rows)
+    column_bytes, columns, _ = _layout(kind, dtype.itemsize)
+    elements = _strided_elements(  # sparse data is tightly packed: no byteStride
+        data, offset, sparse_count, column_bytes * columns, kind, dtype, where,
+        f"sparse {part} need {{end}} bytes of their buffer view, which has {{size}}")
+    return elements.reshape(sparse_count) if kind == "SCALAR" and part == "indices" else elements

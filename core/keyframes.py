@@ -101,20 +101,6 @@ def keyframes_for(sampler, tolerance_deg=0.01, bake_times=None):
     return _rotation_keyframes(sampler, times, values, keys, tolerance_deg)
 
 
-def max_deviation(sampler, keys, times):
-    """Largest difference between ``sampler`` and what ``keys`` play at ``times``: degrees for
-    rotations (conventions section 4), absolute value difference otherwise."""
-    times = np.asarray(times, dtype=np.float64).reshape(-1)
-    if times.size == 0:
-        return 0.0
-    rotation = sampler.path == "rotation" or sampler.interpolation == "CUBICSLERP"
-    spec = sampler.evaluate(times)
-    played = play(keys, times, rotation=rotation)
-    if rotation:
-        return float(quat.angle_between(played, spec).max())
-    return float(np.abs(played - spec).max())
-
-
 # --- key sets -------------------------------------------------------------------------------------
 
 def _with_handles(times, values, arriving, leaving, modes):

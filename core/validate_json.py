@@ -75,19 +75,20 @@ def undefined(report, where, name):
     report.add("UNDEFINED_PROPERTY", where, f"Property '{name}' must be defined.")
 
 
-def _present(report, obj, name, where, kind):
-    """The value of obj[name] or None; an explicit null is a TYPE_MISMATCH, then reads as absent."""
+def _present(report, obj, name, where, kind, required=False):
+    """The value of obj[name] or None; an explicit null is a TYPE_MISMATCH, then reads as absent,
+    and an absent ``required`` property is UNDEFINED_PROPERTY."""
     value = obj.get(name)
     if value is None and name in obj:
         _type_mismatch(report, f"{where}/{name}", None, kind)
+    if value is None and required:
+        undefined(report, where, name)
     return value
 
 
 def get_index(report, obj, name, where, required=True):
-    value = _present(report, obj, name, where, "integer")
+    value = _present(report, obj, name, where, "integer", required)
     if value is None:
-        if required:
-            undefined(report, where, name)
         return -1
     index = as_index(value)
     if index is None:
@@ -102,10 +103,8 @@ def get_index(report, obj, name, where, required=True):
 def get_string(report, obj, name, where, required=False, allowed=None, default=None, quiet=()):
     """A string property; a value outside ``allowed`` is a warning (and still returned), unless
     it is one of ``quiet`` (values this project defines, e.g. "CUBICSLERP")."""
-    value = _present(report, obj, name, where, "string")
+    value = _present(report, obj, name, where, "string", required)
     if value is None:
-        if required:
-            undefined(report, where, name)
         return default
     if not isinstance(value, str):
         _type_mismatch(report, f"{where}/{name}", value, "string")
@@ -117,10 +116,8 @@ def get_string(report, obj, name, where, required=False, allowed=None, default=N
 
 
 def get_object(report, obj, name, where, required=False):
-    value = _present(report, obj, name, where, "object")
+    value = _present(report, obj, name, where, "object", required)
     if value is None:
-        if required:
-            undefined(report, where, name)
         return None
     if not isinstance(value, dict):
         _type_mismatch(report, f"{where}/{name}", value, "object")
@@ -130,9 +127,8 @@ def get_object(report, obj, name, where, required=False):
 
 def get_object_list(report, obj, name, where):
     """A required, non-empty array of objects (the validator's getMapList), or None."""
-    value = _present(report, obj, name, where, "array")
+    value = _present(report, obj, name, where, "array", required=True)
     if value is None:
-        undefined(report, where, name)
         return None
     return object_list(report, value, f"{where}/{name}")
 
