@@ -23,6 +23,12 @@ def __getattr__(name):
     if name == "glTF2ImportUserExtension":
         from .operators.import_session import glTF2ImportUserExtension
         return glTF2ImportUserExtension
+    if name == "glTF2ExportUserExtension":
+        from .operators.export_hook import glTF2ExportUserExtension
+        return glTF2ExportUserExtension
+    if name == "draw_export":
+        from .ui.export_dialog import draw_export
+        return draw_export
     if name in ("glTF2_pre_export_callback", "glTF2_post_export_callback"):
         # The bundled exporter samples with frame_set: the live preview is held while it runs.
         from .operators import preview

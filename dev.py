@@ -9,11 +9,18 @@ requirement files is kept in each venv, so editing them reinstalls that venv on 
 Editor type stubs (requirements-editor.txt) go to `.venv/editor-stubs`, a folder the venv's python
 never imports from, so they cannot shadow the real bpy; pyrightconfig.json points editors at them.
 
+`test` also installs the Khronos glTF-Validator (npm `gltf-validator`, pinned by
+tests/validator/package.json and package-lock.json) into `.node/` with `npm ci`, re-done only when
+those two files change (a hash stamp like the venvs'), and tells the tests where it is through
+GLTF_SQLERP_VALIDATOR (the node_modules folder). That needs Node.js 18+ and npm on PATH.
+
 Standard library only; Linux, macOS and Windows; Python 3.11 (the only CPython with bpy wheels).
 """
 
 import hashlib
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,6 +31,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 REQUIRED_PYTHON = (3, 11)
 NO_TESTS_COLLECTED = 5  # pytest's exit code
+
+# The pinned glTF-Validator: its npm package.json and lock file, the folder npm installs it into, and
+# the variable that tells the tests (tests/gltf_validator.py) where its node_modules folder is.
+VALIDATOR_SPEC = [ROOT / "tests" / "validator" / name for name in ("package.json", "package-lock.json")]
+NODE_FOLDER = ROOT / ".node"
+VALIDATOR_VARIABLE = "GLTF_SQLERP_VALIDATOR"
+REQUIRED_NODE = 18
+NODE_HELP = (
+    "The tests check glTF files with the Khronos glTF-Validator, an npm package, so they need Node.js\n"
+    f"{REQUIRED_NODE} or newer with npm. Get it from https://nodejs.org/ (Windows/macOS installers), your\n"
+    "package manager (e.g. `apt install nodejs npm`, `brew install node`, `winget install\n"
+    "OpenJS.NodeJS.LTS`) or nvm (`nvm install --lts`), make sure `node` and `npm` are on PATH, and run\n"
+    "this again.")
 
 
 class Env:
@@ -56,6 +76,7 @@ commands:
                        tests (-m blender) with {ENVS[1].bpy} in .venv-bpy42 and {ENVS[2].bpy} in .venv-bpy50.
                        The same pytest args go to each run; a -m of yours is combined (`blender and (...)`).
                        Ends with one line per run and `N passed, N failed`; exits non-zero if any run failed.
+                       First installs the pinned glTF-Validator into .node (npm; needs Node.js {REQUIRED_NODE}+).
   test --blender 4.2 [pytest args]
                        only the run of that Blender (4.5, 4.2 or 5.0; several: --blender 4.2,5.0), as
                        above: 4.5 runs the whole suite (add -m blender for its Blender tests only).
@@ -132,6 +153,44 @@ def ensure_venv(env):
     return env.python()
 
 
+def ensure_validator():
+    """Install the pinned glTF-Validator into .node/ unless it is there already; return its node_modules."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        sys.exit(f"dev.py: {'Node.js (`node`)' if not node else '`npm`'} was not found on PATH.\n{NODE_HELP}")
+    try:
+        version = subprocess.run([node, "--version"], stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    except OSError as error:
+        sys.exit(f"dev.py: cannot run {node} ({error}).\n{NODE_HELP}")
+    major = version.stdout.strip().lstrip("v").split(".")[0]
+    if version.returncode != 0 or not major.isdigit() or int(major) < REQUIRED_NODE:
+        found = version.stdout.strip() or f"exit code {version.returncode}"
+        sys.exit(f"dev.py: `node --version` says {found} ({node}); Node.js {REQUIRED_NODE}+ is needed.\n{NODE_HELP}")
+
+    digest = hashlib.sha256()
+    for path in VALIDATOR_SPEC:
+        digest.update(path.read_bytes().replace(b"\r\n", b"\n"))
+    wanted, stamp = digest.hexdigest(), NODE_FOLDER / "validator.sha256"
+    modules = NODE_FOLDER / "node_modules"
+    installed = (modules / "gltf-validator" / "package.json").exists()
+    if installed and stamp.exists() and stamp.read_text().strip() == wanted:
+        return modules
+    pinned = json.loads(VALIDATOR_SPEC[0].read_text())["dependencies"]["gltf-validator"]
+    say(f"installing glTF-Validator {pinned} (npm gltf-validator) into {NODE_FOLDER.name} "
+        f"({'first run' if not installed else 'pin changed, or the last install did not finish'}) ...")
+    # npm ci installs exactly the lock file (and checks its integrity hashes) into .node/node_modules.
+    # As for the venvs, the stamp goes only after a complete install.
+    stamp.unlink(missing_ok=True)
+    NODE_FOLDER.mkdir(exist_ok=True)
+    for path in VALIDATOR_SPEC:
+        (NODE_FOLDER / path.name).write_bytes(path.read_bytes())
+    run_checked([npm, "ci", "--prefix", NODE_FOLDER, "--no-audit", "--no-fund"],
+                f"installing glTF-Validator {pinned} with npm")
+    stamp.write_text(wanted + "\n")
+    say(f"{NODE_FOLDER.name} is ready")
+    return modules
+
+
 def run(command, cwd=None):
     """Run a command and return its exit code (file arguments stay relative to the caller's folder)."""
     return subprocess.run([str(part) for part in command], cwd=cwd).returncode
@@ -178,6 +237,8 @@ def test(args):
               f"{USAGE}", file=sys.stderr)
         return 2
     selected = [env for env in ENVS if keys is None or env.key in keys]
+    # The validator first: it is quick, and a machine without Node.js fails before the venvs download.
+    os.environ[VALIDATOR_VARIABLE] = str(ensure_validator())
     pythons = [ensure_venv(env) for env in selected]  # installs first, so a failed install runs nothing
     runs = []
     with tempfile.TemporaryDirectory(prefix="gltf_sqlerp_dev_") as scratch:
@@ -227,6 +288,9 @@ def main(argv):
         return test(args)
     python = ensure_venv(PRIMARY)
     if command == "demo":
+        # The demo checks its export with the glTF-Validator when Node.js is there to run it.
+        if shutil.which("node") and shutil.which("npm"):
+            os.environ[VALIDATOR_VARIABLE] = str(ensure_validator())
         return run([python, ROOT / "tools" / "demo.py", *args])
     return run([python, *args])
 

@@ -6,6 +6,7 @@ from . import preview
 from .check_file import GLTF_SQLERP_OT_check_file
 from .clips import GLTF_SQLERP_OT_activate_clip
 from .deviation import GLTF_SQLERP_OT_add_keys, GLTF_SQLERP_OT_deviation_report
+from .export_gltf import EXPORT_SCENE_OT_gltf_sqlerp
 from .import_gltf import IMPORT_SCENE_OT_gltf_sqlerp
 from .preview import GLTF_SQLERP_OT_preview_toggle
 
@@ -15,6 +16,7 @@ classes = (
     GLTF_SQLERP_OT_deviation_report,
     GLTF_SQLERP_OT_add_keys,
     IMPORT_SCENE_OT_gltf_sqlerp,
+    EXPORT_SCENE_OT_gltf_sqlerp,
     GLTF_SQLERP_OT_preview_toggle,
 )
 

@@ -35,6 +35,9 @@ def main(folder):
     fidelity.enable_addon()
     fidelity.import_gltf(str(SAMPLE))
     scene, arm = bpy.context.scene, bpy.data.objects["Arm"]
+    # What the bundled exporter samples is under test here: the add-on's CUBICSLERP export (which
+    # would refit the rotations, and notices a leaked preview on its own) stays out of it.
+    scene.gltf_sqlerp_export.enabled = False
     paths = [r["data_path"] for r in action_data.load(arm.animation_data.action)["channels"]]
 
     def values():

@@ -44,6 +44,9 @@ class RecordingLayout:
     def separator(self, **_):
         pass
 
+    def panel(self, idname, **_):
+        return self, self  # (header, body) of a sub-panel in the bundled glTF dialogs
+
     def label(self, text="", **_):
         self.calls.append(("label", text))
 
@@ -133,3 +136,21 @@ def test_panel_draws_import_clips_and_the_active_clip(fidelity):
     assert clip_buttons[0][4].values["action"] == arm.animation_data.action.name
     activate(bpy, next(o for o in bpy.data.objects if o.type == 'MESH').name)
     assert ("label", "Select an object with imported glTF clips") in draw_panel(bpy)
+
+
+def test_panel_and_export_dialog_draw_the_export_settings(fidelity):
+    """The sidebar's export button carries the scene's settings (saved with the .blend); the
+    bundled export dialog's panel draws the same settings with their on/off switch."""
+    import bpy
+    from gltf_sqlerp.ui.export_dialog import draw_export
+    settings = bpy.context.scene.gltf_sqlerp_export
+    settings.tolerance, settings.fallback, settings.fallback_tolerance = 0.25, 'CUBICSPLINE', 0.5
+    calls = draw_panel(bpy)
+    export = [c for c in calls if c[0] == "operator" and c[1] == "export_scene.gltf_sqlerp"]
+    assert len(export) == 1
+    assert export[0][4].values == {"tolerance": 0.25, "fallback": 'CUBICSPLINE', "fallback_tolerance": 0.5}
+    assert {("prop", "tolerance"), ("prop", "fallback"), ("prop", "fallback_tolerance")} <= set(calls)
+    dialog = []
+    draw_export(bpy.context, RecordingLayout(dialog))
+    assert [c for c in dialog if c[0] == "prop"] == [("prop", "enabled"), ("prop", "tolerance"),
+                                                     ("prop", "fallback"), ("prop", "fallback_tolerance")]

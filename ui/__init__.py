@@ -3,7 +3,7 @@ directly."""
 
 import bpy
 
-from . import deviation_properties, menus, preview_properties, properties
+from . import deviation_properties, export_properties, menus, preview_properties, properties
 from .panel import GLTF_SQLERP_PT_animation
 
 _panels_register, _panels_unregister = bpy.utils.register_classes_factory((GLTF_SQLERP_PT_animation,))
@@ -11,6 +11,7 @@ _panels_register, _panels_unregister = bpy.utils.register_classes_factory((GLTF_
 
 def register():
     properties.register()
+    export_properties.register()
     deviation_properties.register()
     preview_properties.register()
     _panels_register()
@@ -22,4 +23,5 @@ def unregister():
     _panels_unregister()
     preview_properties.unregister()
     deviation_properties.unregister()
+    export_properties.unregister()
     properties.unregister()

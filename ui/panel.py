@@ -1,10 +1,12 @@
 """The add-on's sidebar panel in the 3D viewport (N panel, tab "glTF Sqlerp"), in the order a user
 works: import a file, pick a clip of the active object, preview it exactly, check how far
-Blender's curves are from the spec. Sections whose operators are not registered are not drawn."""
+Blender's curves are from the spec, export with CUBICSLERP rotations. Sections whose operators are
+not registered are not drawn."""
 
 import bpy
 
 from ..operators.clips import imported_clips
+from .export_dialog import draw_settings
 
 
 def _registered(idname):
@@ -27,6 +29,7 @@ class GLTF_SQLERP_PT_animation(bpy.types.Panel):
         draw_clips(layout.box(), context)
         draw_preview(layout, context)
         draw_deviation(layout, context)
+        draw_export(layout, context)
 
 
 def draw_clips(layout, context):
@@ -65,3 +68,15 @@ def draw_deviation(layout, context):
     summary = getattr(context.scene, "gltf_sqlerp_deviation", None)
     for line in getattr(summary, "lines", "").splitlines() if summary is not None else ():
         box.label(text=line)
+
+
+def draw_export(layout, context):
+    settings = getattr(context.scene, "gltf_sqlerp_export", None)
+    if settings is None or not _registered("export_scene.gltf_sqlerp"):
+        return
+    box = layout.box()
+    # The button carries the scene's settings (saved with the .blend) into the operator.
+    button = box.operator("export_scene.gltf_sqlerp", text="Export glTF (CUBICSLERP)", icon='EXPORT')
+    button.tolerance, button.fallback = settings.tolerance, settings.fallback
+    button.fallback_tolerance = settings.fallback_tolerance
+    draw_settings(box.column(), settings, show_enabled=False)

@@ -1,0 +1,62 @@
+"""The bundled glTF exporter's own objects, read into numpy and built from numpy.
+
+Inside ``gather_gltf_hook`` an animation sampler's ``input`` and ``output`` are the exporter's
+``Accessor`` objects whose ``buffer_view`` is a ``BinaryData`` holding the little-endian bytes;
+the exporter packs them into the file's buffer after the hook. The constructors' signatures are the
+same from 4.2 to 5.0; only the module of ``BinaryData`` moved (4.3).
+"""
+
+import numpy as np
+from io_scene_gltf2.io.com import gltf2_io
+from io_scene_gltf2.io.com.gltf2_io_extensions import Extension
+
+try:  # Blender 4.3+
+    from io_scene_gltf2.io.exp.binary_data import BinaryData
+except ImportError:  # Blender 4.2
+    from io_scene_gltf2.io.exp.gltf2_io_binary_data import BinaryData
+
+FLOAT = 5126
+EXTENSION_NAME = "EXT_animation_sqlerp"
+_WIDTH = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}
+
+
+def read(accessor):
+    """A float accessor of the exporter as a (count, width) float64 array (SCALAR: (count,))."""
+    if accessor.component_type != FLOAT or accessor.sparse is not None:
+        raise ValueError("not a dense float accessor")
+    data = np.frombuffer(accessor.buffer_view.data, dtype="<f4", count=accessor.count * _WIDTH[accessor.type],
+                         offset=accessor.byte_offset or 0)
+    data = data.astype(np.float64)
+    return data if accessor.type == "SCALAR" else data.reshape(accessor.count, -1)
+
+
+def accessor(values, bounds=False):
+    """A float accessor for (count,) times or (count, 4) quaternions; ``bounds`` adds min/max
+    (required on sampler inputs)."""
+    values = np.ascontiguousarray(values, dtype="<f4")
+    kind = "SCALAR" if values.ndim == 1 else {3: "VEC3", 4: "VEC4"}[values.shape[1]]
+    low = high = None
+    if bounds:
+        flat = values.reshape(len(values), -1)
+        low, high = flat.min(axis=0).tolist(), flat.max(axis=0).tolist()
+    return gltf2_io.Accessor(buffer_view=BinaryData(values.tobytes()), byte_offset=None,
+                             component_type=FLOAT, count=len(values), extensions=None, extras=None,
+                             max=high, min=low, name=None, normalized=None, sparse=None, type=kind)
+
+
+def sampler(input_accessor, output_accessor, interpolation):
+    return gltf2_io.AnimationSampler(extensions=None, extras=None, input=input_accessor,
+                                     interpolation=interpolation, output=output_accessor)
+
+
+def sqlerp_extension(sampler_index, required):
+    """``channel.extensions["EXT_animation_sqlerp"]``; ``required`` puts the name in
+    extensionsRequired as well (the form without a usable fallback)."""
+    return Extension(EXTENSION_NAME, {"sampler": int(sampler_index)}, required=required)
+
+
+def replace_times(accessor_, times):
+    """Rewrite an input accessor's times in place (shared by every sampler that uses it)."""
+    fresh = accessor(times, bounds=True)
+    accessor_.buffer_view, accessor_.byte_offset = fresh.buffer_view, None
+    accessor_.min, accessor_.max = fresh.min, fresh.max

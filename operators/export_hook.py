@@ -1,0 +1,83 @@
+"""The add-on's side of every glTF export: the bundled exporter instantiates
+``glTF2ExportUserExtension`` (the package root forwards the name here) for each export and calls
+its ``gather_gltf_hook`` once everything is gathered, before the file is written.
+
+Settings come from ``export_scene.gltf_sqlerp`` while it runs, otherwise from the scene's
+``gltf_sqlerp_export`` (the panel in the bundled dialog). The hook never raises: the bundled
+exporter logs and swallows hook exceptions (5.2 may abort), so a failure is kept in
+``last_outcome`` for the operator to report, and the file is written as the bundled exporter made it.
+"""
+
+import traceback
+
+import bpy
+
+from .export_rotations import ExportOptions, Outcome, rewrite
+
+_override = None      # ExportOptions of the running export_scene.gltf_sqlerp
+last_outcome = None   # Outcome of the latest export (None: the extension was off)
+
+
+def options_from(settings):
+    """ExportOptions from a scene's gltf_sqlerp_export group (None when switched off)."""
+    if not settings.enabled:
+        return None
+    return ExportOptions(settings.tolerance, settings.fallback, settings.fallback_tolerance)
+
+
+class Override:
+    """``with Override(options):`` an export made inside uses ``options``."""
+
+    def __init__(self, options):
+        self.options = options
+
+    def __enter__(self):
+        global _override, last_outcome
+        _override, last_outcome = self.options, None
+        return self
+
+    def __exit__(self, *exc):
+        global _override
+        _override = None
+
+
+class glTF2ExportUserExtension:
+    def __init__(self):
+        global last_outcome
+        last_outcome = None
+        if _override is not None:
+            self.options = _override
+        else:
+            settings = getattr(bpy.context.scene, "gltf_sqlerp_export", None)
+            self.options = options_from(settings) if settings is not None else None
+
+    def gather_gltf_hook(self, active_scene_idx, scenes, animations, export_settings):
+        global last_outcome
+        if self.options is None:
+            return
+        try:
+            last_outcome = rewrite(animations, export_settings, self.options)
+        except Exception as error:  # noqa: BLE001 - reported by the operator, never raised here
+            traceback.print_exc()
+            last_outcome = Outcome(error=f"{type(error).__name__}: {error}")
+        print(summary(last_outcome))
+
+
+def summary(outcome):
+    """One line for reports and the console."""
+    if outcome is None:
+        return "EXT_animation_sqlerp: off"
+    if outcome.error:
+        return f"EXT_animation_sqlerp failed: {outcome.error}"
+    fitted, skipped = outcome.fitted, outcome.skipped
+    if not fitted:
+        text = "EXT_animation_sqlerp: no rotation channel to fit"
+    else:
+        keys = sum(c.keys for c in fitted)
+        worst = max(c.max_error_deg for c in fitted)
+        fallback = sum(c.fallback_keys for c in fitted)
+        text = (f"EXT_animation_sqlerp: {len(fitted)} rotation channels, {keys} CUBICSLERP keys "
+                f"(max {worst:.4f} deg from Blender), fallback {fallback} keys")
+    if skipped:
+        text += f"; {len(skipped)} left as sampled ({skipped[0].target}: {skipped[0].skipped})"
+    return text

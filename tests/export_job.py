@@ -1,0 +1,142 @@
+"""Child process of tests/test_export_roundtrip.py (not a test module itself).
+
+The bpy module of Blender 4.2 crashes at exit once its bundled glTF exporter has run, so exports
+run here and the process ends with os._exit. Usage:
+``python export_job.py FOLDER FALLBACK [FORMAT] [FPS] [FPS_BASE]`` (or ``FOLDER REEXPORT``, see
+reexport()): builds the keyed rig
+(tools/keyed_rig.py), records Blender's own world rotations of every bone and empty at every frame
+and half frame, exports with ``export_scene.gltf_sqlerp`` (fallback FALLBACK) to FOLDER/rig.FORMAT,
+re-imports the file with this add-on and with the bundled importer alone, records the same
+rotations, and prints one JSON line: the motions, the export's outcome and the operator's result.
+"""
+
+import importlib.util
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def world_rotations(frames):
+    """{name: [(w, x, y, z) per frame]} of every pose bone (armature space composed with the
+    object's world matrix) and every other object, evaluated by Blender at each frame."""
+    import bpy
+    scene = bpy.context.scene
+    result = {}
+    for frame in frames:
+        whole = int(frame // 1)
+        scene.frame_set(whole, subframe=frame - whole)
+        for obj in scene.objects:
+            if obj.type == 'ARMATURE':
+                for bone in obj.pose.bones:
+                    q = (obj.matrix_world @ bone.matrix).to_quaternion()
+                    result.setdefault(bone.name, []).append(list(q))
+            elif obj.type == 'EMPTY':
+                result.setdefault(obj.name, []).append(list(obj.matrix_world.to_quaternion()))
+    return result
+
+
+def slides():
+    """{name: frame at glTF time 0} per bone and empty: the bundled exporter slides an action that
+    starts at a negative frame to time 0 (its default), and leaves the others at frame / rate."""
+    import bpy
+    result = {}
+    for obj in bpy.context.scene.objects:
+        action = obj.animation_data.action if obj.animation_data else None
+        slide = min(0.0, float(action.frame_range[0])) if action else 0.0
+        names = [b.name for b in obj.pose.bones] if obj.type == 'ARMATURE' else [obj.name]
+        result.update({name: slide for name in names})
+    return result
+
+
+def imported_rotations(frames, slide_of):
+    """world_rotations of the imported scene at ``frames`` shifted by each name's slide."""
+    result = {}
+    for slide in set(slide_of.values()):
+        played = world_rotations([f - slide for f in frames])
+        result.update({name: value for name, value in played.items() if slide_of.get(name) == slide})
+    return result
+
+
+def play_every_clip():
+    """Make every imported object play the clip that animates it (the importer assigns the
+    first animation only)."""
+    import bpy
+    from gltf_sqlerp.operators import clips
+    for obj in bpy.context.scene.objects:
+        found = clips.imported_clips(obj)
+        if found:
+            clips.activate(obj, found[0])
+        elif obj.animation_data and obj.animation_data.nla_tracks:
+            # The bundled importer alone: each object's clip waits in its NLA track.
+            strip = obj.animation_data.nla_tracks[0].strips[0]
+            obj.animation_data.action = strip.action
+            if hasattr(strip, "action_slot"):
+                obj.animation_data.action_slot = strip.action_slot
+
+
+def main(folder, fallback, file_format="glb", fps=24, fps_base=1.0):
+    fidelity = _load("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
+    rig = _load("gltf_sqlerp_keyed_rig", ROOT / "tools" / "keyed_rig.py")
+    import bpy
+    from gltf_sqlerp.operators import export_hook
+    fidelity.enable_addon()
+    fidelity.reset_scene(fps, fps_base)
+    rig.build()
+    scene = bpy.context.scene
+    start, end = scene.frame_start, scene.frame_end
+    frames = [start + 0.5 * i for i in range(int(2 * (end - start)) + 1)]
+    original, slide_of = world_rotations(frames), slides()
+    path = Path(folder) / f"rig.{file_format}"
+    result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(path), fallback=fallback)
+    outcome = export_hook.last_outcome
+    channels = [vars(c) for c in outcome.channels] if outcome else []
+    played = {}
+    # A file whose extension is required is refused by importers without it (the bundled one).
+    for exact in (True, False) if fallback != "NONE" else (True,):
+        fidelity.import_gltf(str(path), exact=exact, fps=fps, fps_base=fps_base)
+        play_every_clip()
+        played["ours" if exact else "bundled"] = imported_rotations(frames, slide_of)
+    fidelity.disable_addon()
+    print(json.dumps({"result": sorted(result), "channels": channels, "slides": slide_of,
+                      "frames": frames, "original": original, **played}))
+
+
+def reexport(folder):
+    """Import samples/sqlerp_arm.gltf with the add-on, export it unchanged to FOLDER/again.gltf."""
+    fidelity = _load("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
+    import bpy
+    from gltf_sqlerp.operators import export_hook
+    fidelity.enable_addon()
+    fidelity.import_gltf(str(ROOT / "samples" / "sqlerp_arm.gltf"))
+    result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / "again.gltf"))
+    channels = [vars(c) for c in export_hook.last_outcome.channels]
+    fidelity.disable_addon()
+    print(json.dumps({"result": sorted(result), "channels": channels}))
+
+
+if __name__ == "__main__":
+    try:
+        args = sys.argv[1:]
+        if args[1] == "REEXPORT":
+            reexport(args[0])
+        else:
+            main(args[0], args[1], *(args[2:3] or ["glb"]), *[float(a) for a in args[3:5]])
+        code = 0
+    except Exception:  # noqa: BLE001 - reported to the parent on stderr
+        traceback.print_exc()
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

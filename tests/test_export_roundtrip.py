@@ -1,0 +1,164 @@
+"""Round trips in the real Blender: a Blender-keyed rig (tools/keyed_rig.py: bones and empties,
+Bezier keys every 4 to 12 frames, every rotation mode, turns up to 100 degrees between keys, an
+action starting at frame -6) exported with ``export_scene.gltf_sqlerp``, then imported back.
+
+Blender's own evaluation is the reference on both sides: world rotations read with frame_set at
+every frame and half frame, before the export and after the import. Bones and empties come back
+with other rest orientations (the importer's bone axes), a constant turn per node, measured at the
+first frame; what must match is the motion. The exports run in a child process (tests/export_job.py):
+the bpy module of Blender 4.2 crashes at exit once its glTF exporter has run.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gltf_validator
+from gltf_sqlerp.core import load
+from gltf_sqlerp.core import quaternions as quat
+
+pytestmark = pytest.mark.blender
+
+JOB = Path(__file__).with_name("export_job.py")
+TOLERANCE = 0.01           # degrees: the export's default (CUBICSLERP against Blender's curves)
+FALLBACK_TOLERANCE = 0.1   # degrees: the LINEAR fallback against the CUBICSLERP curve
+IMPORT_TOLERANCE = 0.01    # degrees: our importer against the file, in world space
+CHAIN = 4                  # bones in the keyed rig's chain: local errors add up in world space
+
+
+def run_job(folder, fallback, file_format="glb", fps=24, fps_base=1.0):
+    done = subprocess.run([sys.executable, str(JOB), str(folder), fallback, file_format, str(fps),
+                           str(fps_base)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["path"] = Path(folder) / f"rig.{file_format}"
+    return result
+
+
+def motion_error(original, played):
+    """Per name, the largest angle (degrees) between the two world rotations over all frames, after
+    removing the constant turn between the original and the imported node (taken at frame 0)."""
+    errors = {}
+    for name, reference in original.items():
+        a = np.roll(np.asarray(reference, dtype=np.float64), -1, axis=1)   # (w,x,y,z) -> (x,y,z,w)
+        b = np.roll(np.asarray(played[name], dtype=np.float64), -1, axis=1)
+        offset = quat.multiply(quat.conjugate(a[:1]), b[:1])
+        errors[name] = float(quat.angle_between(quat.multiply(a, offset), b).max())
+    return errors
+
+
+# (fallback, file format, fps, fps_base): every fallback mode; the 29.97 preset (fps 30, base
+# 1.001), where the bundled exporter's seconds (frame / (fps * fps_base)) are 0.2 % off.
+JOBS = {"LINEAR": ("LINEAR", "glb", 24, 1.0), "SAMPLED": ("SAMPLED", "glb", 24, 1.0),
+        "CUBICSPLINE": ("CUBICSPLINE", "gltf", 24, 1.0), "NONE": ("NONE", "glb", 24, 1.0),
+        "LINEAR-29.97": ("LINEAR", "gltf", 30, 1.001)}
+
+
+@pytest.fixture(scope="module", params=sorted(JOBS))
+def job(request, tmp_path_factory):
+    result = run_job(tmp_path_factory.mktemp(request.param), *JOBS[request.param])
+    result["mode"] = JOBS[request.param][0]
+    return result
+
+
+@pytest.fixture(scope="module")
+def linear_job(tmp_path_factory):
+    return run_job(tmp_path_factory.mktemp("linear"), "LINEAR")
+
+
+def test_every_rotation_channel_gets_a_cubicslerp_sampler(job):
+    assert job["result"] == ["FINISHED"]
+    channels = job["channels"]
+    # 4 bones + 2 empties, one rotation channel each, none left as sampled.
+    assert len(channels) == 6
+    assert [c["skipped"] for c in channels] == [""] * 6
+    for channel in channels:
+        assert channel["max_error_deg"] <= TOLERANCE
+        if job["mode"] == "LINEAR":
+            assert channel["fallback_error_deg"] <= FALLBACK_TOLERANCE
+
+
+def test_the_file_passes_the_khronos_validator_and_reads_back_without_warnings(job):
+    report = gltf_validator.validate(job["path"])
+    assert gltf_validator.errors(report) == []
+    document = load(str(job["path"]))
+    assert document.warnings == []
+    sqlerp = [c for a in document.animations for c in a.channels if c.uses_extension]
+    assert len(sqlerp) == 6
+    required = json.loads(_json_chunk(job["path"])).get("extensionsRequired", [])
+    assert required == (["EXT_animation_sqlerp"] if job["mode"] == "NONE" else [])
+    if job["mode"] == "NONE":  # the schema-valid required form: one STEP key holding v_1
+        for channel in sqlerp:
+            assert channel.fallback.interpolation == "STEP" and len(channel.fallback.times) == 1
+            assert np.allclose(channel.fallback.values[0], channel.sampler.values[1])
+
+
+def _json_chunk(path):
+    data = Path(path).read_bytes()
+    if data[:4] != b"glTF":
+        return data.decode("utf-8")
+    length = int.from_bytes(data[12:16], "little")
+    return data[20:20 + length].decode("utf-8")
+
+
+def test_our_import_plays_blenders_original_motion_in_every_mode(job):
+    errors = motion_error(job["original"], job["ours"])
+    assert max(errors.values()) <= IMPORT_TOLERANCE + CHAIN * TOLERANCE, errors
+
+
+def test_the_linear_file_passes_the_validator_with_only_the_predicted_warnings(linear_job):
+    report = gltf_validator.validate(linear_job["path"])
+    assert gltf_validator.errors(report) == []
+    # What the conventions (section 3) predict for the fallback form, and nothing else of ours.
+    animation_warnings = {(m["code"], m["pointer"].rsplit("/", 1)[-1]) for m in report["issues"]["messages"]
+                          if m["severity"] == 1 and m["pointer"].startswith("/animations")}
+    assert animation_warnings <= {("VALUE_NOT_IN_LIST", "interpolation")}
+    document = load(str(linear_job["path"]))
+    assert document.warnings == []
+    sqlerp = [c for a in document.animations for c in a.channels if c.uses_extension]
+    assert len(sqlerp) == 6
+
+
+def test_our_import_plays_blenders_original_motion(linear_job):
+    errors = motion_error(linear_job["original"], linear_job["ours"])
+    assert set(errors) == {"bone0", "bone1", "bone2", "bone3", "Empty0", "Empty1"}
+    # World rotation: the export's error per bone adds up along the chain.
+    assert max(errors.values()) <= IMPORT_TOLERANCE + CHAIN * TOLERANCE, errors
+
+
+def test_bundled_import_plays_the_fallback_within_its_tolerance(linear_job):
+    errors = motion_error(linear_job["original"], linear_job["bundled"])
+    # The bundled importer plays the LINEAR fallback as component-wise lerp: at most 0.03 deg off
+    # slerp for 30-degree segments (blender-notes), on top of the fallback's own tolerance.
+    assert max(errors.values()) <= CHAIN * (FALLBACK_TOLERANCE + TOLERANCE + 0.03), errors
+
+
+def _cubicslerp_samplers(path):
+    """{node name: (times, (3n, 4) values)} of the file's CUBICSLERP samplers, read with the core."""
+    document = load(str(path))
+    names = [node.get("name", "") for node in json.loads(Path(path).read_text())["nodes"]]
+    return {names[c.node]: (c.sampler.times, c.sampler.values)
+            for a in document.animations for c in a.channels if c.uses_extension}
+
+
+def test_reexporting_an_imported_cubicslerp_file_keeps_its_keys_and_tangents(tmp_path):
+    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "REEXPORT"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    job = json.loads(done.stdout.strip().splitlines()[-1])
+    assert job["result"] == ["FINISHED"]
+    assert [c["kept"] for c in job["channels"]] == [True, True, True]
+    original = _cubicslerp_samplers(Path(__file__).parents[1] / "samples" / "sqlerp_arm.gltf")
+    again = _cubicslerp_samplers(tmp_path / "again.gltf")
+    assert set(again) == set(original) == {"Shoulder", "Elbow", "Wrist"}
+    for name, (times, values) in original.items():
+        new_times, new_values = again[name]
+        assert np.array_equal(new_times, times)
+        # Same rotations to float32; a_1 and b_n are written as v_1 and v_n (conventions section 2).
+        same = np.minimum(np.abs(new_values - values), np.abs(new_values + values)).max(axis=1)
+        assert same[1:-1].max() < 1e-7
+        assert np.allclose(new_values[0], new_values[1]) and np.allclose(new_values[-1], new_values[-2])

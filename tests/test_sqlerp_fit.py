@@ -1,0 +1,288 @@
+"""core.sqlerp_fit and core.fallback_fit against motions whose answers are known independently.
+
+Independent references used here: quaternions built from axis-angle by hand (`about`), a CUBICSLERP
+curve and a glTF CUBICSPLINE written out from the draft's and Appendix C's formulas in this file
+(`ref_slerp`, `ref_sqlerp`, `ref_cubicspline`), and tangents worked out by hand for motions about
+one axis, where every slerp is linear in the angle and a CUBICSLERP segment is any cubic angle
+profile: angle(t) = lerp(t) + 2t(1-t) (beta - angle_0 + t (alpha - beta - delta)) with beta, alpha
+the angles of b_k, a_{k+1} and delta the segment's rotation.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from gltf_sqlerp.core import quaternions as Q
+from gltf_sqlerp.core.fallback_fit import cubicspline_fallback, linear_fallback
+from gltf_sqlerp.core.interpolation import evaluate
+from gltf_sqlerp.core.sqlerp_fit import CubicSlerpFit, fit_cubicslerp
+
+FPS = 24.0
+
+
+def about(axis, degrees):
+    """(..., 4) quaternions (axis sin(a/2), cos(a/2)) of rotations by `degrees` about `axis`."""
+    axis = np.asarray(axis, dtype=float)
+    axis = axis / np.linalg.norm(axis, axis=-1, keepdims=True)
+    half = np.radians(np.asarray(degrees, dtype=float))[..., None] / 2.0
+    return np.concatenate([axis * np.sin(half), np.cos(half)], axis=-1)
+
+
+def hamilton(a, b):
+    (ax, ay, az, aw), (bx, by, bz, bw) = np.moveaxis(a, -1, 0), np.moveaxis(b, -1, 0)
+    return np.stack([aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
+                     aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz],
+                    axis=-1)
+
+
+def ref_slerp(a, b, t):
+    """Appendix C: (sin((1-t) angle) a + sin(t angle) b') / sin(angle), b' = b sign(a.b)."""
+    a, b = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float))
+    t = np.broadcast_to(np.asarray(t, float), a.shape[:-1])[..., None]
+    d = np.sum(a * b, axis=-1, keepdims=True)
+    b = np.where(d < 0.0, -b, b)
+    d = np.abs(d)
+    angle = np.arctan2(np.linalg.norm(b - a * d, axis=-1, keepdims=True), d)
+    tiny = angle < 1e-9
+    s = np.sin(np.where(tiny, 1.0, angle))
+    out = (np.sin((1.0 - t) * angle) * a + np.sin(t * angle) * b) / s
+    lerp = a + t * (b - a)
+    out = np.where(tiny, lerp / np.linalg.norm(lerp, axis=-1, keepdims=True), out)
+    return out
+
+
+def _segment(key_times, times):
+    k = np.clip(np.searchsorted(key_times, times, side="right") - 1, 0, len(key_times) - 2)
+    h = key_times[k + 1] - key_times[k]
+    return k, np.clip((times - key_times[k]) / h, 0.0, 1.0), h
+
+
+def ref_sqlerp(key_times, a, v, b, times):
+    """The draft's CUBICSLERP: slerp(slerp(v_k, v_k+1, t), slerp(b_k, a_k+1, t), 2t(1-t))."""
+    k, t, _ = _segment(key_times, times)
+    return ref_slerp(ref_slerp(v[k], v[k + 1], t), ref_slerp(b[k], a[k + 1], t), 2 * t * (1 - t))
+
+
+def ref_cubicspline(key_times, interleaved, times):
+    """Appendix C cubic Hermite with tangents scaled by the segment duration, normalized."""
+    a, v, b = interleaved[0::3], interleaved[1::3], interleaved[2::3]
+    k, t, h = _segment(key_times, times)
+    t, h = t[:, None], h[:, None]
+    p = ((2 * t**3 - 3 * t**2 + 1) * v[k] + (t**3 - 2 * t**2 + t) * h * b[k]
+         + (-2 * t**3 + 3 * t**2) * v[k + 1] + (t**3 - t**2) * h * a[k + 1])
+    return p / np.linalg.norm(p, axis=1, keepdims=True)
+
+
+def degrees_between(q1, q2):
+    """Rotation angle between q1 and q2: twice the 4D angle, from the chord between the unit
+    quaternions on the same side (arccos of the dot would bottom out near 2e-6 degrees)."""
+    q1 = q1 / np.linalg.norm(q1, axis=-1, keepdims=True)
+    q2 = q2 / np.linalg.norm(q2, axis=-1, keepdims=True)
+    q2 = np.where(np.sum(q1 * q2, axis=-1, keepdims=True) < 0, -q2, q2)
+    chord = np.linalg.norm(q1 - q2, axis=-1)
+    return np.degrees(4.0 * np.arcsin(np.minimum(chord / 2.0, 1.0)))
+
+
+def key_times(rng, count):
+    """Keys every 4 to 12 frames at 24 fps."""
+    return np.concatenate([[0], np.cumsum(rng.integers(4, 13, count - 1))]) / FPS
+
+
+def check_grid(times, per_frame=8):
+    frames = int(round((times[-1] - times[0]) * FPS))
+    return np.linspace(times[0], times[-1], frames * per_frame + 1)
+
+
+def assert_sign_rules(fit):
+    a, v, b = fit.in_tangents, fit.values, fit.out_tangents
+    dot = lambda x, y: np.sum(x * y, axis=-1)  # noqa: E731
+    assert (dot(v[:-1], v[1:]) >= 0).all()
+    assert (dot(v[:-1], b[:-1]) >= 0).all()
+    assert (dot(v[1:], a[1:]) >= 0).all()
+    assert (dot(b[:-1], a[1:]) >= 0).all()
+    np.testing.assert_array_equal(a[0], v[0])
+    np.testing.assert_array_equal(b[-1], v[-1])
+    for q in (a, v, b):
+        np.testing.assert_allclose(np.linalg.norm(q, axis=1), 1.0, atol=1e-12)
+
+
+def random_cubicslerp(rng, count, step_deg=60.0, tangent_deg=40.0):
+    """Keys of a random CUBICSLERP curve built from axis-angle pieces; sign rules hold by design
+    wherever b_k . a_k+1 >= 0 (checked by the callers)."""
+    times = key_times(rng, count)
+    steps = about(rng.normal(size=(count, 3)), rng.uniform(-step_deg, step_deg, count))
+    v = np.empty((count, 4))
+    v[0] = steps[0]
+    for i in range(1, count):  # test data: a plain loop is clearest
+        v[i] = hamilton(v[i - 1], steps[i])
+        v[i] *= 1.0 if np.dot(v[i], v[i - 1]) >= 0 else -1.0
+    # Offsets below 180 degrees keep v.b > 0 and v.a > 0 (their w is positive).
+    b = hamilton(v, about(rng.normal(size=(count, 3)), rng.uniform(0, tangent_deg, count)))
+    a = hamilton(v, about(rng.normal(size=(count, 3)), rng.uniform(0, tangent_deg, count)))
+    a[0], b[-1] = v[0], v[-1]
+    return times, a, v, b
+
+
+def assert_reproduced(times, a, v, b):
+    interleaved = np.stack([a, v, b], axis=1).reshape(-1, 4)
+    target = lambda t: evaluate("CUBICSLERP", times, interleaved, t)  # noqa: E731
+    fit = fit_cubicslerp(target, times, check_grid(times), tolerance_deg=1e-6)
+    np.testing.assert_array_equal(fit.times, times)  # no extra key
+    dense = check_grid(times, 32)
+    assert degrees_between(fit.evaluate(dense), ref_sqlerp(times, a, v, b, dense)).max() < 1e-6
+    # The tangents of a CUBICSLERP segment are determined by its curve: they come back.
+    assert degrees_between(fit.out_tangents[:-1], b[:-1]).max() < 1e-6
+    assert degrees_between(fit.in_tangents[1:], a[1:]).max() < 1e-6
+    assert fit.max_error_deg < 1e-6
+    assert_sign_rules(fit)
+
+
+def test_a_cubicslerp_target_is_reproduced_with_its_own_keys():
+    rng = np.random.default_rng(11)
+    times, a, v, b = random_cubicslerp(rng, 40)
+    assert (np.sum(b[:-1] * a[1:], axis=1) >= 0).all()
+    assert_reproduced(times, a, v, b)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 12))
+def test_a_random_cubicslerp_curves_come_back(seed, count):
+    times, a, v, b = random_cubicslerp(np.random.default_rng(seed), count)
+    assume((np.sum(b[:-1] * a[1:], axis=1) >= 0).all())
+    assert_reproduced(times, a, v, b)
+
+
+def moving_axis(t):
+    """A rotation about an axis sweeping round a cone, by an angle swinging +-120 degrees."""
+    t = np.asarray(t, dtype=float)
+    axis = np.stack([np.cos(0.9 * t), np.sin(0.9 * t), np.full_like(t, 0.6)], axis=-1)
+    return about(axis, 120.0 * np.sin(1.7 * t) + 20.0 * t)
+
+
+def test_b_independent_motion_within_tolerance_with_few_keys():
+    rng = np.random.default_rng(1)
+    times = key_times(rng, 60)
+    steps = degrees_between(moving_axis(times[:-1]), moving_axis(times[1:]))
+    assert 100.0 < steps.max() < 120.0          # up to about 100 degrees between keys
+    check = check_grid(times)
+    outside = np.concatenate([[-0.5, -0.01], check, [times[-1] + 0.3]])  # ignored
+    shuffled = np.concatenate([times[::-1], times[:5]])                   # order, duplicates
+    fit = fit_cubicslerp(moving_axis, shuffled, outside, tolerance_deg=0.01)
+    assert isinstance(fit, CubicSlerpFit)
+    assert np.isin(times, fit.times).all() and (np.diff(fit.times) > 0).all()
+    error = degrees_between(ref_sqlerp(fit.times, fit.in_tangents, fit.values, fit.out_tangents,
+                                       check), moving_axis(check))
+    assert error.max() <= 0.01 + 1e-9
+    assert fit.max_error_deg == pytest.approx(error.max(), abs=1e-6)
+    # Between check times nothing is promised, but the error curve is smooth at 8 samples per frame.
+    denser = check_grid(times, 64)
+    assert degrees_between(fit.evaluate(denser), moving_axis(denser)).max() <= 0.01 * 1.02
+    assert_sign_rules(fit)
+    frames = (times[-1] - times[0]) * FPS
+    assert len(fit.times) < 0.5 * frames     # measured: 123 keys over 463 frames
+
+
+def test_b_max_keys_too_small_raises():
+    times = key_times(np.random.default_rng(1), 60)
+    with pytest.raises(ValueError, match="max_keys"):
+        fit_cubicslerp(moving_axis, times, check_grid(times), tolerance_deg=0.01, max_keys=61)
+
+
+def test_b_needs_two_key_times():
+    with pytest.raises(ValueError, match="two"):
+        fit_cubicslerp(moving_axis, [0.5, 0.5], np.linspace(0, 1, 9))
+
+
+def test_c1_control_points_are_kept_where_they_follow_the_motion():
+    # The conventions' time-aware control points s_i give a C1 curve; measured here with the
+    # reference evaluator, it stays within 0.2 degrees of this slow motion, so with a 0.5 degree
+    # tolerance the fit keeps a_i = b_i = s_i everywhere.
+    slow = lambda t: moving_axis(np.asarray(t) / 6.0)  # noqa: E731
+    times = key_times(np.random.default_rng(2), 40)
+    values = Q.make_continuous(slow(times))
+    control = Q.control_points(times, values)
+    dense = check_grid(times, 32)
+    c1 = ref_sqlerp(times, control, values, control, dense)
+    assert degrees_between(c1, slow(dense)).max() < 0.2
+    fit = fit_cubicslerp(slow, times, check_grid(times), tolerance_deg=0.5)
+    np.testing.assert_array_equal(fit.times, times)
+    assert degrees_between(fit.in_tangents, control).max() < 1e-9
+    assert degrees_between(fit.out_tangents, control).max() < 1e-9
+    assert_sign_rules(fit)
+
+
+def corner(t):
+    """Accelerating 60 degrees about x until t = 1/2 s, then decelerating 50 degrees about y."""
+    u = np.asarray(t, dtype=float) / 0.5
+    first = about([1, 0, 0], 60.0 * np.clip(u, 0, 1) ** 2)
+    v = np.clip(u - 1, 0, 1)
+    second = hamilton(about([1, 0, 0], 60.0), about([0, 1, 0], 50.0 * (1 - (1 - v) ** 2)))
+    return np.where((u <= 1)[..., None], first, second)
+
+
+def test_c_corner_at_a_key_needs_no_extra_key():
+    times = np.array([0.0, 0.5, 1.0])
+    fit = fit_cubicslerp(corner, times, check_grid(times), tolerance_deg=0.01)
+    np.testing.assert_array_equal(fit.times, times)
+    dense = check_grid(times, 32)
+    assert degrees_between(fit.evaluate(dense), corner(dense)).max() < 1e-6
+    # By hand (module docstring): angle 60 u^2 = 60 u + 2u(1-u)(-30) gives b_1 = 30 degrees back,
+    # a_2 = 30 degrees forward about x; 50(2u - u^2) = 50 u + 2u(1-u)(25) gives b_2 at 25 and
+    # a_3 at 75 degrees about y after the corner.
+    x60 = about([1, 0, 0], 60.0)
+    expected_in = about([1, 0, 0], 30.0)
+    expected_out = hamilton(x60, about([0, 1, 0], 25.0))
+    assert degrees_between(fit.out_tangents[0], about([1, 0, 0], -30.0)) < 1e-6
+    assert degrees_between(fit.in_tangents[1], expected_in) < 1e-6
+    assert degrees_between(fit.out_tangents[1], expected_out) < 1e-6
+    assert degrees_between(fit.in_tangents[2], hamilton(x60, about([0, 1, 0], 75.0))) < 1e-6
+    assert degrees_between(fit.in_tangents[1], fit.out_tangents[1]) > 30.0  # a_i != b_i
+    assert_sign_rules(fit)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    times = key_times(np.random.default_rng(1), 60)
+    return fit_cubicslerp(moving_axis, times, check_grid(times), tolerance_deg=0.01), times
+
+
+def test_d_linear_fallback_within_its_tolerance(fitted):
+    fit, times = fitted
+    check = check_grid(times)
+    linear_times, values = linear_fallback(fit, check, tolerance_deg=0.1)
+    assert np.isin(fit.times, linear_times).all() and (np.diff(linear_times) > 0).all()
+    assert (np.sum(values[:-1] * values[1:], axis=1) >= 0).all()
+    curve = ref_sqlerp(fit.times, fit.in_tangents, fit.values, fit.out_tangents, check)
+    k, t, _ = _segment(linear_times, check)
+    slerped = ref_slerp(values[k], values[k + 1], t)
+    assert degrees_between(slerped, curve).max() <= 0.1 + 1e-9
+    assert len(linear_times) < len(check) / 4
+
+
+def test_d_cubicspline_fallback_error_is_what_it_reports(fitted):
+    fit, times = fitted
+    check = check_grid(times)
+    spline_times, interleaved, reported = cubicspline_fallback(fit, check)
+    np.testing.assert_array_equal(spline_times, fit.times)
+    np.testing.assert_array_equal(interleaved[0], 0.0)
+    np.testing.assert_array_equal(interleaved[-1], 0.0)
+    np.testing.assert_allclose(interleaved[1::3], Q.make_continuous(fit.values), atol=0)
+    curve = ref_sqlerp(fit.times, fit.in_tangents, fit.values, fit.out_tangents, check)
+    error = degrees_between(ref_cubicspline(spline_times, interleaved, check), curve)
+    assert reported == pytest.approx(error.max(), abs=1e-6)
+    assert reported < 0.1   # the same keys, fitted tangents: close to the curve
+
+
+def test_e_half_turn_between_keys_forces_an_extra_key():
+    # Ease in and out through 179 degrees about z: as one segment it needs b_1 at -89.5 and a_2 at
+    # 268.5 degrees (half-angles 134 degrees apart: b . a < 0, the 4th sign rule cannot hold).
+    def half_turn(t):
+        u = np.clip(np.asarray(t, dtype=float) / 0.5, 0, 1)
+        return about([0, 0, 1], 179.0 * (3 * u**2 - 2 * u**3))
+    times = np.array([0.0, 0.5])
+    check = check_grid(times)
+    fit = fit_cubicslerp(half_turn, times, check, tolerance_deg=0.01)
+    assert len(fit.times) >= 3 and fit.times[0] == 0.0 and fit.times[-1] == 0.5
+    assert degrees_between(fit.evaluate(check), half_turn(check)).max() <= 0.01 + 1e-9
+    assert_sign_rules(fit)

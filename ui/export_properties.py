@@ -1,0 +1,39 @@
+"""Settings saved with the .blend: how glTF exports write rotations while this add-on is enabled
+(the "EXT_animation_sqlerp" panel inside File > Export > glTF 2.0, and the defaults of
+``export_scene.gltf_sqlerp``)."""
+
+import bpy
+
+FALLBACK_ITEMS = (
+    ('LINEAR', "LINEAR, Fitted", "A LINEAR sampler with as few keys as keep it within the fallback "
+     "tolerance of the CUBICSLERP curve (viewers without the extension play it)"),
+    ('SAMPLED', "LINEAR, Every Frame", "The bundled exporter's own per-frame LINEAR sampler"),
+    ('CUBICSPLINE', "CUBICSPLINE, Fitted", "A CUBICSPLINE sampler at the CUBICSLERP key times, "
+     "tangents fitted to the CUBICSLERP curve"),
+    ('NONE', "None (Required)", "No usable fallback: a one-key STEP sampler, and "
+     "EXT_animation_sqlerp in extensionsRequired (viewers without it refuse the file)"),
+)
+
+
+class GLTF_SQLERP_PG_export(bpy.types.PropertyGroup):
+    enabled: bpy.props.BoolProperty(
+        name="EXT_animation_sqlerp", default=True,
+        description="Write rotations as CUBICSLERP samplers fitted to Blender's motion, with a fallback")
+    tolerance: bpy.props.FloatProperty(
+        name="Tolerance", description="Largest angle (degrees) between the CUBICSLERP curve and "
+        "Blender's rotation at any time (8 checks per frame)", default=0.01, min=0.0001, max=10.0,
+        precision=4)
+    fallback: bpy.props.EnumProperty(name="Fallback", items=FALLBACK_ITEMS, default='LINEAR')
+    fallback_tolerance: bpy.props.FloatProperty(
+        name="Fallback Tolerance", description="Largest angle (degrees) between a fitted fallback "
+        "and the CUBICSLERP curve", default=0.1, min=0.001, max=10.0, precision=3)
+
+
+def register():
+    bpy.utils.register_class(GLTF_SQLERP_PG_export)
+    bpy.types.Scene.gltf_sqlerp_export = bpy.props.PointerProperty(type=GLTF_SQLERP_PG_export)
+
+
+def unregister():
+    del bpy.types.Scene.gltf_sqlerp_export
+    bpy.utils.unregister_class(GLTF_SQLERP_PG_export)
