@@ -401,3 +401,30 @@ def test_bake_puts_linear_keys_on_the_curve_at_the_given_times():
     for t, key, played in zip(frames[:25], keys.values, K.play(keys, frames[:25], rotation=True)):
         expected = [0.0, 0.0, math.sin(math.radians(150 * t)), math.cos(math.radians(150 * t))]
         assert angle_deg(key, expected) < 1e-9 and angle_deg(played, expected) < 1e-9
+
+
+def test_bezier_time_solve_matches_plain_bisection():
+    """fcurve_model solves x(s) = t (Newton inside a bisection bracket); an independent 200-step
+    bisection of the Bernstein form gives the same s to float64 resolution, for handles anywhere in
+    their segment, flat ends (x'(0) = 0) included."""
+    from gltf_sqlerp.core.fcurve_model import _bezier_parameter
+    rng = np.random.default_rng(11)
+    count = 20000
+    x1, x2 = rng.uniform(0.0, 1.0, count), rng.uniform(0.0, 1.0, count)
+    x1[:100], x2[100:200] = 0.0, 1.0  # handles on their keys: x'(s) = 0 at an end
+    x = np.column_stack([np.zeros(count), x1, x2, np.ones(count)]) * 8.0 + 3.0
+    q = 3.0 + 8.0 * rng.uniform(0.0, 1.0, count)
+    q[:50] = 3.0 + 8.0 * rng.uniform(0.0, 1e-9, 50)  # right at the flat start
+    low, high = np.zeros(count), np.ones(count)
+    a, b, c, d = x.T
+    for _ in range(200):
+        mid = 0.5 * (low + high)
+        r = 1.0 - mid
+        below = r ** 3 * a + 3 * r * r * mid * b + 3 * r * mid * mid * c + mid ** 3 * d < q
+        low, high = np.where(below, mid, low), np.where(below, high, mid)
+    # Where x'(s) is ~0 the time pins s down only to about sqrt(resolution): compare times there.
+    s = _bezier_parameter(x, q)
+    r = 1.0 - s
+    solved = r ** 3 * a + 3 * r * r * s * b + 3 * r * s * s * c + s ** 3 * d
+    assert np.abs(solved - q).max() < 1e-11
+    assert np.abs(s - 0.5 * (low + high))[200:].max() < 1e-9

@@ -1,0 +1,386 @@
+"""core.convert and tools/sqlerp_convert.py: dense LINEAR rotations get CUBICSLERP samplers.
+
+Independent references: the motions are closed forms built here (rotation about a moving axis,
+sampled every 1/24 s), the LINEAR curve that viewers play is Appendix C's slerp written out in this
+file (`ref_slerp`), written files are read back with plain json/struct (`raw_accessor`, `gltf_json`)
+as well as with core.load, and the Khronos glTF-Validator checks every converted file. No Blender.
+"""
+
+import json
+import struct
+import subprocess
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+from conftest import ASSETS, ROOT
+from gltf_validator import errors, validate_all
+from raw_gltf import raw_accessor
+
+from gltf_sqlerp import core
+from gltf_sqlerp.core.convert import CHECKS_PER_INTERVAL, convert
+from gltf_sqlerp.core.gltf_file import read_file
+from gltf_sqlerp.core.writer import BufferBuilder, write_glb, write_gltf
+
+FPS = 24.0
+KEYS = 200
+EXTENSION = "EXT_animation_sqlerp"
+CLI = ROOT / "tools" / "sqlerp_convert.py"
+CESIUM = ASSETS / "khronos" / "CesiumMan"
+# (angle amplitude deg, angular frequency rad/s, drift deg/s, axis turn rate rad/s). GENTLE's
+# 24 fps LINEAR keys follow the motion within 0.008 deg, LIVELY's within 0.026 deg: the size of
+# the corners a smooth curve cannot follow.
+GENTLE = (40.0, 0.9, 10.0, 0.5)
+LIVELY = (90.0, 1.1, 30.0, 0.7)
+
+
+def about(axis, degrees):
+    axis = np.asarray(axis, dtype=float)
+    axis = axis / np.linalg.norm(axis, axis=-1, keepdims=True)
+    half = np.radians(np.asarray(degrees, dtype=float))[..., None] / 2.0
+    return np.concatenate([axis * np.sin(half), np.cos(half)], axis=-1)
+
+
+def moving_axis(times, amplitude, frequency, drift, axis_rate):
+    """A rotation about an axis circling the z axis, by an angle that swings and drifts."""
+    axis = np.stack([np.cos(axis_rate * times), np.sin(axis_rate * times),
+                     np.full_like(times, 1.5)], axis=-1)
+    q = about(axis, amplitude * np.sin(frequency * times) + drift * times)
+    return q * np.where(q[:, 3:] < 0.0, -1.0, 1.0)  # angles stay under 180 deg: w > 0 is continuous
+
+
+def ref_slerp(a, b, t):
+    """Appendix C slerp, shortest path, t (m,) against (m, 4) ends."""
+    d = np.sum(a * b, axis=1, keepdims=True)
+    b = np.where(d < 0.0, -b, b)
+    angle = np.arccos(np.clip(np.abs(d), -1.0, 1.0))
+    s = np.sin(np.where(angle > 1e-9, angle, 1.0))
+    t = t[:, None]
+    out = np.where(angle > 1e-9, (np.sin((1 - t) * angle) * a + np.sin(t * angle) * b) / s,
+                   a + t * (b - a))
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def ref_linear(times, values, query):
+    """The LINEAR rotation sampler (times, values) at query times inside the keys."""
+    k = np.clip(np.searchsorted(times, query, side="right") - 1, 0, len(times) - 2)
+    t = (query - times[k]) / (times[k + 1] - times[k])
+    return ref_slerp(values[k], values[k + 1], t)
+
+
+def angle_deg(p, q):
+    return np.degrees(2.0 * np.arccos(np.clip(np.abs(np.sum(p * q, axis=1)), 0.0, 1.0)))
+
+
+def gltf_json(path):
+    data = path.read_bytes()
+    if data[:4] != b"glTF":
+        return json.loads(data)
+    length, kind = struct.unpack_from("<I4s", data, 12)
+    assert kind == b"JSON"
+    return json.loads(data[20:20 + length])
+
+
+def write_source(path, motion=GENTLE, embed=False):
+    """A file with the dense LINEAR rotation of ``motion`` on node 0 (channel 0), a LINEAR
+    translation on node 0 and a STEP rotation on node 1, all keyed every 1/24 s."""
+    times = (np.arange(KEYS) / FPS).astype(np.float32)
+    rotations = moving_axis(times.astype(np.float64), *motion).astype(np.float32)
+    document = {"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0, 1]}],
+                "nodes": [{"name": "Swing"}, {"name": "Stepper", "translation": [1.0, 0.0, 0.0]}]}
+    buffer = BufferBuilder(document)
+    time_input = buffer.add_accessor(times, bounds=True)
+    outputs = [buffer.add_accessor(rotations),
+               buffer.add_accessor(np.c_[np.sin(times), np.zeros((KEYS, 2))].astype(np.float32)),
+               buffer.add_accessor(rotations[::-1].copy())]
+    document["animations"] = [{"name": "Swing", "samplers": [
+        {"input": time_input, "output": outputs[0], "interpolation": "LINEAR"},
+        {"input": time_input, "output": outputs[1], "interpolation": "LINEAR"},
+        {"input": time_input, "output": outputs[2], "interpolation": "STEP"}], "channels": [
+        {"sampler": 0, "target": {"node": 0, "path": "rotation"}},
+        {"sampler": 1, "target": {"node": 0, "path": "translation"}},
+        {"sampler": 2, "target": {"node": 1, "path": "rotation"}}]}]
+    if path.suffix == ".glb":
+        write_glb(path, document, buffer.blob())
+    else:
+        write_gltf(path, document, buffer.blob(), embed=embed)
+    return times.astype(np.float64), rotations.astype(np.float64)
+
+
+def keys_and_midpoints(times):
+    return np.sort(np.concatenate([times, 0.5 * (times[:-1] + times[1:])]))
+
+
+@pytest.mark.parametrize("motion, tolerance", [(GENTLE, 0.01), (LIVELY, 0.05)],
+                         ids=["gentle-0.01deg", "lively-0.05deg"])
+def test_dense_linear_rotation_gets_far_fewer_cubicslerp_keys_within_the_tolerance(
+        tmp_path, motion, tolerance):
+    source, destination = tmp_path / "dense.gltf", tmp_path / "sparse.gltf"
+    times, rotations = write_source(source, motion)
+    report = convert(source, destination, tolerance)
+
+    swing, stepper = report.channels  # rotation channels only: 0 and 2
+    assert (swing.pointer, stepper.pointer) == ("/animations/0/channels/0", "/animations/0/channels/2")
+    assert swing.converted and swing.original_keys == KEYS
+    assert swing.cubicslerp_keys * 4 <= KEYS, swing
+    assert 0.0 < swing.max_error_deg <= tolerance
+    assert not stepper.converted and "STEP" in stepper.note
+
+    channel = core.load(destination).animations[0].channels[0]
+    assert channel.sampler.interpolation == "CUBICSLERP"
+    assert len(channel.sampler.times) == swing.cubicslerp_keys
+    query = keys_and_midpoints(times)
+    played = channel.evaluate(query)
+    error = angle_deg(played, ref_linear(times, rotations, query))
+    assert error.max() <= tolerance
+    # The report's figure is honest: it checks these times too (CHECKS_PER_INTERVAL per interval,
+    # an even number, so midpoints, there rounded to float32).
+    assert CHECKS_PER_INTERVAL % 2 == 0 and error.max() <= 1.01 * swing.max_error_deg
+    # Between the check times too (64 per original interval).
+    dense = np.linspace(times[0], times[-1], 64 * (KEYS - 1) + 1)
+    assert angle_deg(channel.evaluate(dense), ref_linear(times, rotations, dense)).max() <= tolerance
+
+
+def test_the_fallback_is_the_original_sampler_unchanged_and_the_keys_follow_the_conventions(tmp_path):
+    source, destination = tmp_path / "dense.gltf", tmp_path / "sparse.gltf"
+    write_source(source)
+    convert(source, destination)
+    before, after = gltf_json(source), gltf_json(destination)
+    channel = after["animations"][0]["channels"][0]
+    old_samplers = before["animations"][0]["samplers"]
+    assert channel["sampler"] == 0 and after["animations"][0]["samplers"][:3] == old_samplers
+    for accessor in (old_samplers[0]["input"], old_samplers[0]["output"]):
+        assert after["accessors"][accessor] == before["accessors"][accessor]
+        assert np.array_equal(raw_accessor(destination, accessor), raw_accessor(source, accessor))
+    assert after["extensionsUsed"] == [EXTENSION] and "extensionsRequired" not in after
+
+    cubic = after["animations"][0]["samplers"][channel["extensions"][EXTENSION]["sampler"]]
+    assert cubic["interpolation"] == "CUBICSLERP"
+    key_times = raw_accessor(destination, cubic["input"])[:, 0]
+    assert after["accessors"][cubic["input"]]["min"] == [key_times[0]]
+    assert after["accessors"][cubic["input"]]["max"] == [key_times[-1]]
+    rows = raw_accessor(destination, cubic["output"])
+    a, v, b = rows[0::3], rows[1::3], rows[2::3]
+    assert len(v) == len(key_times) and np.array_equal(a[0], v[0]) and np.array_equal(b[-1], v[-1])
+    assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-6)
+    for left, right in ((v[:-1], v[1:]), (v[:-1], b[:-1]), (v[1:], a[1:]), (b[:-1], a[1:])):
+        assert (np.sum(left * right, axis=1) >= 0.0).all()  # conventions §2 sign rules
+
+
+def test_a_channel_whose_corners_exceed_the_tolerance_is_left_alone(tmp_path):
+    source, destination = tmp_path / "dense.gltf", tmp_path / "same.gltf"
+    write_source(source, LIVELY)
+    report = convert(source, destination, 0.01)
+    assert report.converted == []
+    assert "corners" in report.channels[0].note
+    assert gltf_json(destination) == gltf_json(source)  # nothing added, not even extensionsUsed
+    assert report.files == [destination]
+
+
+def test_min_ratio_leaves_channels_with_too_small_a_reduction_alone(tmp_path):
+    source = CESIUM / "glTF-Binary" / "CesiumMan.glb"
+    every = convert(source, tmp_path / "every.glb", 0.05)
+    ratios = sorted(c.original_keys / c.cubicslerp_keys for c in every.converted)
+    assert ratios[0] < 2.0 <= ratios[-1]  # else this checks nothing
+    report = convert(source, tmp_path / "some.glb", 0.05, min_ratio=2.0)
+    assert {c.pointer for c in report.converted} == {
+        c.pointer for c in every.converted if c.original_keys / c.cubicslerp_keys >= 2.0}
+    assert all("more than 1/2 of them" in c.note or "corners" in c.note
+               for c in report.channels if not c.converted)
+    assert report.destination_bytes < every.destination_bytes
+
+
+def test_an_embedded_gltf_stays_embedded_and_a_glb_stays_one_file(tmp_path):
+    write_source(tmp_path / "embedded.gltf", embed=True)
+    convert(tmp_path / "embedded.gltf", tmp_path / "out" / "embedded.gltf")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["embedded.gltf"]
+    buffers = gltf_json(tmp_path / "out" / "embedded.gltf")["buffers"]
+    assert len(buffers) == 2 and all(b["uri"].startswith("data:") for b in buffers)
+    write_source(tmp_path / "dense.glb")
+    report = convert(tmp_path / "dense.glb", tmp_path / "out" / "sparse.glb")
+    assert report.files == [tmp_path / "out" / "sparse.glb"]
+    buffers = gltf_json(tmp_path / "out" / "sparse.glb")["buffers"]
+    assert len(buffers) == 1 and "uri" not in buffers[0]  # appended to the BIN chunk
+    assert report.destination_bytes == (tmp_path / "out" / "sparse.glb").stat().st_size
+
+
+def test_converting_a_converted_file_again_keeps_its_cubicslerp_samplers(tmp_path):
+    write_source(tmp_path / "dense.glb")
+    convert(tmp_path / "dense.glb", tmp_path / "once.glb")
+    report = convert(tmp_path / "once.glb", tmp_path / "once.glb")  # in place, asked for explicitly
+    assert report.converted == [] and EXTENSION in report.channels[0].note
+    assert core.load(tmp_path / "once.glb").animations[0].channels[0].uses_extension
+
+
+def _converted_pairs(tmp_path):
+    """(source, destination) of every form: our dense .gltf/.glb/embedded, CesiumMan .gltf/.glb."""
+    pairs = []
+    for name in ("dense.gltf", "dense.glb"):
+        write_source(tmp_path / name)
+        pairs.append((tmp_path / name, tmp_path / "out" / name))
+    write_source(tmp_path / "embedded.gltf", embed=True)
+    pairs.append((tmp_path / "embedded.gltf", tmp_path / "out" / "embedded.gltf"))
+    pairs += [(CESIUM / "glTF" / "CesiumMan.gltf", tmp_path / "cesium" / "CesiumMan.gltf"),
+              (CESIUM / "glTF-Binary" / "CesiumMan.glb", tmp_path / "cesium" / "CesiumMan.glb")]
+    for source, destination in pairs:
+        destination.parent.mkdir(exist_ok=True)
+        assert convert(source, destination, 0.05).converted
+    return pairs
+
+
+def _codes(report):
+    return Counter(m["code"] for m in report["issues"]["messages"])
+
+
+def test_converted_files_pass_the_khronos_validator_and_load_without_warnings(tmp_path):
+    pairs = _converted_pairs(tmp_path)
+    reports = validate_all([path for pair in pairs for path in pair])
+    for (source, destination), before, after in zip(pairs, reports[0::2], reports[1::2]):
+        assert errors(after) == [], destination
+        assert core.load(destination).warnings == [], destination
+        # What conventions §3 predicts for the fallback form, per CUBICSLERP sampler, and nothing
+        # else that the source did not have already.
+        samplers = sum(s["interpolation"] == "CUBICSLERP"
+                       for a in gltf_json(destination)["animations"] for s in a["samplers"])
+        assert _codes(after) - _codes(before) == Counter(
+            {"VALUE_NOT_IN_LIST": samplers, "UNUSED_OBJECT": samplers, "UNSUPPORTED_EXTENSION": 1})
+
+
+@pytest.mark.parametrize("form", ["glTF/CesiumMan.gltf", "glTF-Binary/CesiumMan.glb"])
+def test_a_real_file_keeps_everything_but_the_added_samplers(tmp_path, form):
+    source, destination = CESIUM / form, tmp_path / "elsewhere" / form.split("/")[1]
+    destination.parent.mkdir()
+    report = convert(source, destination, 0.05)
+    assert len(report.channels) == 19 and len(report.converted) >= 15
+    assert all(c.max_error_deg <= 0.05 and c.cubicslerp_keys < c.original_keys for c in report.converted)
+    assert report.destination_bytes > report.source_bytes
+    before, after = gltf_json(source), gltf_json(destination)
+    changed = {"animations", "accessors", "bufferViews", "buffers", "extensionsUsed"}
+    assert {k: v for k, v in after.items() if k not in changed} == \
+        {k: v for k, v in before.items() if k not in changed}
+    for kind in ("accessors", "bufferViews"):
+        assert after[kind][:len(before[kind])] == before[kind]
+    def without_length(buffers):
+        return [{k: v for k, v in b.items() if k != "byteLength"} for b in buffers]
+    assert without_length(after["buffers"][:len(before["buffers"])]) == without_length(before["buffers"])
+    old_samplers = before["animations"][0]["samplers"]
+    assert after["animations"][0]["samplers"][:len(old_samplers)] == old_samplers
+    for old, new in zip(before["animations"][0]["channels"], after["animations"][0]["channels"]):
+        assert {k: v for k, v in new.items() if k != "extensions"} == old
+    old_file, new_file = read_file(source), read_file(destination)
+    for view in before["bufferViews"]:  # every original byte, at its original place
+        start, end = view.get("byteOffset", 0), view.get("byteOffset", 0) + view["byteLength"]
+        assert new_file.buffers[view["buffer"]][start:end] == old_file.buffers[view["buffer"]][start:end]
+    for image in before.get("images", []):  # a .gltf's own files come along to the new folder
+        if "uri" in image:
+            copied = (destination.parent / image["uri"]).read_bytes()
+            assert copied == (source.parent / image["uri"]).read_bytes()
+
+
+def test_a_different_file_in_the_way_of_a_copied_resource_stops_the_conversion(tmp_path):
+    (tmp_path / "CesiumMan_data.bin").write_bytes(b"another asset's buffer")
+    with pytest.raises(FileExistsError, match="CesiumMan_data.bin"):
+        convert(CESIUM / "glTF" / "CesiumMan.gltf", tmp_path / "CesiumMan.gltf", 0.05)
+    assert [p.name for p in tmp_path.iterdir()] == ["CesiumMan_data.bin"]
+    assert (tmp_path / "CesiumMan_data.bin").read_bytes() == b"another asset's buffer"
+
+
+def test_a_failed_write_removes_the_files_it_had_created(tmp_path, monkeypatch):
+    from gltf_sqlerp.core import convert as module
+    written = []
+
+    def fail_on_the_gltf(path, data):
+        if path.suffix == ".gltf":
+            raise OSError("disk full")
+        written.append(path.name)
+        module_write(path, data)
+
+    module_write = module.write_atomic
+    monkeypatch.setattr(module, "write_atomic", fail_on_the_gltf)
+    destination = tmp_path / "out" / "CesiumMan.gltf"
+    with pytest.raises(OSError, match="disk full"):
+        convert(CESIUM / "glTF" / "CesiumMan.gltf", destination, 0.05)
+    assert sorted(written) == ["CesiumMan_data.bin", "CesiumMan_img0.jpg", "CesiumMan_sqlerp.bin"]
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def _truncated_glb(tmp_path):
+    write_source(tmp_path / "dense.glb")
+    data = (tmp_path / "dense.glb").read_bytes()
+    (tmp_path / "truncated.glb").write_bytes(data[:len(data) // 2])
+    return tmp_path / "truncated.glb"
+
+
+def _count_mismatch(tmp_path):
+    write_source(tmp_path / "dense.gltf")
+    document = json.loads((tmp_path / "dense.gltf").read_text())
+    output = document["animations"][0]["samplers"][0]["output"]
+    document["accessors"][output]["count"] -= 1
+    (tmp_path / "mismatch.gltf").write_text(json.dumps(document))
+    return tmp_path / "mismatch.gltf"
+
+
+@pytest.mark.parametrize("make, code, where", [
+    (_truncated_glb, "GLB_LENGTH_MISMATCH", ""),
+    (_count_mismatch, "ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_COUNT",
+     "/animations/0/channels/0/sampler"),
+])
+def test_bad_input_raises_gltf_error_and_writes_nothing(tmp_path, make, code, where):
+    source = make(tmp_path)
+    suffix = source.suffix
+    with pytest.raises(core.GltfError) as raised:
+        convert(source, tmp_path / "new" / f"out{suffix}")
+    assert (raised.value.code, raised.value.pointer) == (code, where)
+    assert not (tmp_path / "new").exists()
+    existing = tmp_path / f"existing{suffix}"
+    existing.write_bytes(b"an older file")
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(core.GltfError):
+        convert(source, existing)
+    assert existing.read_bytes() == b"an older file" and sorted(tmp_path.iterdir()) == before
+
+
+def test_bad_arguments_raise_value_error_and_write_nothing(tmp_path):
+    write_source(tmp_path / "dense.glb")
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(ValueError, match="must end in .glb"):
+        convert(tmp_path / "dense.glb", tmp_path / "out.gltf")
+    for tolerance in (0.0, -1.0, float("nan"), "0.01x"):
+        with pytest.raises(ValueError, match="tolerance_deg"):
+            convert(tmp_path / "dense.glb", tmp_path / "out.glb", tolerance)
+    for ratio in (0.5, float("inf"), None):
+        with pytest.raises(ValueError, match="min_ratio"):
+            convert(tmp_path / "dense.glb", tmp_path / "out.glb", 0.01, ratio)
+    assert sorted(tmp_path.iterdir()) == before
+
+
+def _run_cli(*args):
+    # bpy made unimportable: the converter must run on a plain Python with numpy.
+    script = ("import runpy, sys; sys.modules['bpy'] = None; sys.argv = sys.argv[1:]; "
+              "runpy.run_path(sys.argv[0], run_name='__main__')")
+    return subprocess.run([sys.executable, "-c", script, str(CLI), *map(str, args)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_cli_prints_a_table_and_exits_0(tmp_path):
+    result = _run_cli(CESIUM / "glTF-Binary" / "CesiumMan.glb", tmp_path / "c.glb",
+                      "--tolerance", "0.05")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:6] == ["channel", "node", "interpolation", "keys", "CUBICSLERP", "ratio"]
+    assert sum(line.startswith("/animations/0/channels/") for line in lines) == 19
+    assert "rotation channels converted within 0.05°" in result.stdout
+    assert core.load(tmp_path / "c.glb").animations[0].channels[1].uses_extension
+
+
+def test_cli_exits_non_zero_with_the_error_code_and_pointer(tmp_path):
+    source = _truncated_glb(tmp_path)
+    result = _run_cli(source, tmp_path / "out.glb")
+    assert result.returncode == 1
+    assert "[GLB_LENGTH_MISMATCH at /]" in result.stderr
+    assert not (tmp_path / "out.glb").exists()
+    result = _run_cli(_count_mismatch(tmp_path), tmp_path / "out.gltf")
+    assert result.returncode == 1
+    assert "at /animations/0/channels/0/sampler]" in result.stderr
+    assert _run_cli(source, tmp_path / "out.glb", "--tolerance", "-1").returncode != 0

@@ -1,0 +1,108 @@
+"""Add EXT_animation_sqlerp CUBICSLERP samplers to a glTF file's dense LINEAR rotations.
+
+    python tools/sqlerp_convert.py INPUT OUTPUT [--tolerance DEG] [--min-ratio R]
+    python -m tools.sqlerp_convert INPUT OUTPUT [...]     (from the repository folder)
+
+Needs Python 3.11 and numpy only, no Blender (core/convert.py does the work). A .glb is written as
+a .glb, a .gltf as a .gltf; the original LINEAR samplers stay as the fallback. Prints one row per
+rotation channel. Exit code 0 when the file was written, 1 for an invalid input file (the error's
+code and JSON pointer are printed), 2 for bad arguments or a file that cannot be written.
+"""
+
+import argparse
+import json
+import struct
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
+
+HEADER = ("channel", "node", "interpolation", "keys", "CUBICSLERP", "ratio", "max error°")
+
+
+def _import_core():
+    devpath.import_package()
+    from gltf_sqlerp import core
+    from gltf_sqlerp.core import convert
+    return core, convert
+
+
+def gltf_json(path):
+    """The JSON of a .gltf or .glb (for node names; the buffers are not read)."""
+    data = Path(path).read_bytes()
+    if data[:4] == b"glTF":
+        length = struct.unpack_from("<I", data, 12)[0]
+        data = data[20:20 + length]
+    return json.loads(data)
+
+
+def node_name(document, index):
+    nodes = document.get("nodes", [])
+    name = nodes[index].get("name") if 0 <= index < len(nodes) else None
+    return f"{index} {name}" if name else str(index)
+
+
+def rows(report, document):
+    """Table rows (strings) of a ConvertReport, one per rotation channel."""
+    for c in report.channels:
+        if c.converted:
+            tail = (str(c.cubicslerp_keys), f"{c.original_keys / c.cubicslerp_keys:.1f}x",
+                    f"{c.max_error_deg:.5f}")
+        else:
+            tail = ("-", "-", f"left alone: {c.note}")
+        yield (c.pointer, node_name(document, c.node), c.interpolation, str(c.original_keys)) + tail
+
+
+def print_table(table):
+    widths = [max(len(row[i]) for row in table) for i in range(len(HEADER) - 1)]
+    for row in table:
+        # Numbers right-aligned; the last column (error or why a channel was left alone) unpadded.
+        cells = [cell.rjust(w) if i >= 3 else cell.ljust(w)
+                 for i, (cell, w) in enumerate(zip(row, widths))]
+        print("  ".join(cells + [row[-1]]).rstrip())
+
+
+def summary(report):
+    converted = report.converted
+    before = sum(c.original_keys for c in converted)
+    after = sum(c.cubicslerp_keys for c in converted)
+    ratio = f" ({before / after:.1f}x fewer)" if after else ""
+    growth = report.destination_bytes / report.source_bytes - 1.0
+    return (f"{len(converted)} of {len(report.channels)} rotation channels converted within "
+            f"{report.tolerance_deg:g}°: {before} LINEAR keys -> {after} CUBICSLERP keys{ratio}\n"
+            f"size (file and buffers): {report.source_bytes:,} -> {report.destination_bytes:,} "
+            f"bytes ({growth:+.1%})\nwritten: {', '.join(str(f) for f in report.files)}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("input", help="a .gltf or .glb")
+    parser.add_argument("output", help="the file to write (.glb for a .glb input, .gltf for a .gltf)")
+    parser.add_argument("--tolerance", type=float, default=0.01, metavar="DEG",
+                        help="largest angle between the CUBICSLERP curve and the LINEAR one "
+                             "(degrees, default 0.01)")
+    parser.add_argument("--min-ratio", type=float, default=1.0, metavar="R",
+                        help="convert a channel only when it needs at most 1/R of its keys "
+                             "(default 1: any channel with fewer keys)")
+    args = parser.parse_args(argv)
+    core, convert = _import_core()
+    try:
+        report = convert.convert(args.input, args.output, args.tolerance, args.min_ratio)
+    except core.GltfError as error:
+        print(f"{args.input}: invalid glTF, nothing written", file=sys.stderr)
+        for finding in error.findings:
+            print(f"  {finding}", file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for warning in report.warnings:
+        print(f"  {warning}")
+    print_table([HEADER] + list(rows(report, gltf_json(report.destination))))
+    print(summary(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
