@@ -16,7 +16,7 @@ import bpy
 from bpy_extras.io_utils import ExportHelper
 
 from ..core import GltfError, load
-from ..ui.export_properties import FALLBACK_ITEMS
+from ..ui import export_properties
 from . import export_hook
 from .export_rotations import ExportOptions
 
@@ -84,14 +84,9 @@ class EXPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ExportHelper):
 
     filename_ext = ".glb"
     filter_glob: bpy.props.StringProperty(default="*.glb;*.gltf", options={'HIDDEN'})
-    tolerance: bpy.props.FloatProperty(
-        name="Tolerance", description="Largest angle (degrees) between the CUBICSLERP curve and "
-        "Blender's rotation at any time (8 checks per frame)", default=0.01, min=0.0001, max=10.0,
-        precision=4)
-    fallback: bpy.props.EnumProperty(name="Fallback", items=FALLBACK_ITEMS, default='LINEAR')
-    fallback_tolerance: bpy.props.FloatProperty(
-        name="Fallback Tolerance", description="Largest angle (degrees) between a fitted fallback "
-        "and the CUBICSLERP curve", default=0.1, min=0.001, max=10.0, precision=3)
+    tolerance: export_properties.tolerance_property()
+    fallback: export_properties.fallback_property()
+    fallback_tolerance: export_properties.fallback_tolerance_property()
     use_selection: bpy.props.BoolProperty(name="Selected Objects", default=False)
 
     def check(self, context):

@@ -15,18 +15,32 @@ FALLBACK_ITEMS = (
 )
 
 
+# The same settings are properties of export_scene.gltf_sqlerp (scripts) and of this group (the
+# bundled dialog, the sidebar): made by one function each so the two cannot drift apart.
+def tolerance_property():
+    return bpy.props.FloatProperty(
+        name="Tolerance", description="Largest angle (degrees) between the CUBICSLERP curve and "
+        "Blender's rotation at any time (8 checks per frame)", default=0.01, min=0.0001, max=10.0,
+        precision=4)
+
+
+def fallback_property():
+    return bpy.props.EnumProperty(name="Fallback", items=FALLBACK_ITEMS, default='LINEAR')
+
+
+def fallback_tolerance_property():
+    return bpy.props.FloatProperty(
+        name="Fallback Tolerance", description="Largest angle (degrees) between a fitted fallback "
+        "and the CUBICSLERP curve", default=0.1, min=0.001, max=10.0, precision=3)
+
+
 class GLTF_SQLERP_PG_export(bpy.types.PropertyGroup):
     enabled: bpy.props.BoolProperty(
         name="EXT_animation_sqlerp", default=True,
         description="Write rotations as CUBICSLERP samplers fitted to Blender's motion, with a fallback")
-    tolerance: bpy.props.FloatProperty(
-        name="Tolerance", description="Largest angle (degrees) between the CUBICSLERP curve and "
-        "Blender's rotation at any time (8 checks per frame)", default=0.01, min=0.0001, max=10.0,
-        precision=4)
-    fallback: bpy.props.EnumProperty(name="Fallback", items=FALLBACK_ITEMS, default='LINEAR')
-    fallback_tolerance: bpy.props.FloatProperty(
-        name="Fallback Tolerance", description="Largest angle (degrees) between a fitted fallback "
-        "and the CUBICSLERP curve", default=0.1, min=0.001, max=10.0, precision=3)
+    tolerance: tolerance_property()
+    fallback: fallback_property()
+    fallback_tolerance: fallback_tolerance_property()
 
 
 def register():
