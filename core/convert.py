@@ -227,13 +227,15 @@ def _fewest_keys(target, times, check, aim):
     """The CubicSlerpFit with the fewest keys found (see fit_linear_rotation), or None when even
     the first fit needs as many as the original (it stops early then)."""
     try:
-        best = fit_cubicslerp(target, times[[0, -1]], check, aim, max_keys=len(times) - 1)
+        best = fit_cubicslerp(target, times[[0, -1]], check, aim, max_keys=len(times) - 1,
+                              split_at="worst")  # a polyline: its error sits at its corners
     except ValueError:
         return None
     if len(best.times) > 3:
         start = np.append(best.times[:-1:2], best.times[-1])
         try:
-            best = fit_cubicslerp(target, start, check, aim, max_keys=len(best.times) - 1)
+            best = fit_cubicslerp(target, start, check, aim, max_keys=len(best.times) - 1,
+                                  split_at="worst")
         except ValueError:  # not fewer keys this way
             pass
     return best

@@ -84,7 +84,9 @@ def _segment_max(x, starts):
     if not len(x):
         return np.zeros(len(starts))
     ends = np.append(starts[1:], len(x))
-    worst = np.maximum.reduceat(x, np.minimum(starts, len(x) - 1))
+    # A sentinel after x: a run starting at len(x) (empty) must not cut the run before it short,
+    # as clipping its start to len(x) - 1 would (reduceat stops each run at the next start).
+    worst = np.maximum.reduceat(np.append(x, 0.0), starts)
     return np.where(ends > starts, worst, 0.0)
 
 

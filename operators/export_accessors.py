@@ -15,7 +15,7 @@ try:  # Blender 4.3+
 except ImportError:  # Blender 4.2
     from io_scene_gltf2.io.exp.gltf2_io_binary_data import BinaryData
 
-FLOAT = 5126
+FLOAT, SHORT = 5126, 5122
 EXTENSION_NAME = "EXT_animation_sqlerp"
 _WIDTH = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}
 
@@ -30,18 +30,25 @@ def read(accessor):
     return data if accessor.type == "SCALAR" else data.reshape(accessor.count, -1)
 
 
-def accessor(values, bounds=False):
+def accessor(values, bounds=False, short=False):
     """A float accessor for (count,) times or (count, 4) quaternions; ``bounds`` adds min/max
-    (required on sampler inputs)."""
-    values = np.ascontiguousarray(values, dtype="<f4")
+    (required on sampler inputs); ``short``: normalized 16-bit components (values in [-1, 1], half
+    the bytes; glTF 2.0 3.11 encoding round(f x 32767))."""
+    values = np.asarray(values)
     kind = "SCALAR" if values.ndim == 1 else {3: "VEC3", 4: "VEC4"}[values.shape[1]]
+    if short:
+        data = np.clip(np.round(values * 32767.0), -32767, 32767).astype("<i2")
+    else:
+        data = np.ascontiguousarray(values, dtype="<f4")
     low = high = None
     if bounds:
-        flat = values.reshape(len(values), -1)
+        flat = data.reshape(len(data), -1)
         low, high = flat.min(axis=0).tolist(), flat.max(axis=0).tolist()
-    return gltf2_io.Accessor(buffer_view=BinaryData(values.tobytes()), byte_offset=None,
-                             component_type=FLOAT, count=len(values), extensions=None, extras=None,
-                             max=high, min=low, name=None, normalized=None, sparse=None, type=kind)
+    # BinaryData pads every view to 4 bytes: a VEC4 of shorts is 8 bytes, aligned as glTF asks.
+    return gltf2_io.Accessor(buffer_view=BinaryData(data.tobytes()), byte_offset=None,
+                             component_type=SHORT if short else FLOAT, count=len(data), extensions=None,
+                             extras=None, max=high, min=low, name=None, normalized=True if short else None,
+                             sparse=None, type=kind)
 
 
 def sampler(input_accessor, output_accessor, interpolation):

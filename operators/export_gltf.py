@@ -85,6 +85,7 @@ class EXPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ExportHelper):
     filename_ext = ".glb"
     filter_glob: bpy.props.StringProperty(default="*.glb;*.gltf", options={'HIDDEN'})
     tolerance: export_properties.tolerance_property()
+    precision: export_properties.precision_property()
     fallback: export_properties.fallback_property()
     fallback_tolerance: export_properties.fallback_tolerance_property()
     use_selection: bpy.props.BoolProperty(name="Selected Objects", default=False)
@@ -96,7 +97,7 @@ class EXPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ExportHelper):
         return super().check(context)
 
     def execute(self, context):
-        options = ExportOptions(self.tolerance, self.fallback, self.fallback_tolerance)
+        options = ExportOptions(self.tolerance, self.fallback, self.fallback_tolerance, self.precision)
         try:
             outcome, warnings = export(self.filepath, options, self.use_selection)
         except ExportFailed as error:

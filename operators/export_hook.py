@@ -22,7 +22,8 @@ def options_from(settings):
     """ExportOptions from a scene's gltf_sqlerp_export group (None when switched off)."""
     if not settings.enabled:
         return None
-    return ExportOptions(settings.tolerance, settings.fallback, settings.fallback_tolerance)
+    return ExportOptions(settings.tolerance, settings.fallback, settings.fallback_tolerance,
+                         settings.precision)
 
 
 class Override:

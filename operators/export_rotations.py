@@ -29,8 +29,11 @@ from .export_stored import stored_keys
 FALLBACKS = ("LINEAR", "SAMPLED", "CUBICSPLINE", "NONE")
 # The bundled exporter's samples are float32 values of mathutils (float32) matrices.
 AGREEMENT_DEG = 0.005
-# The fit aims below the tolerance so that float32 key times and values still keep it.
-FIT_MARGIN = 0.8
+# The fit aims below the tolerance so that the written key times and values still keep it:
+# float32 times move a key by up to 4e-6 s at 40 s; 16-bit normalized quaternion components move
+# a rotation by up to 2 asin(2 x 0.5 / 32767) = 0.0035 degrees.
+FIT_MARGIN = 0.9
+QUANTIZATION_DEG = {"FLOAT": 0.0, "SHORT": 0.0035}
 _Y_UP = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])  # -90 degrees about X: Blender Z-up -> glTF Y-up
 _BONE = 3  # VExportNode.BONE
 
@@ -40,6 +43,7 @@ class ExportOptions:
     tolerance_deg: float = 0.01
     fallback: str = "LINEAR"
     fallback_tolerance_deg: float = 0.1
+    precision: str = "SHORT"  # CUBICSLERP output components: "FLOAT" (32-bit) or "SHORT" (normalized 16-bit)
 
 
 @dataclass
@@ -172,8 +176,9 @@ def _measured_target(motion, bundled, vnode, bone, export_settings, owner_uuid, 
     if bundled.interpolation not in ("LINEAR", "STEP") or len(values) != len(times):
         return None, f"the bundled sampler is {bundled.interpolation} (sampling was off)"
     frames = times * timing.bundled_rate + slide
-    b = quat.conjugate(_Y_UP) if bone is None and export_settings.get("gltf_yup", True) else np.array([0.0, 0, 0, 1])
-    target = _Target(motion, np.array([0.0, 0, 0, 1]), b, slide, timing.rate)
+    identity = np.array([0.0, 0.0, 0.0, 1.0])
+    b = quat.conjugate(_Y_UP) if bone is None and export_settings.get("gltf_yup", True) else identity
+    target = _Target(motion, identity, b, slide, timing.rate)
     played = target.at_frames(frames)
     # a = G · (P · b)^-1 per sample, averaged (signs aligned) against float32 noise.
     estimates = quat.multiply(values, quat.conjugate(played))
@@ -214,17 +219,14 @@ def _fit_channel(animation, channel, target, frame_range, options, result, store
     key_times = _float32((key_frames - target.slide) / target.rate)
     check_times = (check_frames - target.slide) / target.rate
     expected = target(check_times)
-    fit = _kept(stored, check_times, expected, options.tolerance_deg)
-    if fit is None:
-        fit = fit_cubicslerp(target, key_times, check_times, options.tolerance_deg * FIT_MARGIN)
-    written = _float32(fit.interleaved())
-    played = evaluate("CUBICSLERP", _float32(fit.times), written, check_times, rotation=True)
+    fit, precision, played = _written_fit(target, key_times, check_times, expected, options, stored)
     result.keys, result.max_error_deg = len(fit.times), float(quat.angle_between(played, expected).max())
     result.kept = fit.max_error_deg < 0.0
     index = len(animation.samplers)
-    animation.samplers.append(gltf.sampler(gltf.accessor(fit.times, bounds=True), gltf.accessor(written),
+    animation.samplers.append(gltf.sampler(gltf.accessor(fit.times, bounds=True),
+                                           gltf.accessor(fit.interleaved(), short=precision == "SHORT"),
                                            "CUBICSLERP"))
-    fallback = _fallback(fit, check_times, options)
+    fallback = _fallback(_as_written(fit, precision), check_times, options)
     if fallback is not None:
         animation.samplers[channel.sampler] = fallback
         result.fallback_keys = fallback.input.count
@@ -235,6 +237,44 @@ def _fit_channel(animation, channel, target, frame_range, options, result, store
     extensions = dict(channel.extensions or {})
     extensions[gltf.EXTENSION_NAME] = gltf.sqlerp_extension(index, required=options.fallback == "NONE")
     channel.extensions = extensions
+
+
+def _written_fit(target, key_times, check_times, expected, options, stored):
+    """(fit, the precision it is written in, what the written data plays at check_times): the
+    stored keys when they still hold (written as floats: a re-export keeps them to float32), else
+    a fit aimed below the tolerance by the written precision's error; should the written data
+    still miss (rare: float32 times on fast motion), fitted once more at half the aim."""
+    tolerance = options.tolerance_deg
+    fit = _kept(stored, check_times, expected, tolerance)
+    if fit is not None:
+        return fit, "FLOAT", _played(fit, "FLOAT", check_times)
+    aim = (tolerance - QUANTIZATION_DEG[options.precision]) * FIT_MARGIN
+    for attempt in range(2):
+        fit = fit_cubicslerp(target, key_times, check_times, aim, check_values=expected)
+        played = _played(fit, options.precision, check_times)
+        if quat.angle_between(played, expected).max() <= tolerance or attempt:
+            return fit, options.precision, played
+        aim *= 0.5
+
+
+def _played(fit, precision, check_times):
+    return evaluate("CUBICSLERP", _float32(fit.times), _decoded(fit.interleaved(), precision), check_times,
+                    rotation=True)
+
+
+def _as_written(fit, precision):
+    """The fit with the times and quaternions a reader of the file gets: the fallbacks follow
+    the curve as written."""
+    rows = _decoded(fit.interleaved(), precision).reshape(-1, 3, 4)
+    return CubicSlerpFit(_float32(fit.times), rows[:, 0], rows[:, 1], rows[:, 2], fit.max_error_deg)
+
+
+def _decoded(values, precision):
+    """Quaternion components as a reader gets them back from the file (glTF 2.0 3.11: a
+    normalized short c decodes to max(c / 32767, -1))."""
+    if precision == "SHORT":
+        return np.maximum(np.round(np.asarray(values) * 32767.0), -32767.0) / 32767.0
+    return _float32(values)
 
 
 def _kept(stored, check_times, expected, tolerance_deg):

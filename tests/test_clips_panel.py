@@ -148,9 +148,11 @@ def test_panel_and_export_dialog_draw_the_export_settings(fidelity):
     calls = draw_panel(bpy)
     export = [c for c in calls if c[0] == "operator" and c[1] == "export_scene.gltf_sqlerp"]
     assert len(export) == 1
-    assert export[0][4].values == {"tolerance": 0.25, "fallback": 'CUBICSPLINE', "fallback_tolerance": 0.5}
+    assert export[0][4].values == {"tolerance": 0.25, "fallback": 'CUBICSPLINE', "fallback_tolerance": 0.5,
+                                   "precision": 'SHORT'}
     assert {("prop", "tolerance"), ("prop", "fallback"), ("prop", "fallback_tolerance")} <= set(calls)
     dialog = []
     draw_export(bpy.context, RecordingLayout(dialog))
     assert [c for c in dialog if c[0] == "prop"] == [("prop", "enabled"), ("prop", "tolerance"),
-                                                     ("prop", "fallback"), ("prop", "fallback_tolerance")]
+                                                     ("prop", "precision"), ("prop", "fallback"),
+                                                     ("prop", "fallback_tolerance")]

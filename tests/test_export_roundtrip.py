@@ -94,7 +94,8 @@ def test_the_file_passes_the_khronos_validator_and_reads_back_without_warnings(j
     if job["mode"] == "NONE":  # the schema-valid required form: one STEP key holding v_1
         for channel in sqlerp:
             assert channel.fallback.interpolation == "STEP" and len(channel.fallback.times) == 1
-            assert np.allclose(channel.fallback.values[0], channel.sampler.values[1])
+            # v_1 as fitted; the CUBICSLERP sampler stores it in 16 bits (the default precision).
+            assert np.allclose(channel.fallback.values[0], channel.sampler.values[1], atol=2e-5)
 
 
 def _json_chunk(path):

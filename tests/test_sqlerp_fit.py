@@ -286,3 +286,19 @@ def test_e_half_turn_between_keys_forces_an_extra_key():
     assert len(fit.times) >= 3 and fit.times[0] == 0.0 and fit.times[-1] == 0.5
     assert degrees_between(fit.evaluate(check), half_turn(check)).max() <= 0.01 + 1e-9
     assert_sign_rules(fit)
+
+
+def test_run_maxima_keep_the_last_element_before_empty_runs():
+    """Per-segment maxima (used by the fitter's check and the LINEAR fallback) against a plain
+    loop, with empty runs at the end: a clipped start once dropped the last error before them,
+    and a fallback 0.147 degrees off passed as within 0.1."""
+    from gltf_sqlerp.core.fallback_fit import _segment_max
+    from gltf_sqlerp.core.sqlerp_fit import _group_max
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        x = rng.uniform(0.0, 1.0, rng.integers(1, 12))
+        starts = np.sort(rng.integers(0, len(x) + 1, rng.integers(1, 6)))
+        ends = np.append(starts[1:], len(x))
+        expected = [x[a:b].max() if b > a else 0.0 for a, b in zip(starts, ends)]
+        assert np.array_equal(_segment_max(x, starts), expected)
+        assert np.array_equal(_group_max(x, starts, ends - starts), expected)

@@ -51,7 +51,8 @@ def report_export(document):
         for channel in outcome.channels:
             how = "kept from the import" if channel.kept else "fitted"
             print(f"  {channel.target:<10} CUBICSLERP {channel.keys:>3} keys ({how}), "
-                  f"{channel.max_error_deg:.4f}° from Blender; LINEAR fallback {channel.fallback_keys:>3} keys, "
+                  f"{channel.max_error_deg:.4f}° from Blender; "
+                  f"LINEAR fallback {channel.fallback_keys:>3} keys, "
                   f"{channel.fallback_error_deg:.3f}° from the CUBICSLERP curve")
         figures = [(label, path, _rotation_keys(path)) for label, path in
                    (("this add-on", ours), ("bundled exporter", bundled))]
@@ -98,7 +99,8 @@ def _validator():
     modules = os.environ.get("GLTF_SQLERP_VALIDATOR") or str(ROOT / ".node" / "node_modules")
     if not (Path(modules) / "gltf-validator").is_dir():
         return None
-    spec = importlib.util.spec_from_file_location("gltf_sqlerp_validator", ROOT / "tests" / "gltf_validator.py")
+    spec = importlib.util.spec_from_file_location("gltf_sqlerp_validator",
+                                                  ROOT / "tests" / "gltf_validator.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -67,7 +67,8 @@ def _new_action(obj, name):
 def _animate(curves, rng, prefix, mode, keys, first, max_turn_deg):
     frames = key_frames(rng, keys, first)
     values = _rotation_values(rng, mode, keys, max_turn_deg)
-    prop = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}.get(mode, "rotation_euler")
+    prop = {"QUATERNION": "rotation_quaternion",
+            "AXIS_ANGLE": "rotation_axis_angle"}.get(mode, "rotation_euler")
     for index in range(values.shape[1]):
         write_curve(curves, prefix + prop, index, frames, values[:, index])
     return frames
@@ -105,7 +106,8 @@ def build(bones=4, objects=2, keys=12, max_turn_deg=100.0, first_frame=-6, seed=
         empty.location = (2.0 + j, 0.0, 0.0)
         empty.rotation_mode = modes[(j + 3) % len(modes)]
         _, empty_curves = _new_action(empty, f"Empty{j}Action")
-        last = max(last, _animate(empty_curves, rng, "", empty.rotation_mode, keys, 1 + 2 * j, max_turn_deg)[-1])
+        frames = _animate(empty_curves, rng, "", empty.rotation_mode, keys, 1 + 2 * j, max_turn_deg)
+        last = max(last, frames[-1])
         empties.append(empty)
     scene.frame_start, scene.frame_end = int(first_frame), int(np.ceil(last))
     return rig, empties

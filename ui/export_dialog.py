@@ -20,6 +20,7 @@ def draw_settings(layout, settings, show_enabled=True):
     layout.use_property_split = True
     layout.active = settings.enabled or not show_enabled
     layout.prop(settings, "tolerance")
+    layout.prop(settings, "precision")
     layout.prop(settings, "fallback")
     row = layout.row()
     row.active = layout.active and settings.fallback == 'LINEAR'

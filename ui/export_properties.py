@@ -15,6 +15,13 @@ FALLBACK_ITEMS = (
 )
 
 
+PRECISION_ITEMS = (
+    ('SHORT', "16-bit", "Normalized 16-bit quaternion components: half the bytes of floats, up to "
+     "0.0035 degrees of rounding, which the fit leaves room for within the tolerance"),
+    ('FLOAT', "32-bit Float", "Float quaternion components"),
+)
+
+
 # The same settings are properties of export_scene.gltf_sqlerp (scripts) and of this group (the
 # bundled dialog, the sidebar): made by one function each so the two cannot drift apart.
 def tolerance_property():
@@ -28,6 +35,11 @@ def fallback_property():
     return bpy.props.EnumProperty(name="Fallback", items=FALLBACK_ITEMS, default='LINEAR')
 
 
+def precision_property():
+    return bpy.props.EnumProperty(name="Precision", items=PRECISION_ITEMS, default='SHORT',
+                                  description="How the CUBICSLERP sampler stores its quaternions")
+
+
 def fallback_tolerance_property():
     return bpy.props.FloatProperty(
         name="Fallback Tolerance", description="Largest angle (degrees) between a fitted fallback "
@@ -39,6 +51,7 @@ class GLTF_SQLERP_PG_export(bpy.types.PropertyGroup):
         name="EXT_animation_sqlerp", default=True,
         description="Write rotations as CUBICSLERP samplers fitted to Blender's motion, with a fallback")
     tolerance: tolerance_property()
+    precision: precision_property()
     fallback: fallback_property()
     fallback_tolerance: fallback_tolerance_property()
 

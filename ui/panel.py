@@ -78,5 +78,5 @@ def draw_export(layout, context):
     # The button carries the scene's settings (saved with the .blend) into the operator.
     button = box.operator("export_scene.gltf_sqlerp", text="Export glTF (CUBICSLERP)", icon='EXPORT')
     button.tolerance, button.fallback = settings.tolerance, settings.fallback
-    button.fallback_tolerance = settings.fallback_tolerance
+    button.fallback_tolerance, button.precision = settings.fallback_tolerance, settings.precision
     draw_settings(box.column(), settings, show_enabled=False)
