@@ -2,8 +2,8 @@
 
 The bpy module of Blender 4.2 crashes at exit once its bundled glTF exporter has run, so exports
 run here and the process ends with os._exit. Usage:
-``python export_job.py FOLDER FALLBACK [FORMAT] [FPS] [FPS_BASE]`` (or ``FOLDER REEXPORT``, see
-reexport()): builds the keyed rig
+``python export_job.py FOLDER FALLBACK [FORMAT] [FPS] [FPS_BASE]`` (or ``FOLDER REEXPORT``, ``FOLDER FAIL``:
+see reexport() and failing()): builds the keyed rig
 (tools/keyed_rig.py), records Blender's own world rotations of every bone and empty at every frame
 and half frame, exports with ``export_scene.gltf_sqlerp`` (fallback FALLBACK) to FOLDER/rig.FORMAT,
 re-imports the file with this add-on and with the bundled importer alone, records the same
@@ -94,6 +94,7 @@ def main(folder, fallback, file_format="glb", fps=24, fps_base=1.0):
     fidelity.enable_addon()
     fidelity.reset_scene(fps, fps_base)
     rig.build()
+    rig.add_fractional_empty()
     scene = bpy.context.scene
     start, end = scene.frame_start, scene.frame_end
     frames = [start + 0.5 * i for i in range(int(2 * (end - start)) + 1)]
@@ -111,6 +112,32 @@ def main(folder, fallback, file_format="glb", fps=24, fps_base=1.0):
     fidelity.disable_addon()
     print(json.dumps({"result": sorted(result), "channels": channels, "slides": slide_of,
                       "frames": frames, "original": original, **played}))
+
+
+def failing(folder):
+    """An export whose fit fails, onto an existing file: prints the operator's outcome, whether
+    the file's bytes changed and what the folder holds afterwards."""
+    fidelity = _load("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
+    rig = _load("gltf_sqlerp_keyed_rig", ROOT / "tools" / "keyed_rig.py")
+    import bpy
+    from gltf_sqlerp.operators import export_rotations
+    fidelity.enable_addon()
+    fidelity.reset_scene()
+    rig.build()
+    path = Path(folder) / "existing.glb"
+    path.write_bytes(b"the user's file")
+
+    def broken(*args, **kwargs):
+        raise ValueError("injected fit failure")
+    export_rotations.fit_cubicslerp = broken
+    try:
+        bpy.ops.export_scene.gltf_sqlerp(filepath=str(path))
+        outcome = "FINISHED"
+    except RuntimeError as error:  # the operator reported an ERROR
+        outcome = str(error)
+    fidelity.disable_addon()
+    print(json.dumps({"outcome": outcome, "unchanged": path.read_bytes() == b"the user's file",
+                      "folder": sorted(p.name for p in Path(folder).iterdir())}))
 
 
 def reexport(folder):
@@ -131,6 +158,8 @@ if __name__ == "__main__":
         args = sys.argv[1:]
         if args[1] == "REEXPORT":
             reexport(args[0])
+        elif args[1] == "FAIL":
+            failing(args[0])
         else:
             main(args[0], args[1], *(args[2:3] or ["glb"]), *[float(a) for a in args[3:5]])
         code = 0

@@ -61,7 +61,7 @@ JOBS = {"LINEAR": ("LINEAR", "glb", 24, 1.0), "SAMPLED": ("SAMPLED", "glb", 24, 
 @pytest.fixture(scope="module", params=sorted(JOBS))
 def job(request, tmp_path_factory):
     result = run_job(tmp_path_factory.mktemp(request.param), *JOBS[request.param])
-    result["mode"] = JOBS[request.param][0]
+    result["mode"], result["name"] = JOBS[request.param][0], request.param
     return result
 
 
@@ -73,9 +73,9 @@ def linear_job(tmp_path_factory):
 def test_every_rotation_channel_gets_a_cubicslerp_sampler(job):
     assert job["result"] == ["FINISHED"]
     channels = job["channels"]
-    # 4 bones + 2 empties, one rotation channel each, none left as sampled.
-    assert len(channels) == 6
-    assert [c["skipped"] for c in channels] == [""] * 6
+    # 4 bones + 3 empties, one rotation channel each, none left as sampled.
+    assert len(channels) == 7
+    assert [c["skipped"] for c in channels] == [""] * 7
     for channel in channels:
         assert channel["max_error_deg"] <= TOLERANCE
         if job["mode"] == "LINEAR":
@@ -88,7 +88,7 @@ def test_the_file_passes_the_khronos_validator_and_reads_back_without_warnings(j
     document = load(str(job["path"]))
     assert document.warnings == []
     sqlerp = [c for a in document.animations for c in a.channels if c.uses_extension]
-    assert len(sqlerp) == 6
+    assert len(sqlerp) == 7
     required = json.loads(_json_chunk(job["path"])).get("extensionsRequired", [])
     assert required == (["EXT_animation_sqlerp"] if job["mode"] == "NONE" else [])
     if job["mode"] == "NONE":  # the schema-valid required form: one STEP key holding v_1
@@ -121,12 +121,12 @@ def test_the_linear_file_passes_the_validator_with_only_the_predicted_warnings(l
     document = load(str(linear_job["path"]))
     assert document.warnings == []
     sqlerp = [c for a in document.animations for c in a.channels if c.uses_extension]
-    assert len(sqlerp) == 6
+    assert len(sqlerp) == 7
 
 
 def test_our_import_plays_blenders_original_motion(linear_job):
     errors = motion_error(linear_job["original"], linear_job["ours"])
-    assert set(errors) == {"bone0", "bone1", "bone2", "bone3", "Empty0", "Empty1"}
+    assert set(errors) == {"bone0", "bone1", "bone2", "bone3", "Empty0", "Empty1", "Fractional"}
     # World rotation: the export's error per bone adds up along the chain.
     assert max(errors.values()) <= IMPORT_TOLERANCE + CHAIN * TOLERANCE, errors
 
@@ -163,3 +163,26 @@ def test_reexporting_an_imported_cubicslerp_file_keeps_its_keys_and_tangents(tmp
         same = np.minimum(np.abs(new_values - values), np.abs(new_values + values)).max(axis=1)
         assert same[1:-1].max() < 1e-7
         assert np.allclose(new_values[0], new_values[1]) and np.allclose(new_values[-1], new_values[-2])
+
+
+def test_time_keeps_a_fractional_last_key(job):
+    """Seconds = (frame - start) / (fps / fps_base) for the CUBICSLERP keys: the Fractional empty's
+    keys at frames 1, 7.5 and 14.25 (fps and fps_base of the job), the last one beyond the frames the
+    bundled exporter samples."""
+    names = [node.get("name", "") for node in json.loads(_json_chunk(job["path"]))["nodes"]]
+    document = load(str(job["path"]))
+    channel = next(c for a in document.animations for c in a.channels
+                   if c.uses_extension and names[c.node] == "Fractional")
+    fps, fps_base = JOBS[job["name"]][2:]
+    expected = np.array([1.0, 7.5, 14.25]) * fps_base / fps
+    assert np.allclose(channel.sampler.times[[0, -1]], expected[[0, -1]], rtol=0, atol=1e-6)
+    assert np.isclose(channel.sampler.times, expected[1], atol=1e-6).any()
+
+
+def test_a_failed_export_leaves_the_existing_file_untouched(tmp_path):
+    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "FAIL"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    job = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "injected fit failure" in job["outcome"] and "nothing was written" in job["outcome"]
+    assert job["unchanged"] and job["folder"] == ["existing.glb"]  # no staging folder left either

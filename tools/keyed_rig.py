@@ -111,3 +111,16 @@ def build(bones=4, objects=2, keys=12, max_turn_deg=100.0, first_frame=-6, seed=
         empties.append(empty)
     scene.frame_start, scene.frame_end = int(first_frame), int(np.ceil(last))
     return rig, empties
+
+
+def add_fractional_empty(name="Fractional", frames=(1.0, 7.5, 14.25), turn_deg=60.0):
+    """An empty turning about Z with keys at fractional frames: the last one (14.25) lies between
+    the frames the bundled exporter samples, which stops at frame 14."""
+    empty = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(empty)
+    empty.rotation_mode = 'XYZ'
+    _, curves = _new_action(empty, f"{name}Action")
+    angles = np.radians(turn_deg) * np.arange(len(frames)) * np.array([1.0, -0.5, 1.0])[:len(frames)]
+    for index in range(3):
+        write_curve(curves, "rotation_euler", index, np.asarray(frames), angles * (0.3, 0.2, 1.0)[index])
+    return empty
