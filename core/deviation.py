@@ -156,9 +156,27 @@ def blender_values(curves, frames, rotation):
     # time then lands on that key, as in Blender (in float64 a step could land just before it).
     frames = _float32(frames)
     values = np.zeros((len(frames), len(curves)))
-    for component in np.flatnonzero(played):  # one vectorized play per F-curve
-        values[:, component] = play(curves[component].keyframes(), frames)[:, 0]
+    for components, keys in _shared_timing(curves, played):  # one vectorized play per group
+        values[:, components] = play(keys, frames)
     return (quat.normalize(values) if rotation else values), played
+
+
+def _shared_timing(curves, played):
+    """(component indices, Keyframes with their values side by side) per group of F-curves with
+    the same key and handle frames and modes: Blender's curves of one rotation usually share
+    them, and the time solve of their Bezier segments is then done once for the group."""
+    groups = {}
+    for component in np.flatnonzero(played):
+        keys = curves[component]
+        timing = (np.asarray(keys.co)[:, 0].tobytes(), np.asarray(keys.handle_left)[:, 0].tobytes(),
+                  np.asarray(keys.handle_right)[:, 0].tobytes(), np.asarray(keys.interpolation).tobytes())
+        groups.setdefault(timing, []).append(component)
+    for components in groups.values():
+        parts = [curves[c].keyframes() for c in components]
+        first = parts[0]
+        yield components, Keyframes(first.times, np.hstack([k.values for k in parts]), first.left_times,
+                                    np.hstack([k.left_values for k in parts]), first.right_times,
+                                    np.hstack([k.right_values for k in parts]), first.interpolation)
 
 
 def peak(a, b, rotation, times, frames_per_second):

@@ -2,8 +2,8 @@
 
 The bpy module of Blender 4.2 crashes at exit once its bundled glTF exporter has run, so exports
 run here and the process ends with os._exit. Usage:
-``python export_job.py FOLDER FALLBACK [FORMAT] [FPS] [FPS_BASE]`` (or ``FOLDER REEXPORT``, ``FOLDER FAIL``:
-see reexport() and failing()): builds the keyed rig
+``python export_job.py FOLDER FALLBACK [FORMAT] [FPS] [FPS_BASE]`` (or ``FOLDER REEXPORT``, ``FOLDER FAIL``,
+``FOLDER DIALOG``: see reexport(), failing() and dialog()): builds the keyed rig
 (tools/keyed_rig.py), records Blender's own world rotations of every bone and empty at every frame
 and half frame, exports with ``export_scene.gltf_sqlerp`` (fallback FALLBACK) to FOLDER/rig.FORMAT,
 re-imports the file with this add-on and with the bundled importer alone, records the same
@@ -140,6 +140,27 @@ def failing(folder):
                       "folder": sorted(p.name for p in Path(folder).iterdir())}))
 
 
+def dialog(folder):
+    """File > Export > glTF 2.0 (the bundled operator) with the dialog's EXT_animation_sqlerp panel
+    set to CUBICSPLINE fallback, then switched off: prints the outcome of each."""
+    fidelity = _load("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
+    rig = _load("gltf_sqlerp_keyed_rig", ROOT / "tools" / "keyed_rig.py")
+    import bpy
+    from gltf_sqlerp.operators import export_hook
+    fidelity.enable_addon()
+    fidelity.reset_scene()
+    rig.build()
+    settings = bpy.context.scene.gltf_sqlerp_export
+    settings.fallback = 'CUBICSPLINE'
+    bpy.ops.export_scene.gltf(filepath=str(Path(folder) / "on.glb"), export_format='GLB')
+    on = [vars(c) for c in export_hook.last_outcome.channels]
+    settings.enabled = False
+    bpy.ops.export_scene.gltf(filepath=str(Path(folder) / "off.glb"), export_format='GLB')
+    off = export_hook.last_outcome
+    fidelity.disable_addon()
+    print(json.dumps({"on": on, "off": off}))
+
+
 def reexport(folder):
     """Import samples/sqlerp_arm.gltf with the add-on, export it unchanged to FOLDER/again.gltf."""
     fidelity = _load("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
@@ -160,6 +181,8 @@ if __name__ == "__main__":
             reexport(args[0])
         elif args[1] == "FAIL":
             failing(args[0])
+        elif args[1] == "DIALOG":
+            dialog(args[0])
         else:
             main(args[0], args[1], *(args[2:3] or ["glb"]), *[float(a) for a in args[3:5]])
         code = 0

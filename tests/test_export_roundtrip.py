@@ -186,3 +186,20 @@ def test_a_failed_export_leaves_the_existing_file_untouched(tmp_path):
     job = json.loads(done.stdout.strip().splitlines()[-1])
     assert "injected fit failure" in job["outcome"] and "nothing was written" in job["outcome"]
     assert job["unchanged"] and job["folder"] == ["existing.glb"]  # no staging folder left either
+
+
+def test_the_bundled_export_dialog_follows_the_panel_settings(tmp_path):
+    """File > Export > glTF 2.0 while the add-on is enabled: the panel's settings (here the
+    CUBICSPLINE fallback) apply; switched off, the bundled exporter's file is left as it makes it."""
+    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "DIALOG"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    job = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(job["on"]) == 6 and all(not c["skipped"] for c in job["on"])
+    assert job["off"] is None
+    on, off = load(str(tmp_path / "on.glb")), load(str(tmp_path / "off.glb"))
+    sqlerp = [c for a in on.animations for c in a.channels if c.uses_extension]
+    assert len(sqlerp) == 6 and {c.fallback.interpolation for c in sqlerp} == {"CUBICSPLINE"}
+    assert not [c for a in off.animations for c in a.channels if c.uses_extension]
+    report = gltf_validator.validate(tmp_path / "on.glb")
+    assert gltf_validator.errors(report) == []
