@@ -72,3 +72,50 @@ def from_axis_angle(angle_axis):
     q = np.concatenate([unit * np.sin(half), np.cos(half)], axis=-1)
     q[length[..., 0] == 0.0] = (0.0, 0.0, 0.0, 1.0)
     return q
+
+
+def from_quaternions(mode, q, reference=None):
+    """F-curve values (T, k) of rotation ``mode`` for (T, 4) unit quaternions (x, y, z, w): the
+    inverse of to_quaternions, for posing a bone or object of that mode from a quaternion.
+    ``reference`` (T, k): current values; Euler angles are then shifted by whole turns to lie
+    nearest them, as Blender's compatible Euler conversion does, so that poses do not jump by 2 pi."""
+    q = np.asarray(q, dtype=np.float64)
+    if mode == QUATERNION:
+        return np.roll(q, 1, axis=-1)
+    if mode == AXIS_ANGLE:
+        return to_axis_angle(q)
+    if mode in EULER_ORDERS:
+        angles = to_euler(q, mode)
+        if reference is not None:
+            angles += 2.0 * np.pi * np.round((np.asarray(reference, dtype=np.float64) - angles) / (2.0 * np.pi))
+        return angles
+    raise ValueError(f"unknown rotation mode {mode!r}")
+
+
+def to_euler(q, order="XYZ"):
+    """(T, 3) angles indexed by axis, turned in ``order``, for (T, 4) quaternions: the Tait-Bryan
+    extraction from the matrix R = R_C R_B R_A ('ABC' = order), with the sign of the order's
+    parity; near gimbal lock (middle angle +-90 degrees) the third angle is set to 0."""
+    i, j, k = (_AXIS[letter] for letter in order)
+    parity = 1.0 if (i, j, k) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1.0
+    m = quat.to_matrix(q)
+    cos_b = np.hypot(m[..., i, i], m[..., j, i])
+    locked = cos_b < 1e-9
+    first = np.where(locked, np.arctan2(-parity * m[..., j, k], m[..., j, j]),
+                     np.arctan2(parity * m[..., k, j], m[..., k, k]))
+    middle = np.arctan2(-parity * m[..., k, i], cos_b)
+    last = np.where(locked, 0.0, np.arctan2(parity * m[..., j, i], m[..., i, i]))
+    angles = np.empty(np.shape(q)[:-1] + (3,))
+    angles[..., i], angles[..., j], angles[..., k] = first, middle, last
+    return angles
+
+
+def to_axis_angle(q):
+    """(T, 4) Blender (angle, x, y, z) for (T, 4) quaternions; no turn gives angle 0 about Y, as a
+    new Blender object has."""
+    q = np.asarray(q, dtype=np.float64)
+    vector = q[..., :3] * np.where(q[..., 3:] < 0.0, -1.0, 1.0)
+    length = np.linalg.norm(vector, axis=-1, keepdims=True)
+    angle = 2.0 * np.arctan2(length, np.abs(q[..., 3:]))
+    axis = np.where(length > 0.0, vector / np.where(length > 0.0, length, 1.0), (0.0, 1.0, 0.0))
+    return np.concatenate([angle, axis], axis=-1)

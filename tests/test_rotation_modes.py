@@ -43,3 +43,29 @@ def test_degenerate_inputs_play_as_identity():
     assert np.allclose(rotation_modes.from_blender_quaternion([[0.0, 0.0, 0.0, 0.0]]), [[0, 0, 0, 1]])
     with pytest.raises(ValueError, match="unknown rotation mode"):
         rotation_modes.to_quaternions("QUAT", [[1.0, 0, 0, 0]])
+
+
+@pytest.mark.parametrize("mode", rotation_modes.EULER_ORDERS + ("AXIS_ANGLE", "QUATERNION"))
+def test_from_quaternions_gives_back_the_same_rotation(mode):
+    """to_quaternions (checked against mathutils above) of from_quaternions is the rotation itself,
+    gimbal lock included (middle Euler angle of exactly 90 degrees)."""
+    rng = np.random.default_rng(8)
+    q = rng.normal(size=(300, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    if mode in rotation_modes.EULER_ORDERS:
+        locked = np.zeros((3, 3))
+        locked[:, "XYZ".index(mode[1])] = np.pi / 2
+        locked[:, "XYZ".index(mode[0])] = (0.3, -1.0, 2.0)
+        q = np.concatenate([q, rotation_modes.to_quaternions(mode, locked)])
+    back = rotation_modes.to_quaternions(mode, rotation_modes.from_quaternions(mode, q))
+    gap = np.minimum(np.abs(back - q).max(axis=1), np.abs(back + q).max(axis=1))
+    assert gap.max() < 1e-7
+
+
+def test_euler_angles_stay_near_the_current_values():
+    """With the current values given, angles come back shifted by whole turns towards them (a
+    bone keyed at 400 degrees is posed near 400 degrees, not at 40)."""
+    reference = np.radians([[400.0, -370.0, 10.0]])
+    q = rotation_modes.to_quaternions("XYZ", reference)
+    angles = rotation_modes.from_quaternions("XYZ", q, reference=reference)
+    assert np.allclose(angles, reference)
