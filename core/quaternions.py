@@ -59,6 +59,11 @@ def conjugate(q):
 def multiply(a, b):
     """Hamilton product a*b (apply b, then a, to a vector)."""
     a, b = _f64(a), _f64(b)
+    # One constant quaternion against many: the product is linear in the others, one matmul.
+    if a.shape == (4,) and b.ndim == 2:
+        return b @ _left_matrix(a).T
+    if b.shape == (4,) and a.ndim == 2:
+        return a @ _right_matrix(b).T
     ax, ay, az, aw = np.moveaxis(a, -1, 0)
     bx, by, bz, bw = np.moveaxis(b, -1, 0)
     return np.stack([
@@ -67,6 +72,18 @@ def multiply(a, b):
         aw * bz + ax * by - ay * bx + az * bw,
         aw * bw - ax * bx - ay * by - az * bz,
     ], axis=-1)
+
+
+def _left_matrix(a):
+    """M with multiply(a, q) = M @ q for (x, y, z, w) column vectors q."""
+    x, y, z, w = a
+    return np.array([[w, -z, y, x], [z, w, -x, y], [-y, x, w, z], [-x, -y, -z, w]])
+
+
+def _right_matrix(b):
+    """M with multiply(q, b) = M @ q."""
+    x, y, z, w = b
+    return np.array([[w, z, -y, x], [-z, w, x, y], [y, -x, w, z], [-x, -y, -z, w]])
 
 
 def slerp_basis(a, b, axis=-1):

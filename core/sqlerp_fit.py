@@ -73,7 +73,7 @@ def fit_cubicslerp(target, key_times, check_times, tolerance_deg=0.01, max_keys=
     dirty = np.ones(len(times) - 1, dtype=bool)
     for _ in range(MAX_ROUNDS):
         curve.fix_signs()
-        over, at = check.errors(curve, dirty)
+        over, at = check.errors(curve, dirty, locate=split_at == "worst")
         unsigned = dirty & (quat.dot(curve.b, curve.a) < 0.0)  # 4th sign rule, after fix_signs
         if not (over.any() or unsigned.any()):
             return curve.result(check.max_error_deg())
@@ -161,7 +161,7 @@ class _Check:
         self.limit = _deg_to_chord2(tolerance_deg)
         self.worst = np.zeros(0)        # per segment, squared chord, valid where not dirty
 
-    def errors(self, curve, dirty):
+    def errors(self, curve, dirty, locate=True):
         """Per segment, whether it misses the tolerance (evaluating the ``dirty`` ones, the others
         keep their last result) and, where it does, the check index of its worst error."""
         count = len(curve.times) - 1
@@ -177,7 +177,7 @@ class _Check:
             chord2 = _chord2(played, np.take(self.q, index, axis=0))
             self.worst[segments] = _group_max(chord2, offsets, ends - starts)
             over = self.worst[segments] > self.limit
-            if over.any():
+            if locate and over.any():
                 at[segments[over]] = index[_argmax(chord2, offsets[over], (ends - starts)[over])]
         return self.worst > self.limit, at
 

@@ -327,3 +327,14 @@ def test_control_points_equal_spacing_is_shoemake(seed, h):
     s = Q.control_points(h * np.arange(5.0), keys)
     for got, expected in zip(s[1:-1], shoemake_reference(keys)):
         assert np.allclose(Q.to_matrix(got), expected, atol=1e-9)
+
+
+def test_a_constant_factor_gives_the_same_product_as_row_by_row():
+    """multiply(constant, many) and multiply(many, constant) take a matrix shortcut; the general
+    row-by-row product is the reference."""
+    rng = np.random.default_rng(0)
+    a, many = rng.normal(size=4), rng.normal(size=(50, 4))
+    row_by_row_left = np.array([Q.multiply(a[None], q[None])[0] for q in many])
+    row_by_row_right = np.array([Q.multiply(q[None], a[None])[0] for q in many])
+    assert np.abs(Q.multiply(a, many) - row_by_row_left).max() < 1e-14
+    assert np.abs(Q.multiply(many, a) - row_by_row_right).max() < 1e-14
