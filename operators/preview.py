@@ -25,10 +25,10 @@ frame change, or at once with ``refresh(scene)`` or the ``gltf_sqlerp.preview_to
 import bpy
 from bpy.app.handlers import persistent
 
-from . import preview_clips, preview_write
+from . import preview_clips, preview_exported, preview_write
 
 PROPERTY = "gltf_sqlerp_preview"
-PLAYED = ('EXTENSION', 'FALLBACK')
+PLAYED = ('EXTENSION', 'FALLBACK') + preview_exported.SOURCES
 
 _held = set()      # why the preview is held now: "save", "export"
 _applied = set()   # session_uid of scenes the handler wrote into since their last restore
@@ -46,15 +46,20 @@ def is_on(scene):
 
 
 def _state(scene):
-    group = settings(scene)
-    return (is_on(scene), group.source if group is not None else None)
+    """(is_on(scene), source), reading each setting once: called on every frame change."""
+    group = getattr(scene, PROPERTY, None)
+    if group is None:
+        return (False, None)
+    source = group.source
+    return (group.enabled and source in PLAYED, source)
 
 
-def apply(scene):
+def apply(scene, source=None):
     """Write the core's values of every imported clip ``scene`` plays at its current time."""
-    source = settings(scene).source
-    for data, action, slot, action_frame in preview_clips.playing(scene):
-        clip_key, clip = preview_clips.clip_for(action, slot, data.bl_rna.identifier, source)
+    source = source or settings(scene).source
+    exported = source in preview_exported.SOURCES
+    for data, action, slot, action_frame in preview_clips.playing(scene, exported):
+        clip_key, clip = preview_clips.clip_for(action, slot, data.bl_rna.identifier, source, data)
         if clip.player is None:
             continue
         writer = preview_write.writer_for(data, clip_key, clip)
@@ -69,7 +74,7 @@ def on_frame_change(scene, depsgraph=None):
     state = _state(scene)
     _seen[scene.session_uid] = state
     if state[0]:
-        apply(scene)
+        apply(scene, state[1])
     else:
         _applied.discard(scene.session_uid)  # Blender's own evaluation just ran
 
@@ -218,6 +223,7 @@ _HANDLERS = (
     ("load_post", on_load_post),
     ("undo_post", on_undo_redo),
     ("redo_post", on_undo_redo),
+    ("depsgraph_update_post", preview_exported.on_depsgraph_update),
 )
 
 

@@ -12,10 +12,11 @@ and the tracks below the played one are not mixed in: the clip's channels show t
 
 import bisect
 
+import bpy
 import numpy as np
 
 from ..core.pose_player import PosePlayer
-from . import action_data, preview_write
+from . import action_data, preview_exported, preview_write
 
 KEY = action_data.KEY
 _FLT_EPSILON = float(np.finfo(np.float32).eps)
@@ -24,19 +25,28 @@ _FLT_EPSILON = float(np.finfo(np.float32).eps)
 # a few ulps before it. Within this many float32 ulps the preview plays the key time itself.
 _KEY_SNAP_ULPS = 4
 _MAX_CACHED = 256
+# Looked up once, not per frame: a failed attribute lookup on a Blender struct raises, slowly.
+_SLOTS = "action_slot" in bpy.types.AnimData.bl_rna.properties  # Blender 4.4+
+_KEYED = {}  # type of an object's data -> whether it can have shape keys
 
 
-def playing(scene):
+def playing(scene, exported=False):
     """(ID, action, slot identifier or None, action frame) for every object of ``scene`` and
-    every shape-key block of its objects that plays an imported clip now."""
+    every shape-key block of its objects that plays an imported clip now; ``exported``: actions
+    keyed in Blender too (the "as exported" sources)."""
     frame = scene.frame_current_final  # frame + subframe, time remapping applied, as the NLA uses
     keys = set()
     for obj in scene.objects:
-        if obj.animation_data is not None:
-            found = clip_of(obj.animation_data, frame)
+        animation_data = obj.animation_data
+        if animation_data is not None:
+            found = clip_of(animation_data, frame, exported)
             if found is not None:
                 yield (obj,) + found
-        key = getattr(obj.data, "shape_keys", None)
+        data = obj.data
+        keyed = _KEYED.get(type(data))
+        if keyed is None:
+            keyed = _KEYED[type(data)] = data is not None and "shape_keys" in data.bl_rna.properties
+        key = data.shape_keys if keyed else None
         if key is not None and key.animation_data is not None and key.as_pointer() not in keys:
             keys.add(key.as_pointer())  # a mesh shared by several objects: its key block once
             found = clip_of(key.animation_data, frame)
@@ -44,27 +54,28 @@ def playing(scene):
                 yield (key,) + found
 
 
-def clip_of(animation_data, frame):
-    """(action, slot identifier or None, action frame) of the imported clip it plays, or None."""
+def clip_of(animation_data, frame, exported=False):
+    """(action, slot identifier or None, action frame) of the imported clip it plays (or, with
+    ``exported``, of any action), or None."""
     action = animation_data.action
     if action is not None:
         if animation_data.use_tweak_mode:
             strip = _tweaked_strip(animation_data, action)
             if strip is not None:
                 frame = strip_frame(strip, _clamped(strip, frame))
-        return _imported(action, animation_data, frame)
+        return _imported(action, animation_data, frame, exported)
     if not animation_data.use_nla:
         return None
     strip = top_strip(animation_data.nla_tracks, frame)
     if strip is None or strip.type != 'CLIP' or strip.action is None:
         return None
-    return _imported(strip.action, strip, strip_frame(strip, _clamped(strip, frame)))
+    return _imported(strip.action, strip, strip_frame(strip, _clamped(strip, frame)), exported)
 
 
-def _imported(action, owner, frame):
-    if action.get(KEY) is None:
+def _imported(action, owner, frame, exported=False):
+    if action.get(KEY) is None and not exported:
         return None
-    if not hasattr(owner, "action_slot"):  # Blender 4.2: no slots, one action per ID
+    if not _SLOTS:  # before Blender 4.4: no slots, one action per ID
         return action, None, frame
     slot = owner.action_slot
     return None if slot is None else (action, slot.identifier, frame)
@@ -149,27 +160,34 @@ class Clip:
 
     def values(self, action_frame):
         """Blender values of every record at ``action_frame``: one flat float64 array."""
-        return np.concatenate(self.player.at(self.time(action_frame)))
+        return self.player.flat_at(self.time(action_frame))
 
     def time(self, action_frame):
         t = float(action_frame) / self.frames_per_second
         keys = self.key_times
-        i = bisect.bisect_left(keys, t)
+        i = bisect.bisect_left(keys, t)                  # keys[i - 1] < t <= keys[i]
         resolution = _KEY_SNAP_ULPS * _FLT_EPSILON * max(abs(t), 1.0)
-        for near in keys[max(i - 1, 0):i + 1]:
-            if abs(near - t) <= resolution:
-                return near
+        if i and t - keys[i - 1] <= resolution:          # of two near keys, the earlier
+            return keys[i - 1]
+        if i < len(keys) and keys[i] - t <= resolution:
+            return keys[i]
         return t
 
 
 _clips = {}
 
 
-def clip_for(action, slot, id_type, source):
+def clip_for(action, slot, id_type, source, owner=None):
     """The cached Clip; rebuilt when the action's stored data is replaced (a new ID property
     group: a re-import or ``action_data.store``) or the source changes. Edits of single values
-    inside the stored group are not seen: call ``forget()`` after such an edit."""
+    inside the stored group are not seen: call ``forget()`` after such an edit. With an "as
+    exported" source, an action keyed in Blender gets the export's curves for ``owner``
+    (preview_exported); an imported clip plays its extension or fallback."""
     data = action.get(KEY)
+    if source in preview_exported.SOURCES:
+        if data is None:
+            return preview_exported.clip_for(action, slot, owner, source, Clip)
+        source = "FALLBACK" if source == "EXPORTED_FALLBACK" else "EXTENSION"
     key = (action.session_uid, hash(data), slot, id_type, source)  # hash: the group's address
     clip = _clips.get(key)
     if clip is None:
@@ -185,4 +203,5 @@ def clip_for(action, slot, id_type, source):
 def forget():
     """Drop every cached player and writer (file loads, undo, add-on disabled)."""
     _clips.clear()
+    preview_exported.forget()
     preview_write.forget()

@@ -45,15 +45,25 @@ class _Batch:
     def finish(self):
         self.destination = np.asarray(self.destination, dtype=np.intp)
         self.source = np.asarray(self.source, dtype=np.intp)
-        # Every element of the collection written: nothing to read back first.
-        self.complete = len(np.unique(self.destination)) == self.size * self.width
+        self.gather = None
+        if len(np.unique(self.destination)) == self.size * self.width:
+            # Every element of the collection written: nothing to read back, and the buffer is
+            # one gather of the values (the last of several curves on one element wins, as in
+            # the scatter below); a slice where they are in the collection's order already.
+            gather = np.empty(self.size * self.width, dtype=np.intp)
+            gather[self.destination] = self.source
+            first = int(gather[0])
+            in_order = np.array_equal(gather, np.arange(first, first + len(gather)))
+            self.gather = slice(first, first + len(gather)) if in_order else gather
 
     def write(self, data, values):
         collection = data.path_resolve(self.collection_path)
-        buffer = np.empty(self.size * self.width, dtype=np.float32)
-        if not self.complete:
+        if self.gather is not None:
+            buffer = values[self.gather].astype(np.float32)  # float32: foreach_set's fast path
+        else:
+            buffer = np.empty(self.size * self.width, dtype=np.float32)
             collection.foreach_get(self.prop, buffer)
-        buffer[self.destination] = values[self.source]
+            buffer[self.destination] = values[self.source]
         collection.foreach_set(self.prop, buffer)
 
 

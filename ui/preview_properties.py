@@ -2,7 +2,9 @@
 
 ``enabled`` ("Play glTF Exactly") and ``source`` choose what imported clips play: the CUBICSLERP
 extension or the fallback sampler evaluated by the core on every frame change
-(operators/preview.py), or Blender's own F-curves ('BLENDER', the same as the preview off).
+(operators/preview.py), or Blender's own F-curves ('BLENDER', the same as the preview off); "as
+exported" ('EXPORTED', 'EXPORTED_FALLBACK') also plays actions keyed in Blender the way the
+CUBICSLERP export and its fallback would write them (operators/preview_exported.py).
 
 No update callbacks: the bpy module of Blender 4.2 crashes at exit once a PropertyGroup whose
 properties have Python callbacks has been registered. operators/preview.py watches both through
@@ -18,6 +20,12 @@ PREVIEW_SOURCE_ITEMS = (
      "Play imported clips exactly as the glTF file says, EXT_animation_sqlerp included"),
     ('FALLBACK', "Fallback",
      "Play the fallback samplers exactly: what viewers without EXT_animation_sqlerp show"),
+    ('EXPORTED', "As Exported (CUBICSLERP)",
+     "Actions keyed in Blender: play what the CUBICSLERP export would write (the scene's export "
+     "settings); imported clips play their extension"),
+    ('EXPORTED_FALLBACK', "As Exported (Fallback)",
+     "Actions keyed in Blender: play what the export's fallback would write; imported clips play "
+     "their fallback"),
     ('BLENDER', "Blender F-Curves", "Play Blender's own F-curves (the same as the preview off)"),
 )
 

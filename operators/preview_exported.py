@@ -1,0 +1,147 @@
+"""The live preview's "as exported" sources: for an action keyed in Blender, what the CUBICSLERP
+export (EXPORTED) and its fallback (EXPORTED_FALLBACK) would play, with the scene's export settings.
+
+Each rotation of the object and of its pose bones that the action keys is fitted the way the
+exporter fits it (export_motion for Blender's motion, core.sqlerp_fit, the fallback fits, the
+written precision), in the bone's or object's own rotation space: the exporter's map into glTF
+space is an isometry, so the curve and its errors are the same. The records look like an import's
+(action_data) with an identity map, plus the rotation mode, so the preview's player and writer play
+them; quaternions are turned into the mode's values (Euler, axis-angle) per frame.
+"""
+
+import bpy
+import numpy as np
+from bpy.app.handlers import persistent
+
+from ..core.metrics import SAMPLES_PER_FRAME
+from ..core.rotation_modes import DATA_PATHS, from_quaternions
+from ..core.sqlerp_fit import fit_cubicslerp
+from .export_hook import options_from
+from .export_motion import rotation_motion
+from .export_rotations import FIT_MARGIN, QUANTIZATION_DEG, _as_written, _fallback
+from . import export_accessors as gltf
+
+SOURCES = ("EXPORTED", "EXPORTED_FALLBACK")
+_IDENTITY = np.eye(4).ravel().tolist()
+
+
+def exported_records(obj, action, slot, scene):
+    """Records (action_data layout) of every rotation ``action`` keys on ``obj`` and its bones."""
+    options = options_from(scene.gltf_sqlerp_export)
+    if options is None:  # the export is switched off: it would write the bundled samplers
+        return []
+    rate = scene.render.fps / scene.render.fps_base
+    bones = [bone.name for bone in obj.pose.bones] if obj.pose is not None else []
+    records = []
+    for bone in [None] + bones:
+        motion = rotation_motion(obj, bone, action)
+        if isinstance(motion, str) or len(motion.key_frames) < 2:
+            continue  # not keyed here, or not emulated: Blender's own curves play
+        records.append(_record(obj, bone, slot, motion, rate, options))
+    return records
+
+
+def _record(obj, bone, slot, motion, rate, options):
+    start, end = float(motion.key_frames[0]), float(motion.key_frames[-1])
+    check_frames = np.unique(np.concatenate([np.arange(start, end, 1.0 / SAMPLES_PER_FRAME), [end],
+                                             motion.key_frames]))
+    check_times = check_frames / rate
+    aim = (options.tolerance_deg - QUANTIZATION_DEG[options.precision]) * FIT_MARGIN
+    fit = fit_cubicslerp(lambda t: motion.at(t * rate), motion.key_frames / rate, check_times, aim,
+                         check_values=motion.at(check_frames))
+    written = _as_written(fit, options.precision)
+    prop, width = DATA_PATHS[motion.mode]
+    prefix = f'pose.bones["{bpy.utils.escape_identifier(bone)}"].' if bone else ""
+    record = {"node": -1, "path": "rotation", "pointer": "", "id_name": obj.name, "id_type": "Object",
+              "slot": slot or "", "data_path": prefix + prop, "rotation_mode": motion.mode,
+              "curves": [{"data_path": prefix + prop, "index": i} for i in range(width)],
+              "matrix": _IDENTITY, "offset": [0.0] * 4, "source": "EXTENSION",
+              "sampler": _sampler("CUBICSLERP", written.times, written.interleaved())}
+    fallback = _fallback(written, check_times, options)
+    if fallback is not None:
+        record["fallback"] = _sampler(fallback.interpolation, gltf.read(fallback.input),
+                                      gltf.read(fallback.output))
+    else:  # SAMPLED: the bundled exporter's LINEAR key on every whole frame
+        frames = np.arange(np.ceil(start), np.floor(end) + 1.0)
+        record["fallback"] = _sampler("LINEAR", frames / rate, motion.at(frames))
+    return record
+
+
+def _sampler(interpolation, times, values):
+    values = np.asarray(values, dtype=np.float64).reshape(-1, 4)
+    return {"interpolation": interpolation, "pointer": "", "width": 4,
+            "times": np.asarray(times, dtype=np.float64).reshape(-1).tolist(),
+            "values": values.ravel().tolist()}
+
+
+def to_mode_values(records, quaternions):
+    """The flat values the writer expects (each record's own components, in its curves' order)
+    from the player's flat quaternions (4 per record, x y z w): one conversion per rotation mode."""
+    q = np.asarray(quaternions, dtype=np.float64).reshape(-1, 4)
+    modes = [r["rotation_mode"] for r in records]
+    widths = [len(r["curves"]) for r in records]
+    out = np.empty(sum(widths))
+    starts = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.intp)
+    for mode in set(modes):
+        rows = np.array([i for i, m in enumerate(modes) if m == mode], dtype=np.intp)
+        values = from_quaternions(mode, q[rows])
+        width = values.shape[1]
+        out[(starts[rows][:, None] + np.arange(width)).ravel()] = values.ravel()
+    return out
+
+
+
+_clips = {}
+
+
+def clip_for(action, slot, owner, source, clip_class):
+    """(cache key, clip) of ``owner`` playing ``action`` keyed in Blender, as the export would
+    write it. Rebuilt when the scene's export settings or rate change, when the action's keys
+    change in number, or on any edit of the action seen by the depsgraph (on_depsgraph_update)."""
+    scene = bpy.context.scene
+    settings = scene.gltf_sqlerp_export
+    state = (settings.enabled, settings.tolerance, settings.fallback, settings.fallback_tolerance,
+             settings.precision, scene.render.fps, scene.render.fps_base)
+    key = ("exported", action.session_uid, slot, getattr(owner, "session_uid", None), source, state,
+           _key_count(action))
+    clip = _clips.get(key)
+    if clip is None:
+        is_object = isinstance(owner, bpy.types.Object)
+        records = exported_records(owner, action, slot, scene) if is_object else []
+        data = {"frames_per_second": scene.render.fps / scene.render.fps_base}
+        played = "FALLBACK" if source == "EXPORTED_FALLBACK" else "EXTENSION"
+        clip = _clips[key] = _exported_class(clip_class)(data, records, played)
+    return key, clip
+
+
+def _key_count(action):
+    curves = action.fcurves if not hasattr(action, "layers") else [
+        curve for layer in action.layers for strip in layer.strips for bag in strip.channelbags
+        for curve in bag.fcurves]
+    return sum(len(curve.keyframe_points) for curve in curves)
+
+
+_classes = {}
+
+
+def _exported_class(clip_class):
+    """preview_clips.Clip whose values are the rotation modes' values of the played quaternions."""
+    exported = _classes.get(clip_class)
+    if exported is None:
+        class ExportedClip(clip_class):
+            def values(self, action_frame):
+                return to_mode_values(self.records, super().values(action_frame))
+        exported = _classes[clip_class] = ExportedClip
+    return exported
+
+
+def forget(*_):
+    _clips.clear()
+
+
+@persistent
+def on_depsgraph_update(scene, depsgraph):
+    """An edited action (keys moved in the Graph Editor, a script's fcurve.update()) drops the
+    "as exported" clips: they are fitted again when next played."""
+    if _clips and any(isinstance(update.id, bpy.types.Action) for update in depsgraph.updates):
+        _clips.clear()
