@@ -17,23 +17,27 @@ def unregister():
     operators.unregister()
 
 
+# Names Blender's bundled glTF add-on looks up on every enabled add-on module, and where they live.
+# Resolved on first use so that importing the package never needs bpy.
+_FORWARDED = {
+    "glTF2ImportUserExtension": "operators.import_session",
+    "glTF2ExportUserExtension": "operators.export_hook",
+    "draw_export": "ui.export_dialog",
+    "draw_import": "ui.import_dialog",
+    # The bundled exporter samples with frame_set: the live preview is held while it runs.
+    "glTF2_pre_export_callback": "operators.preview",
+    "glTF2_post_export_callback": "operators.preview",
+}
+
+
 def __getattr__(name):
-    # Blender's bundled glTF importer looks these names up on every enabled add-on module. They are
-    # resolved on first use so that importing the package never needs bpy.
-    if name == "glTF2ImportUserExtension":
-        from .operators.import_session import glTF2ImportUserExtension
-        return glTF2ImportUserExtension
-    if name == "glTF2ExportUserExtension":
-        from .operators.export_hook import glTF2ExportUserExtension
-        return glTF2ExportUserExtension
-    if name == "draw_export":
-        from .ui.export_dialog import draw_export
-        return draw_export
-    if name in ("glTF2_pre_export_callback", "glTF2_post_export_callback"):
-        # The bundled exporter samples with frame_set: the live preview is held while it runs.
-        from .operators import preview
-        return getattr(preview, name)
-    if name == "draw_import":
-        from .ui.import_dialog import draw_import
-        return draw_import
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _FORWARDED.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    try:
+        return getattr(importlib.import_module(f".{module}", __name__), name)
+    except ImportError as error:
+        # The bundled add-on asks with hasattr(), which only swallows AttributeError: a failed
+        # import here must not break every glTF import or export of the user's Blender.
+        raise AttributeError(f"{name} is unavailable: {error}") from error

@@ -18,7 +18,7 @@ from bpy_extras.io_utils import ExportHelper
 from ..core import GltfError, load
 from ..ui import export_properties
 from . import export_hook
-from .export_rotations import ExportOptions
+from .export_outcome import ExportOptions, bundled_rewrite
 
 _FORMATS = {".glb": 'GLB', ".gltf": 'GLTF_SEPARATE'}
 
@@ -36,6 +36,9 @@ def export(filepath, options, use_selection=False):
         raise ExportFailed(f"{path.name}: the file name must end in .glb or .gltf")
     if not path.parent.is_dir():
         raise ExportFailed(f"folder {path.parent} does not exist")
+    missing = bundled_rewrite()[1]
+    if missing:
+        raise ExportFailed(missing)
     staging = Path(tempfile.mkdtemp(prefix=".gltf_sqlerp-", dir=path.parent))
     try:
         outcome, warnings = _export_into(staging / path.name, export_format, options, use_selection)
@@ -53,6 +56,9 @@ def _export_into(staged, export_format, options, use_selection):
         except RuntimeError as error:  # the bundled exporter reported an ERROR
             raise ExportFailed(f"the glTF exporter failed: {str(error).strip()}") from None
         outcome = export_hook.last_outcome
+    if outcome is None:  # asked for CUBICSLERP, but the hook never ran: the exporter changed
+        raise ExportFailed(f"Blender {bpy.app.version_string}: the bundled glTF exporter did not call "
+                           "gather_gltf_hook; no CUBICSLERP samplers were written")
     if result != {'FINISHED'} or not staged.is_file():
         raise ExportFailed(f"the glTF exporter did not finish ({', '.join(result)})")
     if outcome is not None and outcome.error:

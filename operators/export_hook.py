@@ -12,7 +12,7 @@ import traceback
 
 import bpy
 
-from .export_rotations import ExportOptions, Outcome, rewrite
+from .export_outcome import ExportOptions, Outcome, bundled_rewrite
 
 _override = None      # ExportOptions of the running export_scene.gltf_sqlerp
 last_outcome = None   # Outcome of the latest export (None: the extension was off)
@@ -52,9 +52,20 @@ class glTF2ExportUserExtension:
             settings = getattr(bpy.context.scene, "gltf_sqlerp_export", None)
             self.options = options_from(settings) if settings is not None else None
 
-    def gather_gltf_hook(self, active_scene_idx, scenes, animations, export_settings):
+    def gather_gltf_hook(self, *args):
+        """(active_scene_idx, scenes, animations, export_settings) from 4.2 to 5.0; taken by
+        position from the end so that a new leading argument does not break the export."""
         global last_outcome
         if self.options is None:
+            return
+        rewrite, missing = bundled_rewrite()
+        animations, export_settings = (args[-2], args[-1]) if len(args) >= 2 else (None, None)
+        if not missing and not (isinstance(animations, list) and isinstance(export_settings, dict)):
+            missing = (f"Blender {bpy.app.version_string}: gather_gltf_hook got unexpected arguments "
+                       f"({', '.join(type(a).__name__ for a in args)})")
+        if missing:
+            last_outcome = Outcome(error=missing)
+            print(summary(last_outcome))
             return
         try:
             last_outcome = rewrite(animations, export_settings, self.options)

@@ -12,7 +12,7 @@ emulation: a channel whose samples differ (constraints, drivers, NLA blending, a
 what the bundled exporter wrote, and the outcome says why.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import bpy
 import numpy as np
@@ -24,6 +24,7 @@ from ..core.metrics import SAMPLES_PER_FRAME
 from ..core.sqlerp_fit import CubicSlerpFit, fit_cubicslerp
 from . import export_accessors as gltf
 from .export_motion import RotationMotion, rotation_motion
+from .export_outcome import ChannelOutcome, ExportOptions, Outcome  # noqa: F401 (re-exported)
 from .export_stored import stored_keys
 
 FALLBACKS = ("LINEAR", "SAMPLED", "CUBICSPLINE", "NONE")
@@ -36,40 +37,6 @@ FIT_MARGIN = 0.9
 QUANTIZATION_DEG = {"FLOAT": 0.0, "SHORT": 0.0035}
 _Y_UP = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])  # -90 degrees about X: Blender Z-up -> glTF Y-up
 _BONE = 3  # VExportNode.BONE
-
-
-@dataclass
-class ExportOptions:
-    tolerance_deg: float = 0.01
-    fallback: str = "LINEAR"
-    fallback_tolerance_deg: float = 0.1
-    precision: str = "SHORT"  # CUBICSLERP output components: "FLOAT" (32-bit) or "SHORT" (normalized 16-bit)
-
-
-@dataclass
-class ChannelOutcome:
-    animation: str
-    target: str
-    keys: int = 0
-    fallback_keys: int = 0
-    max_error_deg: float = 0.0
-    fallback_error_deg: float = 0.0
-    skipped: str = ""
-    kept: bool = False  # the keys and tangents stored at import, unchanged
-
-
-@dataclass
-class Outcome:
-    channels: list = field(default_factory=list)
-    error: str = ""
-
-    @property
-    def fitted(self):
-        return [c for c in self.channels if not c.skipped]
-
-    @property
-    def skipped(self):
-        return [c for c in self.channels if c.skipped]
 
 
 def rewrite(animations, export_settings, options):

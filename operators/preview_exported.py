@@ -18,8 +18,7 @@ from ..core.rotation_modes import DATA_PATHS, from_quaternions
 from ..core.sqlerp_fit import fit_cubicslerp
 from .export_hook import options_from
 from .export_motion import rotation_motion
-from .export_rotations import FIT_MARGIN, QUANTIZATION_DEG, _as_written, _fallback
-from . import export_accessors as gltf
+from .export_outcome import bundled_rewrite
 
 SOURCES = ("EXPORTED", "EXPORTED_FALLBACK")
 _IDENTITY = np.eye(4).ravel().tolist()
@@ -28,8 +27,8 @@ _IDENTITY = np.eye(4).ravel().tolist()
 def exported_records(obj, action, slot, scene):
     """Records (action_data layout) of every rotation ``action`` keys on ``obj`` and its bones."""
     options = options_from(scene.gltf_sqlerp_export)
-    if options is None:  # the export is switched off: it would write the bundled samplers
-        return []
+    if options is None or bundled_rewrite()[1]:
+        return []  # the export is off (or cannot run here): it would write the bundled samplers
     rate = scene.render.fps / scene.render.fps_base
     bones = [bone.name for bone in obj.pose.bones] if obj.pose is not None else []
     records = []
@@ -42,6 +41,9 @@ def exported_records(obj, action, slot, scene):
 
 
 def _record(obj, bone, slot, motion, rate, options):
+    # The exporter's own pieces, imported here: they need the bundled glTF add-on's internals.
+    from . import export_accessors as gltf
+    from .export_rotations import FIT_MARGIN, QUANTIZATION_DEG, _as_written, _fallback
     start, end = float(motion.key_frames[0]), float(motion.key_frames[-1])
     check_frames = np.unique(np.concatenate([np.arange(start, end, 1.0 / SAMPLES_PER_FRAME), [end],
                                              motion.key_frames]))

@@ -3,7 +3,7 @@
 The bpy module of Blender 4.2 crashes at exit once its bundled glTF exporter has run, so exports
 run here and the process ends with os._exit. Usage:
 ``python export_job.py FOLDER FALLBACK [FORMAT] [FPS] [FPS_BASE]`` (or ``FOLDER REEXPORT``, ``FOLDER FAIL``,
-``FOLDER DIALOG``: see reexport(), failing() and dialog()): builds the keyed rig
+``FOLDER DIALOG``, ``FOLDER DRIFT``: see reexport(), failing(), dialog() and drift()): builds the keyed rig
 (tools/keyed_rig.py), records Blender's own world rotations of every bone and empty at every frame
 and half frame, exports with ``export_scene.gltf_sqlerp`` (fallback FALLBACK) to FOLDER/rig.FORMAT,
 re-imports the file with this add-on and with the bundled importer alone, records the same
@@ -161,6 +161,30 @@ def dialog(folder):
     print(json.dumps({"on": on, "off": off}))
 
 
+def drift(folder):
+    """The exporter's internals missing (as after a change in the bundled add-on): our module
+    that builds them cannot be imported. Prints what our operator and the bundled one did."""
+    fidelity = _load("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
+    rig = _load("gltf_sqlerp_keyed_rig", ROOT / "tools" / "keyed_rig.py")
+    sys.modules["gltf_sqlerp.operators.export_accessors"] = None  # any import of it fails
+    import bpy
+    from gltf_sqlerp.operators import export_hook
+    fidelity.enable_addon()
+    fidelity.reset_scene()
+    rig.build()
+    try:
+        bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / "ours.glb"))
+        ours = "FINISHED"
+    except RuntimeError as error:
+        ours = str(error)
+    bundled = sorted(bpy.ops.export_scene.gltf(filepath=str(Path(folder) / "bundled.glb"),
+                                               export_format='GLB'))
+    outcome = export_hook.last_outcome
+    fidelity.disable_addon()
+    print(json.dumps({"ours": ours, "bundled": bundled, "hook_error": outcome.error if outcome else None,
+                      "folder": sorted(p.name for p in Path(folder).iterdir())}))
+
+
 def reexport(folder):
     """Import samples/sqlerp_arm.gltf with the add-on, export it unchanged to FOLDER/again.gltf."""
     fidelity = _load("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
@@ -183,6 +207,8 @@ if __name__ == "__main__":
             failing(args[0])
         elif args[1] == "DIALOG":
             dialog(args[0])
+        elif args[1] == "DRIFT":
+            drift(args[0])
         else:
             main(args[0], args[1], *(args[2:3] or ["glb"]), *[float(a) for a in args[3:5]])
         code = 0

@@ -203,3 +203,18 @@ def test_the_bundled_export_dialog_follows_the_panel_settings(tmp_path):
     assert not [c for a in off.animations for c in a.channels if c.uses_extension]
     report = gltf_validator.validate(tmp_path / "on.glb")
     assert gltf_validator.errors(report) == []
+
+
+def test_version_drift_is_a_clear_message_and_never_breaks_the_bundled_export(tmp_path):
+    """When the bundled exporter's internals we build on are missing (simulated: our module that
+    builds them cannot be imported), our operator fails with a message naming the Blender version
+    and writes nothing, and File > Export > glTF 2.0 still writes its file."""
+    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "DRIFT"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    job = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "Blender " in job["ours"] and "CUBICSLERP" in job["ours"] and "nothing was written" in job["ours"]
+    assert job["bundled"] == ["FINISHED"] and job["folder"] == ["bundled.glb"]
+    assert job["hook_error"].startswith("Blender ")
+    assert not [c for a in load(str(tmp_path / "bundled.glb")).animations for c in a.channels
+                if c.uses_extension]

@@ -1,0 +1,53 @@
+"""What an export is asked to do and what it did, and whether this Blender can do it: kept free of
+the bundled glTF add-on's internals, so that the hook, the operator and the preview import even
+where those moved (version drift is reported, not raised)."""
+
+from dataclasses import dataclass, field
+
+import bpy
+
+
+@dataclass
+class ExportOptions:
+    tolerance_deg: float = 0.01
+    fallback: str = "LINEAR"
+    fallback_tolerance_deg: float = 0.1
+    precision: str = "SHORT"  # CUBICSLERP output components: "FLOAT" (32-bit) or "SHORT" (normalized 16-bit)
+
+
+@dataclass
+class ChannelOutcome:
+    animation: str
+    target: str
+    keys: int = 0
+    fallback_keys: int = 0
+    max_error_deg: float = 0.0
+    fallback_error_deg: float = 0.0
+    skipped: str = ""
+    kept: bool = False  # the keys and tangents stored at import, unchanged
+
+
+@dataclass
+class Outcome:
+    channels: list = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def fitted(self):
+        return [c for c in self.channels if not c.skipped]
+
+    @property
+    def skipped(self):
+        return [c for c in self.channels if c.skipped]
+
+
+def bundled_rewrite():
+    """(export_rotations.rewrite, "") or (None, a message naming this Blender and what its bundled
+    glTF exporter lacks): the CUBICSLERP export builds the exporter's own accessor objects."""
+    try:
+        from .export_rotations import rewrite
+    except ImportError as error:
+        return None, (f"Blender {bpy.app.version_string}: the bundled glTF exporter has no "
+                      f"{error.name or 'expected module'} ({error}); CUBICSLERP samplers cannot be "
+                      "written by this version of the add-on")
+    return rewrite, ""
