@@ -59,12 +59,27 @@ def apply(scene, source=None):
     source = source or settings(scene).source
     exported = source in preview_exported.SOURCES
     for data, action, slot, action_frame in preview_clips.playing(scene, exported):
-        clip_key, clip = preview_clips.clip_for(action, slot, data.bl_rna.identifier, source, data)
-        if clip.player is None:
-            continue
-        writer = preview_write.writer_for(data, clip_key, clip)
-        writer.write(data, clip.values(action_frame))
+        try:
+            clip_key, clip = preview_clips.clip_for(action, slot, data.bl_rna.identifier, source, data)
+            if clip.player is None:
+                continue
+            writer = preview_write.writer_for(data, clip_key, clip)
+            writer.write(data, clip.values(action_frame))
+        except Exception as error:  # noqa: BLE001 - a frame change must never fail
+            # Damaged stored data or a clip that cannot be fitted: that ID keeps Blender's own
+            # values (nothing was written for it), the others are previewed; said once per action.
+            _report_failure(action, error)
     _applied.add(scene.session_uid)
+
+
+_failures = set()
+
+
+def _report_failure(action, error):
+    key = (action.session_uid, type(error).__name__, str(error))
+    if key not in _failures:
+        _failures.add(key)
+        print(f"Play glTF Exactly: '{action.name}' is not previewed: {type(error).__name__}: {error}")
 
 
 @persistent

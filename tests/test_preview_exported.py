@@ -117,3 +117,29 @@ def test_imported_clips_play_their_extension_and_fallback(fidelity):
     set_preview(scene, False)
     assert poses['EXPORTED'] == poses['EXTENSION'] and poses['EXPORTED_FALLBACK'] == poses['FALLBACK']
     assert poses['EXTENSION'] != poses['FALLBACK']
+
+
+def test_damaged_stored_data_leaves_that_clip_to_blender_and_never_fails_a_frame(fidelity, capsys):
+    """A clip whose stored samplers were damaged (hand-edited custom properties, a broken file
+    from another tool) is not previewed: frame_set goes on, its bones keep Blender's own values,
+    and the console says so once."""
+    scene = import_sample(fidelity)
+    arm = next(o for o in scene.objects if o.type == 'ARMATURE')
+    frame_set(scene, 12.5)
+    own = [list(b.rotation_quaternion) for b in arm.pose.bones]
+    set_preview(scene, True, 'EXTENSION')
+    assert [list(b.rotation_quaternion) for b in arm.pose.bones] != own   # the preview posed it
+    set_preview(scene, False)
+    data = arm.animation_data.action["gltf_sqlerp"]
+    channels = data["channels"]
+    channels[0]["sampler"]["values"] = [0.0]     # no longer a whole number of quaternions
+    data["channels"] = channels
+    from gltf_sqlerp.operators import preview_clips
+    preview_clips.forget()  # an edit inside the stored group is not seen by the cache (documented)
+    set_preview(scene, True, 'EXTENSION')
+    for frame in (13.0, 12.5):
+        frame_set(scene, frame)
+    damaged = [list(b.rotation_quaternion) for b in arm.pose.bones]
+    set_preview(scene, False)
+    assert damaged == own
+    assert capsys.readouterr().out.count("is not previewed") == 1
