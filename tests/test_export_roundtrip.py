@@ -89,6 +89,13 @@ def test_the_file_passes_the_khronos_validator_and_reads_back_without_warnings(j
     assert document.warnings == []
     sqlerp = [c for a in document.animations for c in a.channels if c.uses_extension]
     assert len(sqlerp) == 7
+    for channel in sqlerp:  # conventions section 2, on the data as written
+        a, v, b = (channel.sampler.values.reshape(-1, 3, 4)[:, i] for i in range(3))
+        dot = lambda p, q: np.einsum("ij,ij->i", p, q)  # noqa: E731
+        assert (dot(v[:-1], v[1:]) >= 0).all() and (dot(v[:-1], b[:-1]) >= 0).all()
+        assert (dot(v[1:], a[1:]) >= 0).all() and (dot(b[:-1], a[1:]) >= 0).all()
+        # (16-bit rows read back: the reader normalizes values, not tangents)
+        assert np.allclose(a[0], v[0], atol=1e-4) and np.allclose(b[-1], v[-1], atol=1e-4)
     required = json.loads(_json_chunk(job["path"])).get("extensionsRequired", [])
     assert required == (["EXT_animation_sqlerp"] if job["mode"] == "NONE" else [])
     if job["mode"] == "NONE":  # the schema-valid required form: one STEP key holding v_1
