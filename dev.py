@@ -82,6 +82,8 @@ commands:
                        above: 4.5 runs the whole suite (add -m blender for its Blender tests only).
   demo [args]          run tools/demo.py with .venv
   run <script> [args]  run any Python script with .venv (e.g. tools/make_sample.py)
+  build [folder]       validate the manifest and build the extension zip (dist/ by default) with
+                       Blender's own extension tooling (`blender --command extension build`)
 """
 
 
@@ -275,18 +277,42 @@ def test(args):
     return status
 
 
+# Blender's own extension tooling (what `blender --command extension ...` runs), through the bpy
+# module, with an empty user folder so that it writes nothing into the developer's Blender.
+BUILD_SCRIPT = """
+import os, sys, tempfile
+os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp(prefix="gltf_sqlerp_build_")
+import bpy
+from bl_pkg import bl_extension_cli
+root, output = sys.argv[1], sys.argv[2]
+code = bl_extension_cli.cli_extension_handler(["validate", root])
+code = code or bl_extension_cli.cli_extension_handler(["build", "--source-dir", root, "--output-dir", output])
+sys.stdout.flush()
+os._exit(code)
+"""
+
+
+def build_extension(python, args):
+    """Validate the manifest and build the extension zip into dist/ (or the folder given)."""
+    output = Path(args[0]).resolve() if args else ROOT / "dist"
+    output.mkdir(parents=True, exist_ok=True)
+    return run([python, "-c", BUILD_SCRIPT, ROOT, output])
+
+
 def main(argv):
     require_python_311()
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0 if argv else 2
     command, args = argv[0], argv[1:]
-    if command not in ("test", "demo", "run") or (command == "run" and not args):
+    if command not in ("test", "demo", "run", "build") or (command == "run" and not args):
         print(f"dev.py: unknown command or missing script: {' '.join(argv)!r}\n\n{USAGE}", file=sys.stderr)
         return 2
     if command == "test":
         return test(args)
     python = ensure_venv(PRIMARY)
+    if command == "build":
+        return build_extension(python, args)
     if command == "demo":
         # The demo checks its export with the glTF-Validator when Node.js is there to run it.
         if shutil.which("node") and shutil.which("npm"):

@@ -1,0 +1,26 @@
+"""The extension as users install it: built and installed with Blender's own extension tooling,
+loaded as ``bl_ext.user_default.gltf_sqlerp``, used (import, live preview, export), then disabled
+and removed with nothing of it left registered. Runs in a child process (tests/extension_job.py):
+this session has the repository's copy registered under the same operator ids."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.blender
+JOB = Path(__file__).with_name("extension_job.py")
+
+
+def test_the_installed_extension_imports_previews_exports_and_uninstalls_cleanly(tmp_path):
+    done = subprocess.run([sys.executable, str(JOB), str(tmp_path)], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    job = json.loads(done.stdout.strip().splitlines()[-1])
+    assert job["enabled"] and not job["repository_copy_loaded"]   # the installed copy ran
+    assert job["stored"]                                          # import wrote its records
+    assert job["preview_moved"]                                   # the preview posed the arm
+    assert job["exported"] == ["FINISHED"] and job["sqlerp_channels"] == 3
+    assert job["leftovers"] == [] and job["removed"] and not job["still_installed"]
