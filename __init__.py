@@ -4,6 +4,8 @@ This module only registers the Blender parts. Importing the package (and ``core`
 pipelines and tests can use the evaluator without Blender.
 """
 
+__version__ = "0.1.0"  # the same as blender_manifest.toml and CHANGELOG.md (tests/test_manifest.py)
+
 
 def register():
     from . import operators, ui

@@ -83,3 +83,13 @@ def test_build_excludes_each_developer_folder_and_file(extension_cli, tmp_path):
     _, names = build(extension_cli, source, tmp_path / "out")
     assert "core/__init__.py" in names
     assert shipped_by_mistake(names) == []
+
+
+def test_manifest_package_and_changelog_agree_on_the_version():
+    import re
+    import tomllib
+    import gltf_sqlerp
+    manifest = tomllib.loads((ROOT / MANIFEST).read_text(encoding="utf-8"))["version"]
+    changelog = re.search(r"^## (\d+\.\d+\.\d+)", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"),
+                          re.MULTILINE).group(1)
+    assert manifest == gltf_sqlerp.__version__ == changelog
