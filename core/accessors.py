@@ -45,13 +45,40 @@ def read_accessor(gltf, index):
     return array
 
 
-def _decode_accessor(gltf, index):
+def check_extent(gltf, index):
+    """Raise GltfError where accessor ``index`` would need bytes its buffer view (or sparse views)
+    does not hold, or more unbacked zeros than MAX_UNBACKED_ELEMENTS: every size is checked from
+    the JSON and the buffer lengths alone, and nothing is decoded or allocated (views of the file's
+    bytes only), so a few bytes of JSON cannot make a reader allocate gigabytes."""
+    accessor, where, component_type, kind, count = _header(gltf, index)
+    if "bufferView" in accessor:
+        _elements(gltf, accessor, where, component_type, kind, count)
+    elif count * TYPE_SIZES[kind] > MAX_UNBACKED_ELEMENTS:
+        raise _too_large(where, count)
+    sparse = accessor.get("sparse")
+    if isinstance(sparse, dict):
+        sparse_count = _integer(sparse, "count", where + "/sparse", minimum=1)
+        for part, part_type, part_kind in (("indices", None, "SCALAR"), ("values", component_type, kind)):
+            _sparse_part(gltf, sparse, part, where + "/sparse", sparse_count, part_type, part_kind)
+
+
+def _header(gltf, index):
     accessor, where = _accessor(gltf.json, index)
     component_type = _component_type(accessor, where)
     kind = accessor.get("type")
     if not isinstance(kind, str) or kind not in TYPE_SIZES:
         raise GltfError("VALUE_NOT_IN_LIST", where + "/type", f"unknown accessor type {kind!r}")
     count = _integer(accessor, "count", where, minimum=1)
+    return accessor, where, component_type, kind, count
+
+
+def _too_large(where, count):
+    return GltfError("ACCESSOR_TOO_LARGE", where,
+                     f"accessor has {count} elements but no buffer view to back them")
+
+
+def _decode_accessor(gltf, index):
+    accessor, where, component_type, kind, count = _header(gltf, index)
     normalized = accessor.get("normalized", False)
     if normalized is not False and (normalized is not True or component_type not in _NORMALIZED_MAX):
         raise GltfError("ACCESSOR_NORMALIZED_INVALID", where + "/normalized",
@@ -61,8 +88,7 @@ def _decode_accessor(gltf, index):
         raw = _read_elements(gltf, accessor, where, component_type, kind, count)
     else:
         if count * TYPE_SIZES[kind] > MAX_UNBACKED_ELEMENTS:
-            raise GltfError("ACCESSOR_TOO_LARGE", where,
-                            f"accessor has {count} elements but no buffer view to back them")
+            raise _too_large(where, count)
         raw = np.zeros(_element_shape(count, kind), COMPONENT_TYPES[component_type])
     if "sparse" in accessor:
         raw = _apply_sparse(gltf, accessor, where, raw, component_type, kind, count)
@@ -140,6 +166,11 @@ def _buffer_view_bytes(gltf, view_index, where):
 
 
 def _read_elements(gltf, accessor, where, component_type, kind, count):
+    return np.ascontiguousarray(_elements(gltf, accessor, where, component_type, kind, count))
+
+
+def _elements(gltf, accessor, where, component_type, kind, count):
+    """The accessor's elements as a strided view of the file's bytes (nothing copied)."""
     data, view, view_where = _buffer_view_bytes(gltf, accessor["bufferView"], where + "/bufferView")
     dtype = COMPONENT_TYPES[component_type]
     offset = _integer(accessor, "byteOffset", where, default=0)
@@ -149,9 +180,8 @@ def _read_elements(gltf, accessor, where, component_type, kind, count):
     if isinstance(stride, bool) or not isinstance(stride, int) or stride < element_bytes:
         raise GltfError("ACCESSOR_INVALID_STRIDE", view_where + "/byteStride",
                         f"byteStride {stride!r} is smaller than one element ({element_bytes} bytes)")
-    return np.ascontiguousarray(_strided_elements(
-        data, offset, count, stride, kind, dtype, where,
-        "accessor needs {end} bytes of its buffer view, which has {size}"))
+    return _strided_elements(data, offset, count, stride, kind, dtype, where,
+                             "accessor needs {end} bytes of its buffer view, which has {size}")
 
 
 def _strided_elements(data, offset, count, stride, kind, dtype, where, too_long):

@@ -32,9 +32,15 @@ def _required_extensions(document):
     required = document.get("extensionsRequired", [])
     if not isinstance(required, list):
         return [Finding("TYPE_MISMATCH", "/extensionsRequired", "'extensionsRequired' must be an array")]
-    return [Finding("UNSUPPORTED_EXTENSION", f"/extensionsRequired/{i}",
+    # A non-string entry (found by the fuzzer: a list here raised TypeError, unhashable in the set
+    # lookup) is a TYPE_MISMATCH, never looked up.
+    return [Finding("TYPE_MISMATCH", f"/extensionsRequired/{i}",
+                    f"'extensionsRequired' entries must be strings, not {type(name).__name__}")
+            if not isinstance(name, str) else
+            Finding("UNSUPPORTED_EXTENSION", f"/extensionsRequired/{i}",
                     f"the file requires extension {name!r}, which this reader does not support")
-            for i, name in enumerate(required) if name not in SUPPORTED_REQUIRED]
+            for i, name in enumerate(required)
+            if not isinstance(name, str) or name not in SUPPORTED_REQUIRED]
 
 
 class Document:

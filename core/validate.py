@@ -14,9 +14,10 @@ Severities follow the validator, except:
 
 Three passes, as in the validator: JSON shape (validate_structure), references (validate_links,
 validate_sqlerp), then accessor data (validate_data), which is read only for accessors whose
-structure passed.
+structure passed; last, the sizes of every accessor of the file (validate_bounds), animation or not.
 """
 
+from .validate_bounds import check_bounds
 from .validate_data import check_data
 from .validate_json import Report
 from .validate_links import (Plan, duplicates_for_draft_channels, finish_animation, link_channels,
@@ -40,4 +41,5 @@ def validate(gltf):
         duplicates_for_draft_channels(report, animation)
         finish_animation(report, animation, plan)
     check_data(report, gltf, plan)
+    check_bounds(report, gltf)
     return list(dict.fromkeys(report.findings))

@@ -94,7 +94,10 @@ def _bounds(report, facts, values):
     for name, declared, actual, outside in (
             ("min", facts.min, np.nanmin(finite, axis=0), lambda d: finite < d),
             ("max", facts.max, np.nanmax(finite, axis=0), lambda d: finite > d)):
-        declared = np.asarray(declared, dtype=np.float32).astype(np.float64)
+        # A declared bound beyond float32 (1e308) becomes infinity, as in the file's float32
+        # data, and is reported as a mismatch; without errstate numpy also warns on stderr.
+        with np.errstate(over="ignore"):
+            declared = np.asarray(declared, dtype=np.float32).astype(np.float64)
         counts = np.sum(outside(declared), axis=0)
         word = "minimum" if name == "min" else "maximum"
         for c in np.flatnonzero(declared != actual):

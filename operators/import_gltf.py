@@ -56,7 +56,7 @@ class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
             document = load(self.filepath)
         except GltfError as error:
             for finding in error.findings:
-                self.report({'ERROR'}, f"{finding.message} [{finding.code} at {finding.pointer or '/'}]")
+                self.report({'ERROR'}, _finding_text(finding))
             return {'CANCELLED'}
         context.window_manager.progress_update(1)
         session = import_session.ImportSession(document, plan_document(document, settings), settings)
@@ -75,9 +75,17 @@ class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
             self.report({'ERROR'}, f"{problem}; the scene is unchanged ({removed} data-blocks removed)")
             return {'CANCELLED'}
         for warning in document.warnings:
-            self.report({'WARNING'}, f"{warning.message} [{warning.code} at {warning.pointer or '/'}]")
+            self.report({'WARNING'}, _finding_text(warning))
         self.report({'INFO'}, _summary(document, session, time.perf_counter() - started))
         return {'FINISHED'}
+
+
+def _finding_text(finding):
+    """A finding as a report line. Blender keeps reports as C strings, so a NUL that a hostile file
+    put into a message or pointer (a URI, a property name) would cut the line there, code and
+    pointer included: it is shown as the two characters \\0 instead."""
+    text = f"{finding.message} [{finding.code} at {finding.pointer or '/'}]"
+    return text.replace("\0", "\\0")
 
 
 def _problem(result, session):
