@@ -94,8 +94,11 @@ def _problem(result, session):
     if session.errors:
         return "exact animation failed: " + "; ".join(session.errors)
     if session.animations_done < len(session.plans):
-        return ("the glTF importer did not call this add-on's hook: enable glTF Sqlerp Animation "
-                "in Preferences > Add-ons")
+        # Either the add-on is registered but not enabled in the preferences (the bundled importer
+        # only calls enabled add-ons), or this Blender's importer no longer calls these hooks.
+        return (f"Blender {bpy.app.version_string}'s glTF importer did not call this add-on's "
+                "animation hooks: enable glTF Sqlerp Animation in Preferences > Add-ons; if it is "
+                "enabled, this Blender version changed its importer's hooks")
     return None
 
 

@@ -74,18 +74,22 @@ class glTF2ImportUserExtension:
         if self.session is None:
             self.session = _session_for_bundled_dialog(gltf)
 
-    def gather_import_animation_before_hook(self, anim_idx, gltf):
+    # The hooks take (anim_idx, ..., gltf) from 4.2 to 5.0; read by position from both ends so that
+    # an argument added in between does not break the import.
+    def gather_import_animation_before_hook(self, *args):
         if self.session is None:
             return
+        anim_idx, gltf = args[0], args[-1]
         try:
             _placeholder_keys(gltf, anim_idx)
         except Exception:
             self.session.fail(f"preparing animation {anim_idx}")
 
-    def gather_import_animation_after_hook(self, anim_idx, track_name, gltf):
+    def gather_import_animation_after_hook(self, *args):
         session = self.session
         if session is None:
             return
+        anim_idx, track_name, gltf = args[0], args[1], args[-1]
         try:
             _rewrite_animation(session, gltf, anim_idx, track_name)
             session.animations_done += 1

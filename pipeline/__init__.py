@@ -1,0 +1,130 @@
+"""Scripted and batch runs: ``main(argv) -> exit code``.
+
+Subcommands (``--help`` on each for its options):
+
+- ``verify FILE``: import FILE with this add-on into an empty scene and measure, for every imported
+  clip and channel, how far Blender's curves are from the spec (operators.deviation: the same
+  measure as the Deviation Report, 8 samples per frame). Needs Blender (bpy).
+- ``export [BLEND] --output FILE``: open BLEND (else the current scene) and export it with
+  CUBICSLERP rotations (operators.export_gltf.export). Needs Blender (bpy).
+- ``convert INPUT_DIR OUTPUT_DIR``: add CUBICSLERP samplers to every .gltf/.glb under INPUT_DIR
+  (core.convert, numpy only), the originals kept as the fallback, written to the same relative
+  paths under OUTPUT_DIR. One process per file, ``--jobs`` at a time (default: every core).
+  Resumes: an output newer than its input is not redone (core.convert writes atomically, so a
+  present output is complete). A journal of finished files is kept in OUTPUT_DIR.
+- ``convert-file INPUT OUTPUT``: one file, the unit of work of ``convert`` and of farm jobs.
+
+Every command prints a JSON report on stdout (or to ``--report FILE``) and returns 0 when all went
+well, 1 when a file failed (invalid glTF, failed import or export, deviation over the tolerance),
+2 for a usage error (bad arguments, missing folder, no bpy where it is needed).
+
+Run it with pipeline_run.py beside this file (``blender --background --python pipeline_run.py --
+ARGS`` or ``python pipeline_run.py ARGS``), or from Python: ``pipeline.main(["convert", a, b])``.
+"""
+
+import argparse
+import sys
+import time
+
+from .common import EXIT_USAGE, UsageError, _write_report, _console_to_stderr, _terminate_as_interrupt
+from .blender import _export_command, _verify_command, assign_action, enable_addon, measure_clips, world_fidelity
+from .convert import _convert_command, _convert_file_command, convert_file, convert_folder, gltf_files
+
+__all__ = ["main", "convert_file", "convert_folder", "gltf_files", "enable_addon", "assign_action",
+           "measure_clips", "world_fidelity"]
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="pipeline_run.py", description="glTF Sqlerp batch runs: verify an import, export with "
+        "CUBICSLERP rotations, convert folders of glTF files. Prints a JSON report; exit code 0 ok, "
+        "1 some file failed, 2 usage error.",
+        epilog="Under Blender: blender --background --python pipeline_run.py -- COMMAND ...")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def common(sub):
+        sub.add_argument("--report", metavar="FILE", help="write the JSON report here (default stdout)")
+        sub.add_argument("--quiet", action="store_true", help="no progress output on stderr")
+        return sub
+
+    verify = common(commands.add_parser(
+        "verify", help="import a file with the add-on and report its fidelity (needs Blender)",
+        description="Import FILE with import_scene.gltf_sqlerp into an empty scene; report, per "
+        "clip and channel, the largest difference between Blender's curves and the spec."))
+    verify.add_argument("file", help="a .gltf or .glb")
+    verify.add_argument("--source", choices=("EXTENSION", "FALLBACK"), default="EXTENSION")
+    verify.add_argument("--tolerance", type=float, default=0.01, metavar="DEG",
+                        help="import rotation tolerance (degrees, default 0.01); a rotation "
+                             "channel further than this from the spec fails the run")
+    verify.add_argument("--no-world", action="store_true",
+                        help="skip the world-space measure (tools/fidelity.py, checkouts only)")
+
+    export = common(commands.add_parser(
+        "export", help="export a .blend (or the current scene) with CUBICSLERP rotations "
+        "(needs Blender)", description="Open BLEND if given and export the scene with "
+        "export_scene.gltf_sqlerp's exporter: CUBICSLERP rotations plus a fallback."))
+    export.add_argument("blend", nargs="?", help="a .blend to open (default: the current scene)")
+    export.add_argument("--output", "-o", required=True, help="the .glb or .gltf to write")
+    export.add_argument("--action", metavar="NAME",
+                        help="make this action the active one of the objects it animates first")
+    export.add_argument("--object", metavar="NAME", action="append",
+                        help="with --action: the object(s) to give it (default: every object "
+                             "with animation data, else the active object)")
+    export.add_argument("--fallback", choices=("LINEAR", "SAMPLED", "CUBICSPLINE", "NONE"),
+                        default="LINEAR")
+    export.add_argument("--tolerance", type=float, default=0.01, metavar="DEG")
+    export.add_argument("--fallback-tolerance", type=float, default=0.1, metavar="DEG")
+    export.add_argument("--precision", choices=("SHORT", "FLOAT"), default="SHORT")
+    export.add_argument("--selection", action="store_true", help="selected objects only")
+
+    def conversion_options(sub):
+        sub.add_argument("--tolerance", type=float, default=0.01, metavar="DEG",
+                         help="largest angle between the CUBICSLERP and the LINEAR curve "
+                              "(degrees, default 0.01)")
+        sub.add_argument("--min-ratio", type=float, default=1.0, metavar="R",
+                         help="convert a channel only when it needs at most 1/R of its keys")
+        sub.add_argument("--force", action="store_true",
+                         help="redo outputs that are newer than their input")
+
+    convert = common(commands.add_parser(
+        "convert", help="convert a folder of .gltf/.glb files, in parallel, resumable (numpy only)",
+        description="Add CUBICSLERP samplers to every .gltf and .glb under INPUT_DIR (originals "
+        "kept as fallback), written to the same relative paths under OUTPUT_DIR."))
+    convert.add_argument("input_dir")
+    convert.add_argument("output_dir")
+    convert.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                         help="files converted at once, one process each (default: every core)")
+    conversion_options(convert)
+
+    one = common(commands.add_parser(
+        "convert-file", help="convert one file (the unit of work of convert and of farm tasks)"))
+    one.add_argument("input")
+    one.add_argument("output")
+    conversion_options(one)
+    return parser
+
+
+def main(argv=None):
+    """Run one command; returns the exit code (never raises SystemExit)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as stop:  # --help (0) or a usage error (2)
+        return int(stop.code or 0)
+    started = time.perf_counter()
+    _terminate_as_interrupt()
+    try:
+        with _console_to_stderr(args.command in ("verify", "export")):
+            report = _COMMANDS[args.command](args)
+        code = report.pop("exit_code")
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        report, code = {"command": args.command, "ok": False, "error": str(error)}, EXIT_USAGE
+    report["exit_code"] = code
+    report["seconds"] = round(time.perf_counter() - started, 3)
+    _write_report(report, args.report)
+    return code
+
+
+_COMMANDS = {"verify": _verify_command, "export": _export_command, "convert": _convert_command,
+             "convert-file": _convert_file_command}

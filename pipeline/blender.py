@@ -1,0 +1,214 @@
+"""``verify`` and ``export``: the commands that need Blender (the bpy module or Blender's own
+Python)."""
+
+import os
+import sys
+from pathlib import Path
+
+from .common import _gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, PACKAGE, UsageError, Progress
+
+
+def _bpy():
+    try:
+        import bpy
+    except ImportError:
+        raise UsageError("this command needs Blender: run it with `blender --background --python "
+                         "pipeline_run.py -- ...` or a Python with the bpy module") from None
+    return bpy
+
+
+def enable_addon():
+    """Make sure this add-on is registered and listed as enabled (the bundled glTF add-on calls
+    the hooks of enabled add-ons only). Leaves an add-on Blender already enabled as it is."""
+    bpy = _bpy()
+    import addon_utils
+    if getattr(bpy.types, "IMPORT_SCENE_OT_gltf_sqlerp", None) is not None:
+        if PACKAGE not in bpy.context.preferences.addons and not _enabled_elsewhere(bpy):
+            bpy.context.preferences.addons.new().module = PACKAGE
+        return
+    package = sys.modules[PACKAGE]
+    package.__time__ = os.path.getmtime(package.__file__)  # addon_utils reloads without it
+    if addon_utils.enable(PACKAGE, default_set=True) is None:
+        raise RuntimeError(f"could not enable the add-on {PACKAGE} (see the traceback above)")
+
+
+def _enabled_elsewhere(bpy):
+    return any(addon.module.endswith(".gltf_sqlerp") for addon in bpy.context.preferences.addons)
+
+
+def _verify_command(args):
+    bpy = _bpy()
+    from ..core import GltfError, load
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file")
+    report = {"command": "verify", "file": str(path), "source": args.source,
+              "tolerance_deg": args.tolerance}
+    progress = Progress(3, "verify", args.quiet)
+    try:
+        try:
+            document = load(str(path))
+        except GltfError as error:
+            progress.step(path.name, "invalid")
+            return {**report, "ok": False, "status": "failed", "error": _gltf_error(error),
+                    "exit_code": EXIT_FAILED}
+        progress.step(path.name, "loaded")
+        enable_addon()
+        bpy.ops.wm.read_homefile(use_empty=True)
+        try:
+            result = bpy.ops.import_scene.gltf_sqlerp(filepath=str(path), source=args.source,
+                                                      rotation_tolerance=args.tolerance)
+        except RuntimeError as error:  # the operator reported an ERROR
+            result, message = {'CANCELLED'}, str(error).strip()
+        else:
+            message = ""
+        progress.step(path.name, "imported")
+        if result != {'FINISHED'}:
+            return {**report, "ok": False, "status": "failed",
+                    "error": _plain_error("IMPORT_FAILED", message or f"result {sorted(result)}"),
+                    "exit_code": EXIT_FAILED}
+        clips = measure_clips(bpy, args.source)
+        world, world_note = (None, "--no-world") if args.no_world else \
+            world_fidelity(document, args.source)
+        progress.step(path.name, "measured")
+    finally:
+        progress.end()
+    rotation = max((c["rotation_max_deg"] for c in clips), default=0.0)
+    value = max((c["value_max"] for c in clips), default=0.0)
+    world_max = max((w["rotation_max_deg"] for w in world or ()), default=0.0)
+    ok = max(rotation, world_max) <= args.tolerance
+    return {**report, "ok": ok, "status": "ok" if ok else "deviates",
+            "animations": len(document.animations), "warnings": [str(w) for w in document.warnings],
+            "rotation_max_deg": rotation, "value_max": value, "clips": clips,
+            "world_rotation_max_deg": world_max if world is not None else None,
+            "world": world, "world_note": world_note,
+            "exit_code": EXIT_OK if ok else EXIT_FAILED}
+
+
+def world_fidelity(document, source="EXTENSION"):
+    """(per animation: world rotations and skinned vertices against the spec at every frame and
+    half frame, note) with the repository's tools/fidelity.py when this is a checkout (it is not
+    in the extension zip); (None, why not) otherwise."""
+    tool = Path(__file__).resolve().parents[1] / "tools" / "fidelity.py"
+    if PACKAGE != "gltf_sqlerp" or not tool.is_file():
+        return None, "world rotations and vertices are measured from a repository checkout only " \
+            "(tools/fidelity.py); the per-channel measure above holds"
+    import importlib.util
+    name = "gltf_sqlerp_fidelity"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, tool)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    fidelity = sys.modules[name]
+    results = []
+    for index, animation in enumerate(document.animations):
+        measured = fidelity.measure(document, index, use_fallback=source == "FALLBACK")
+        results.append({"animation": index, "name": animation.name, "samples": measured.samples,
+                        "rotation_max_deg": measured.rotation_max_deg,
+                        "rotation_worst": measured.rotation_worst,
+                        "vertex_max": measured.vertex_max, "vertex_worst": measured.vertex_worst,
+                        "problems": measured.problems, "skipped": measured.skipped})
+    return results, "tools/fidelity.py: world rotations (degrees) and vertices (fraction of the " \
+        "bounding-box diagonal) at every frame and half frame"
+
+
+def measure_clips(bpy, source="EXTENSION"):
+    """Per imported clip: the largest difference between Blender's F-curves and the spec, rotation
+    channels in degrees, others as values (operators.deviation.report at 8 samples per frame)."""
+    from ..operators import action_data, deviation
+    clips = []
+    for action in bpy.data.actions:
+        data = action_data.load(action)
+        if data is None:
+            continue
+        rows = deviation.report(action, source)
+        rotation = [(r.blender_vs().max, r) for r in rows if r.rotation and r.blender_vs() is not None]
+        values = [r.blender_vs().max for r in rows if not r.rotation and r.blender_vs() is not None]
+        worst = max(rotation, key=lambda item: item[0], default=(0.0, None))
+        clips.append({
+            "name": data["name"], "action": action.name, "animation": data["animation"],
+            "channels": len(rows), "rotation_max_deg": float(worst[0]),
+            "rotation_worst": (f"{worst[1].target} at {worst[1].blender_vs().time:.4f} s"
+                               if worst[1] is not None else ""),
+            "value_max": float(max(values, default=0.0)),
+            "not_compared": [f"{r.target} {r.path}: {'; '.join(r.notes)}"
+                             for r in rows if r.blender_vs() is None]})
+    return sorted(clips, key=lambda c: c["animation"])
+
+
+def _export_command(args):
+    bpy = _bpy()
+    output = Path(args.output)
+    if output.suffix.lower() not in SUFFIXES:
+        raise UsageError(f"--output {output}: must end in .glb or .gltf")
+    if args.blend is not None and not Path(args.blend).is_file():
+        raise UsageError(f"{args.blend}: no such file")
+    progress = Progress(2, "export", args.quiet)
+    try:
+        if args.blend is not None:
+            bpy.ops.wm.open_mainfile(filepath=str(args.blend))
+        enable_addon()
+        from ..operators import export_hook
+        from ..operators.export_gltf import ExportFailed, export
+        from ..operators.export_outcome import ExportOptions
+        if args.action is not None:
+            assigned = assign_action(bpy, args.action, args.object)
+        else:
+            assigned = []
+        progress.step(output.name, "prepared")
+        options = ExportOptions(args.tolerance, args.fallback, args.fallback_tolerance, args.precision)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        report = {"command": "export", "blend": args.blend, "output": str(output),
+                  "action": args.action, "assigned_to": assigned, "fallback": args.fallback,
+                  "tolerance_deg": args.tolerance}
+        try:
+            outcome, warnings = export(str(output), options, args.selection)
+        except ExportFailed as error:
+            progress.step(output.name, "failed")
+            return {**report, "ok": False, "status": "failed",
+                    "error": _plain_error("EXPORT_FAILED", str(error)), "exit_code": EXIT_FAILED}
+        progress.step(output.name, "exported")
+    finally:
+        progress.end()
+    channels = [dict(vars(c)) for c in outcome.channels]
+    return {**report, "ok": True, "status": "exported", "summary": export_hook.summary(outcome),
+            "cubicslerp_channels": _cubicslerp_channels(output), "channels": channels,
+            "warnings": [str(w) for w in warnings], "exit_code": EXIT_OK}
+
+
+def _cubicslerp_channels(path):
+    from ..core import load
+    document = load(str(path))
+    return sum(c.sampler.interpolation == "CUBICSLERP"
+               for animation in document.animations for c in animation.channels)
+
+
+def assign_action(bpy, name, object_names=None):
+    """Make action ``name`` the active action of the objects given (default: every object with
+    animation data, else the active object); returns their names."""
+    action = bpy.data.actions.get(name)
+    if action is None:
+        raise UsageError(f"no action {name!r} (there are: {', '.join(a.name for a in bpy.data.actions)})")
+    scene = bpy.context.scene
+    if object_names:
+        missing = [n for n in object_names if n not in scene.objects]
+        if missing:
+            raise UsageError(f"no object {', '.join(map(repr, missing))} in the scene")
+        targets = [scene.objects[n] for n in object_names]
+    else:
+        targets = [o for o in scene.objects if o.animation_data is not None]
+        active = bpy.context.view_layer.objects.active
+        if not targets and active is not None:
+            targets = [active]
+    if not targets:
+        raise UsageError("--action: no object to assign it to (give --object)")
+    for obj in targets:
+        animation = obj.animation_data or obj.animation_data_create()
+        animation.action = action
+        slots = getattr(action, "slots", None)  # Blender 4.4+: an action animates through a slot
+        if slots is not None and getattr(animation, "action_slot", None) is None:
+            usable = [s for s in slots if getattr(s, "target_id_type", "OBJECT") in ("OBJECT", 'UNSPECIFIED')]
+            if usable:
+                animation.action_slot = usable[0]
+    return [o.name for o in targets]

@@ -1,0 +1,120 @@
+"""What every pipeline command shares: exit codes, usage errors, the JSON report, progress."""
+
+import contextlib
+import json
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+SUFFIXES = (".gltf", ".glb")
+JOURNAL = ".gltf_sqlerp_convert.jsonl"
+LAUNCHER = Path(__file__).resolve().parents[1] / "pipeline_run.py"
+PACKAGE = __name__.rsplit(".", 2)[0]  # the add-on package (gltf_sqlerp or bl_ext.<repo>.gltf_sqlerp)
+
+
+class UsageError(Exception):
+    """Exit code 2: the command cannot run as asked."""
+
+
+
+
+def _terminate_as_interrupt():
+    """SIGTERM (a farm cancelling a task, ``kill``) ends a run like Ctrl+C: atomic writes remove
+    their temporary file and a folder conversion stops its children and still reports."""
+    if threading.current_thread() is not threading.main_thread() or sys.modules.get("bpy"):
+        return  # Blender keeps its own handlers
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    signal.signal(signal.SIGTERM, interrupt)
+
+
+@contextlib.contextmanager
+def _console_to_stderr(active):
+    """Blender and its glTF add-on print to stdout (at the file-descriptor level): while
+    ``active``, send that to stderr so that stdout carries the JSON report only."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _write_report(report, path):
+    text = json.dumps(report, indent=1, default=str) + "\n"
+    if path:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        from ..core.writer import write_atomic
+        write_atomic(target, text.encode("utf-8"))
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+# --- progress -------------------------------------------------------------------------------------
+
+class Progress:
+    """A text bar on stderr when it is a terminal (else one line per step), and Blender's progress
+    indicator (window_manager.progress_*) when running inside Blender."""
+
+    def __init__(self, total, label, quiet=False):
+        self.total, self.label, self.done, self.quiet = max(total, 0), label, 0, quiet
+        self.tty = sys.stderr.isatty()
+        self.blender = _blender_progress("progress_begin", 0, max(self.total, 1))
+
+    def step(self, name, status):
+        self.done += 1
+        if self.blender:
+            _blender_progress("progress_update", self.done)
+        if self.quiet:
+            return
+        if self.tty:
+            width = 30
+            filled = int(width * self.done / max(self.total, 1))
+            line = f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {status}: {name}"
+            sys.stderr.write(line[:160].ljust(160) if len(line) < 160 else line[:160])
+            if self.done >= self.total:
+                sys.stderr.write("\n")
+        else:
+            sys.stderr.write(f"{self.label} {self.done}/{self.total} {status}: {name}\n")
+        sys.stderr.flush()
+
+    def end(self):
+        if self.blender:
+            _blender_progress("progress_end")
+            self.blender = False
+        if self.tty and not self.quiet and self.done < self.total:
+            sys.stderr.write("\n")
+
+
+def _blender_progress(method, *args):
+    """Call ``method`` of Blender's window manager (fetched each time: opening a file replaces
+    it); False when not running inside Blender."""
+    bpy = sys.modules.get("bpy")
+    try:
+        getattr(bpy.context.window_manager, method)(*args)
+    except (AttributeError, ReferenceError):
+        return False
+    return True
+
+
+def _gltf_error(error):
+    """A GltfError as a report entry: the first finding and all of them."""
+    return {"code": error.code, "pointer": error.pointer, "message": error.message,
+            "findings": [{"code": f.code, "pointer": f.pointer, "message": f.message}
+                         for f in error.findings]}
+
+
+def _plain_error(code, message):
+    return {"code": code, "pointer": None, "message": message}

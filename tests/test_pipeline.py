@@ -1,0 +1,209 @@
+"""The command line's folder conversion (the pipeline package through pipeline_run.py), no Blender needed.
+
+Every run is a child process, as users run it: ``python pipeline_run.py convert IN OUT``.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gltf_sqlerp import core
+
+ROOT = Path(__file__).resolve().parents[1]
+LAUNCHER = ROOT / "pipeline_run.py"
+FLAMENCO = ROOT / "tools" / "flamenco" / "gltf_sqlerp_convert.js"
+CESIUM = "khronos/CesiumMan"
+TOLERANCE = "0.1"  # the fastest of the README's table: these tests are about the runs, not the fit
+BROKEN = {"asset": {"version": "2.0"}, "nodes": [{}],
+          "animations": [{"channels": [{"sampler": 3, "target": {"node": 0, "path": "rotation"}}],
+                          "samplers": [{"input": 0, "output": 1}]}]}
+
+
+def run(*args, timeout=300):
+    result = subprocess.run([sys.executable, str(LAUNCHER), *map(str, args)], capture_output=True,
+                            text=True, timeout=timeout)
+    return result
+
+
+def report_of(result):
+    try:
+        return json.loads(result.stdout)
+    except ValueError:
+        pytest.fail(f"no JSON report (exit {result.returncode}):\n{result.stdout}\n{result.stderr}")
+
+
+@pytest.fixture
+def inputs(tmp_path, shared_assets):
+    """A folder of LINEAR-rotation files: CesiumMan as .glb and as .gltf with its .bin and image
+    (in a subfolder), a renamed copy, and a broken file."""
+    folder = tmp_path / "in"
+    (folder / "sub").mkdir(parents=True)
+    shutil.copy(shared_assets / CESIUM / "glTF-Binary" / "CesiumMan.glb", folder / "a_walk.glb")
+    shutil.copy(shared_assets / CESIUM / "glTF-Binary" / "CesiumMan.glb", folder / "b_walk.glb")
+    for file in (shared_assets / CESIUM / "glTF").iterdir():
+        shutil.copy(file, folder / "sub" / file.name)
+    (folder / "c_broken.gltf").write_text(json.dumps(BROKEN))
+    return folder
+
+
+GOOD = ["a_walk.glb", "b_walk.glb", "sub/CesiumMan.gltf"]
+
+
+def entries(report):
+    base = Path(report["input_dir"])
+    return {Path(e["input"]).relative_to(base).as_posix(): e for e in report["files"]}
+
+
+def mtimes(folder):
+    return {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+
+
+def test_help_and_usage_errors(tmp_path):
+    for args in (["--help"], ["convert", "--help"], ["convert-file", "--help"], ["verify", "--help"],
+                 ["export", "--help"]):
+        result = run(*args)
+        assert result.returncode == 0, (args, result.stderr)
+        assert "usage:" in result.stdout
+    assert "convert-file" in run("--help").stdout
+    assert run().returncode == 2
+    assert run("convert", tmp_path / "missing", tmp_path / "out").returncode == 2
+    assert run("convert", tmp_path, tmp_path / "out", "--tolerance", "0").returncode == 2
+    assert run("bogus").returncode == 2
+
+
+def test_convert_folder_reports_resumes_and_keeps_going_after_a_broken_file(inputs, tmp_path):
+    output = tmp_path / "out"
+    first = run("convert", inputs, output, "--tolerance", TOLERANCE, "--jobs", "2")
+    report = report_of(first)
+    assert first.returncode == 1, first.stderr  # the broken file
+    files = entries(report)
+    assert sorted(files) == sorted(GOOD + ["c_broken.gltf"])
+    assert report["counts"] == {"converted": 3, "skipped": 0, "failed": 1}
+    broken = files["c_broken.gltf"]
+    assert broken["status"] == "failed"
+    assert broken["error"]["code"] == "UNRESOLVED_REFERENCE"
+    assert broken["error"]["pointer"] == "/animations/0/samplers/0/input"
+    assert "/animations/0/channels/0/sampler" in [f["pointer"] for f in broken["error"]["findings"]]
+    assert not (output / "c_broken.gltf").exists()
+    for name in GOOD:
+        entry = files[name]
+        assert entry["status"] == "converted" and entry["converted_channels"] > 0
+        assert entry["keys_after"] < entry["keys_before"]
+        document = core.load(output / name)
+        played = [c for a in document.animations for c in a.channels if c.path == "rotation"]
+        cubic = [c for c in played if c.sampler.interpolation == "CUBICSLERP"]
+        assert len(cubic) == entry["converted_channels"]
+        assert all(c.fallback is not None and c.fallback.interpolation == "LINEAR" for c in cubic)
+    assert (output / "sub" / "CesiumMan_img0.jpg").is_file()  # a .gltf takes its files along
+    journal = [json.loads(line) for line in (output / ".gltf_sqlerp_convert.jsonl").read_text().splitlines()]
+    assert sorted(r["file"] for r in journal) == sorted(GOOD + ["c_broken.gltf"])
+
+    before = mtimes(output)
+    again = run("convert", inputs, output, "--tolerance", TOLERANCE)
+    report = report_of(again)
+    assert again.returncode == 1  # the broken file is tried again, and fails again
+    assert report["counts"] == {"converted": 0, "skipped": 3, "failed": 1}
+    assert {n for n, e in entries(report).items() if e["status"] == "skipped"} == set(GOOD)
+    after = mtimes(output)
+    assert {p: t for p, t in after.items() if p.suffix != ".jsonl"} == \
+        {p: t for p, t in before.items() if p.suffix != ".jsonl"}
+
+    # A lost output (or one older than its input) is redone, and only that one.
+    (output / "b_walk.glb").unlink()
+    os.utime(inputs / "a_walk.glb")  # the input changed after its conversion
+    (inputs / "c_broken.gltf").unlink()
+    third = run("convert", inputs, output, "--tolerance", TOLERANCE)
+    report = report_of(third)
+    assert third.returncode == 0, third.stderr
+    assert report["ok"] and report["counts"] == {"converted": 2, "skipped": 1, "failed": 0}
+    assert {n for n, e in entries(report).items() if e["status"] == "converted"} == \
+        {"a_walk.glb", "b_walk.glb"}
+
+
+def test_an_interrupted_run_leaves_only_complete_files_and_resumes(inputs, tmp_path):
+    (inputs / "c_broken.gltf").unlink()
+    for name in ("d_walk.glb", "e_walk.glb"):
+        shutil.copy(inputs / "a_walk.glb", inputs / name)
+    output = tmp_path / "out"
+    child = subprocess.Popen([sys.executable, str(LAUNCHER), "convert", str(inputs), str(output),
+                              "--tolerance", TOLERANCE, "--jobs", "1", "--report",
+                              str(tmp_path / "report.json")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not any(output.glob("*.glb")) and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)
+    os.killpg(child.pid, signal.SIGTERM)  # the parent and the child converting the next file
+    child.communicate(timeout=60)
+    assert child.returncode == 130  # the parent stopped its children and still reported
+    stopped = json.loads((tmp_path / "report.json").read_text())
+    assert stopped["interrupted"] and not stopped["ok"]
+    done = {p.relative_to(output).as_posix() for p in output.rglob("*")
+            if p.suffix in (".glb", ".gltf")}
+    assert done, "nothing was converted before the interruption"
+    for name in done:  # whatever is there is complete
+        core.load(output / name)
+    leftovers = [p.name for p in output.rglob("*") if p.name.endswith(".tmp")]
+    assert not leftovers, leftovers
+
+    resumed = run("convert", inputs, output, "--tolerance", TOLERANCE, "--jobs", "2")
+    report = report_of(resumed)
+    assert resumed.returncode == 0, resumed.stderr
+    status = {n: e["status"] for n, e in entries(report).items()}
+    every = {"a_walk.glb", "b_walk.glb", "d_walk.glb", "e_walk.glb", "sub/CesiumMan.gltf"}
+    assert set(status) == every
+    assert done < every  # the run was interrupted indeed
+    assert {n for n, s in status.items() if s == "skipped"} == done
+    assert {n for n, s in status.items() if s == "converted"} == every - done
+
+
+def test_convert_file_and_report_file(tmp_path, shared_assets):
+    source = shared_assets / CESIUM / "glTF-Binary" / "CesiumMan.glb"
+    target = tmp_path / "deep" / "walk.glb"
+    result = run("convert-file", source, target, "--tolerance", TOLERANCE, "--report",
+                 tmp_path / "r.json")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["ok"] and report["files"][0]["status"] == "converted"
+    again = report_of(run("convert-file", source, target, "--tolerance", TOLERANCE))
+    assert again["files"][0]["status"] == "skipped"
+    wrong = run("convert-file", source, tmp_path / "walk.gltf")  # a GLB must be written as .glb
+    assert wrong.returncode == 1
+    assert report_of(wrong)["files"][0]["error"]["code"] == "ValueError"
+
+
+def test_flamenco_job_type_makes_one_task_per_file(tmp_path):
+    """Runs the job type's compileJob with a stand-in of Flamenco's `author` API (Node.js)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed")
+    harness = tmp_path / "harness.js"
+    harness.write_text(FLAMENCO.read_text() + """
+const tasks = [];
+global.author = {
+  Task: (name, type) => { const t = {name, type, commands: [], deps: []};
+    t.addCommand = (c) => t.commands.push(c); t.addDependency = (d) => t.deps.push(d.name); return t; },
+  Command: (type, params) => ({type, params}),
+};
+const job = {settings: {input_dir: "/farm/in", output_dir: "/farm/out", files: "a.glb; sub/b.gltf\\n",
+                         launcher: "/farm/gltf_sqlerp/pipeline_run.py", tolerance: 0.05},
+             addTask: (t) => tasks.push(t)};
+compileJob(job);
+console.log(JSON.stringify({label: JOB_TYPE.label, tasks}));
+""")
+    result = subprocess.run([node, str(harness)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    compiled = json.loads(result.stdout)
+    tasks = compiled["tasks"]
+    assert [t["name"] for t in tasks] == ["convert a.glb", "convert sub/b.gltf"]
+    args = tasks[1]["commands"][0]["params"]["args"]
+    assert args[:4] == ["--python", "/farm/gltf_sqlerp/pipeline_run.py", "--", "convert-file"]
+    assert args[4:6] == ["/farm/in/sub/b.gltf", "/farm/out/sub/b.gltf"]
+    assert "0.05" in args

@@ -1,0 +1,116 @@
+"""The command line's Blender commands (verify, export) through pipeline_run.py, each in a child
+process of this interpreter (which has the bpy module), as ``python pipeline_run.py ...`` runs
+them. The launcher ends with os._exit: the bpy module of Blender 4.2 crashes at exit after an
+export (see tests/export_job.py)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gltf_sqlerp import core
+
+pytestmark = pytest.mark.blender
+
+ROOT = Path(__file__).resolve().parents[1]
+LAUNCHER = ROOT / "pipeline_run.py"
+SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
+
+# Saves a .blend with one empty keyed in Euler XYZ (Blender's own keyframes), then os._exit.
+MAKE_BLEND = """
+import os, sys
+import bpy
+bpy.ops.wm.read_homefile(use_empty=True)
+obj = bpy.data.objects.new("Spinner", None)
+bpy.context.scene.collection.objects.link(obj)
+for frame, angles in ((1, (0, 0, 0)), (10, (0.5, 0.2, 1.0)), (24, (1.2, -0.3, 2.0))):
+    obj.rotation_euler = angles
+    obj.keyframe_insert("rotation_euler", frame=frame)
+obj.animation_data.action.name = "Spin"
+obj.animation_data.action.use_fake_user = True
+obj.animation_data.action = None
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def run(*args):
+    result = subprocess.run([sys.executable, str(LAUNCHER), *map(str, args)], capture_output=True,
+                            text=True, timeout=600)
+    try:
+        return result, json.loads(result.stdout)
+    except ValueError:
+        pytest.fail(f"no JSON report (exit {result.returncode}):\n{result.stdout}\n{result.stderr}")
+
+
+def test_verify_the_sample_within_the_tolerance():
+    result, report = run("verify", SAMPLE)
+    assert result.returncode == 0, result.stderr
+    assert report["ok"] and report["status"] == "ok"
+    assert [c["name"] for c in report["clips"]] == ["Wave"]
+    assert report["clips"][0]["channels"] == 4
+    assert 0.0 < report["rotation_max_deg"] <= 0.01          # per channel, Blender's curves
+    [world] = report["world"]                                 # tools/fidelity.py (a checkout)
+    assert world["problems"] == [] and world["samples"] > 90
+    assert 0.0 < report["world_rotation_max_deg"] == world["rotation_max_deg"] <= 0.01
+    assert world["vertex_max"] < 1e-4
+
+
+def test_verify_an_invalid_file_fails_with_its_code_and_pointer(tmp_path):
+    gltf = json.loads(SAMPLE.read_text())
+    gltf["animations"][0]["channels"][0]["sampler"] = 99
+    broken = tmp_path / "broken.gltf"
+    broken.write_text(json.dumps(gltf))
+    (tmp_path / "sqlerp_arm.bin").write_bytes((SAMPLE.parent / "sqlerp_arm.bin").read_bytes())
+    result, report = run("verify", broken)
+    assert result.returncode == 1
+    assert report["error"]["code"] == "UNRESOLVED_REFERENCE"
+    assert report["error"]["pointer"] == "/animations/0/channels/0/sampler"
+
+
+def test_export_a_blend_action_with_cubicslerp(tmp_path):
+    blend = tmp_path / "spin.blend"
+    script = tmp_path / "make_blend.py"
+    script.write_text(MAKE_BLEND)
+    made = subprocess.run([sys.executable, str(script), str(blend)], capture_output=True, text=True,
+                          timeout=300)
+    assert made.returncode == 0 and blend.is_file(), made.stderr
+    output = tmp_path / "out" / "spin.gltf"
+    result, report = run("export", blend, "--output", output, "--action", "Spin",
+                         "--fallback", "CUBICSPLINE")
+    assert result.returncode == 0, result.stderr
+    assert report["ok"] and report["assigned_to"] == ["Spinner"]
+    assert report["cubicslerp_channels"] == 1
+    document = core.load(output)
+    rotation = [c for a in document.animations for c in a.channels if c.path == "rotation"]
+    assert [c.sampler.interpolation for c in rotation] == ["CUBICSLERP"]
+    assert rotation[0].fallback.interpolation == "CUBICSPLINE"
+
+    missing, report = run("export", blend, "--output", tmp_path / "x.glb", "--action", "Nope")
+    assert missing.returncode == 2 and "Nope" in report["error"]
+    assert not (tmp_path / "x.glb").exists()
+
+
+def test_the_built_extension_ships_the_launcher_and_it_runs_from_there(tmp_path, shared_assets):
+    """What users install (the zip Blender's tooling builds) has the pipeline package and pipeline_run.py,
+    and the launcher works from the extracted extension folder (numpy only)."""
+    import zipfile
+    import bpy  # noqa: F401 (bl_pkg is importable only inside Blender)
+    from bl_pkg import bl_extension_cli
+    (tmp_path / "dist").mkdir()
+    assert bl_extension_cli.cli_extension_handler(
+        ["build", "--source-dir", str(ROOT), "--output-dir", str(tmp_path / "dist")]) == 0
+    [package] = (tmp_path / "dist").glob("*.zip")
+    installed = tmp_path / "extensions" / "gltf_sqlerp"
+    with zipfile.ZipFile(package) as archive:
+        assert {"pipeline/__init__.py", "pipeline/convert.py", "pipeline_run.py"} <= set(archive.namelist())
+        archive.extractall(installed)
+    source = shared_assets / "khronos" / "CesiumMan" / "glTF-Binary" / "CesiumMan.glb"
+    result = subprocess.run([sys.executable, str(installed / "pipeline_run.py"), "--",
+                             "convert-file", str(source), str(tmp_path / "walk.glb"),
+                             "--tolerance", "0.1"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["files"][0]["status"] == "converted"

@@ -1,0 +1,42 @@
+"""Version drift on the import side: when Blender's bundled importer does not call the add-on's
+animation hooks (a later Blender that renamed them, simulated here by hooks that do nothing), the
+import is refused with a message naming the Blender version, and the scene is left as it was.
+The export side is covered in tests/test_export_roundtrip.py (child processes)."""
+
+from pathlib import Path
+
+import pytest
+from test_import_fidelity import inventory
+
+pytestmark = pytest.mark.blender
+SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "sqlerp_arm.gltf"
+
+
+def test_hooks_not_called_is_a_clear_refusal_and_changes_nothing(fidelity, monkeypatch):
+    import bpy
+    from gltf_sqlerp.operators import import_session
+    monkeypatch.setattr(import_session.glTF2ImportUserExtension, "gather_import_animation_after_hook",
+                        lambda self, *args: None)
+    fidelity.reset_scene()
+    before = inventory(bpy)
+    with pytest.raises(RuntimeError) as refused:
+        bpy.ops.import_scene.gltf_sqlerp(filepath=str(SAMPLE))
+    assert f"Blender {bpy.app.version_string}" in str(refused.value)
+    assert "did not call this add-on's animation hooks" in str(refused.value)
+    assert inventory(bpy) == before
+
+
+def test_hooks_read_their_arguments_from_both_ends(fidelity, monkeypatch):
+    """A new argument between the index and gltf (as hook signatures grew before) changes nothing:
+    the import still plays the spec."""
+    import bpy
+    from gltf_sqlerp.operators import import_session
+    cls = import_session.glTF2ImportUserExtension
+    before_hook, after_hook = cls.gather_import_animation_before_hook, cls.gather_import_animation_after_hook
+    monkeypatch.setattr(cls, "gather_import_animation_before_hook",
+                        lambda self, anim_idx, gltf: before_hook(self, anim_idx, "new", gltf))
+    monkeypatch.setattr(cls, "gather_import_animation_after_hook",
+                        lambda self, anim_idx, track, gltf: after_hook(self, anim_idx, track, "new", gltf))
+    assert fidelity.import_gltf(str(SAMPLE)) == {'FINISHED'}
+    arm = next(o for o in bpy.data.objects if o.type == 'ARMATURE')
+    assert arm.animation_data.action.get("gltf_sqlerp") is not None
