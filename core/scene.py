@@ -131,6 +131,17 @@ class Scene:
                 findings.append(Finding("TYPE_MISMATCH", pointer("meshes", m, "primitives"),
                                         f"mesh {m} 'primitives' must be an array of objects"))
                 continue
+            # The fuzzer found non-object 'attributes' and non-array 'targets' raising TypeError
+            # here and in mesh_positions: they are TYPE_MISMATCH errors of the file.
+            shapeless = [p for p, primitive in enumerate(primitives)
+                         if not isinstance(primitive.get("attributes", {}), dict)
+                         or not isinstance(primitive.get("targets", []), list)
+                         or not all(isinstance(t, dict) for t in primitive.get("targets", []))]
+            if shapeless:
+                findings.append(Finding("TYPE_MISMATCH", pointer("meshes", m, "primitives", shapeless[0]),
+                                        f"mesh {m} primitive {shapeless[0]}: 'attributes' must be an "
+                                        "object and 'targets' an array of objects"))
+                continue
             counts = [len(p.get("targets", [])) for p in primitives]
             for p, count in enumerate(counts):
                 if count != counts[0]:  # one weight per target must fit every primitive
