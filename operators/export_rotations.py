@@ -24,10 +24,9 @@ from ..core.metrics import SAMPLES_PER_FRAME
 from ..core.sqlerp_fit import CubicSlerpFit, fit_cubicslerp
 from . import export_accessors as gltf
 from .export_motion import RotationMotion, rotation_motion
-from .export_outcome import ChannelOutcome, ExportOptions, Outcome  # noqa: F401 (re-exported)
+from .export_outcome import ChannelOutcome, Outcome
 from .export_stored import stored_keys
 
-FALLBACKS = ("LINEAR", "SAMPLED", "CUBICSPLINE", "NONE")
 # The bundled exporter's samples are float32 values of mathutils (float32) matrices.
 AGREEMENT_DEG = 0.005
 # The fit aims below the tolerance so that the written key times and values still keep it:
@@ -193,7 +192,7 @@ def _fit_channel(animation, channel, target, frame_range, options, result, store
     animation.samplers.append(gltf.sampler(gltf.accessor(fit.times, bounds=True),
                                            gltf.accessor(fit.interleaved(), short=precision == "SHORT"),
                                            "CUBICSLERP"))
-    fallback = _fallback(_as_written(fit, precision), check_times, options)
+    fallback = fallback_sampler(as_written(fit, precision), check_times, options)
     if fallback is not None:
         animation.samplers[channel.sampler] = fallback
         result.fallback_keys = fallback.input.count
@@ -229,7 +228,7 @@ def _played(fit, precision, check_times):
                     rotation=True)
 
 
-def _as_written(fit, precision):
+def as_written(fit, precision):
     """The fit with the times and quaternions a reader of the file gets: the fallbacks follow
     the curve as written."""
     rows = _decoded(fit.interleaved(), precision).reshape(-1, 3, 4)
@@ -268,7 +267,7 @@ def _same_side(q, v):
     return q * np.where(np.einsum("ij,ij->i", q, v) < 0.0, -1.0, 1.0)[:, None]
 
 
-def _fallback(fit, check_times, options):
+def fallback_sampler(fit, check_times, options):
     """The channel's new core sampler, or None to keep the bundled exporter's per-frame one."""
     if options.fallback == "LINEAR":
         times, values = linear_fallback(fit, check_times, options.fallback_tolerance_deg)

@@ -43,7 +43,7 @@ def exported_records(obj, action, slot, scene):
 def _record(obj, bone, slot, motion, rate, options):
     # The exporter's own pieces, imported here: they need the bundled glTF add-on's internals.
     from . import export_accessors as gltf
-    from .export_rotations import FIT_MARGIN, QUANTIZATION_DEG, _as_written, _fallback
+    from .export_rotations import FIT_MARGIN, QUANTIZATION_DEG, as_written, fallback_sampler
     start, end = float(motion.key_frames[0]), float(motion.key_frames[-1])
     check_frames = np.unique(np.concatenate([np.arange(start, end, 1.0 / SAMPLES_PER_FRAME), [end],
                                              motion.key_frames]))
@@ -51,7 +51,7 @@ def _record(obj, bone, slot, motion, rate, options):
     aim = (options.tolerance_deg - QUANTIZATION_DEG[options.precision]) * FIT_MARGIN
     fit = fit_cubicslerp(lambda t: motion.at(t * rate), motion.key_frames / rate, check_times, aim,
                          check_values=motion.at(check_frames))
-    written = _as_written(fit, options.precision)
+    written = as_written(fit, options.precision)
     prop, width = DATA_PATHS[motion.mode]
     prefix = f'pose.bones["{bpy.utils.escape_identifier(bone)}"].' if bone else ""
     record = {"node": -1, "path": "rotation", "pointer": "", "id_name": obj.name, "id_type": "Object",
@@ -59,7 +59,7 @@ def _record(obj, bone, slot, motion, rate, options):
               "curves": [{"data_path": prefix + prop, "index": i} for i in range(width)],
               "matrix": _IDENTITY, "offset": [0.0] * 4, "source": "EXTENSION",
               "sampler": _sampler("CUBICSLERP", written.times, written.interleaved())}
-    fallback = _fallback(written, check_times, options)
+    fallback = fallback_sampler(written, check_times, options)
     if fallback is not None:
         record["fallback"] = _sampler(fallback.interpolation, gltf.read(fallback.input),
                                       gltf.read(fallback.output))

@@ -39,6 +39,19 @@ def _import_package():
 _import_package()
 
 
+def tool(relative):
+    """A dev script of the repository ('tools/fidelity.py', 'bench/synthetic_rig.py') imported by
+    path once, as module ``gltf_sqlerp_<stem>`` (tests/child_job.py does the same in child jobs)."""
+    path = ROOT / relative
+    name = f"gltf_sqlerp_{path.stem}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 def pytest_configure(config):
     # The third-party models are read from ../shared/assets, never copied into the repository.
     # Without them most fidelity tests would silently vanish from parametrized lists, so a missing
@@ -150,13 +163,7 @@ def _unregister_leftovers():
 def fidelity():
     """tools/fidelity.py with the add-on enabled the way Blender enables it (the bundled importer
     calls the hooks of enabled add-ons only); disabled again when the test module is done."""
-    name = "gltf_sqlerp_fidelity"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / "fidelity.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    tool = sys.modules[name]
-    tool.enable_addon()
-    yield tool
-    tool.disable_addon()
+    fidelity_tool = tool("tools/fidelity.py")
+    fidelity_tool.enable_addon()
+    yield fidelity_tool
+    fidelity_tool.disable_addon()

@@ -10,22 +10,13 @@ re-imports the file with this add-on and with the bundled importer alone, record
 rotations, and prints one JSON line: the motions, the export's outcome and the operator's result.
 """
 
-import importlib.util
 import json
-import os
 import sys
-import traceback
 from pathlib import Path
 
+from child_job import finish, tool
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def world_rotations(frames):
@@ -87,8 +78,8 @@ def play_every_clip():
 
 
 def main(folder, fallback, file_format="glb", fps=24, fps_base=1.0):
-    fidelity = _load("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
-    rig = _load("gltf_sqlerp_keyed_rig", ROOT / "tools" / "keyed_rig.py")
+    fidelity = tool("tools/fidelity.py")
+    rig = tool("tools/keyed_rig.py")
     import bpy
     from gltf_sqlerp.operators import export_hook
     fidelity.enable_addon()
@@ -117,8 +108,8 @@ def main(folder, fallback, file_format="glb", fps=24, fps_base=1.0):
 def failing(folder):
     """An export whose fit fails, onto an existing file: prints the operator's outcome, whether
     the file's bytes changed and what the folder holds afterwards."""
-    fidelity = _load("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
-    rig = _load("gltf_sqlerp_keyed_rig", ROOT / "tools" / "keyed_rig.py")
+    fidelity = tool("tools/fidelity.py")
+    rig = tool("tools/keyed_rig.py")
     import bpy
     from gltf_sqlerp.operators import export_rotations
     fidelity.enable_addon()
@@ -143,8 +134,8 @@ def failing(folder):
 def dialog(folder):
     """File > Export > glTF 2.0 (the bundled operator) with the dialog's EXT_animation_sqlerp panel
     set to CUBICSPLINE fallback, then switched off: prints the outcome of each."""
-    fidelity = _load("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
-    rig = _load("gltf_sqlerp_keyed_rig", ROOT / "tools" / "keyed_rig.py")
+    fidelity = tool("tools/fidelity.py")
+    rig = tool("tools/keyed_rig.py")
     import bpy
     from gltf_sqlerp.operators import export_hook
     fidelity.enable_addon()
@@ -164,8 +155,8 @@ def dialog(folder):
 def drift(folder):
     """The exporter's internals missing (as after a change in the bundled add-on): our module
     that builds them cannot be imported. Prints what our operator and the bundled one did."""
-    fidelity = _load("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
-    rig = _load("gltf_sqlerp_keyed_rig", ROOT / "tools" / "keyed_rig.py")
+    fidelity = tool("tools/fidelity.py")
+    rig = tool("tools/keyed_rig.py")
     sys.modules["gltf_sqlerp.operators.export_accessors"] = None  # any import of it fails
     import bpy
     from gltf_sqlerp.operators import export_hook
@@ -187,7 +178,7 @@ def drift(folder):
 
 def reexport(folder):
     """Import samples/sqlerp_arm.gltf with the add-on, export it unchanged to FOLDER/again.gltf."""
-    fidelity = _load("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
+    fidelity = tool("tools/fidelity.py")
     import bpy
     from gltf_sqlerp.operators import export_hook
     fidelity.enable_addon()
@@ -198,23 +189,13 @@ def reexport(folder):
     print(json.dumps({"result": sorted(result), "channels": channels}))
 
 
+def _run(args):
+    jobs = {"REEXPORT": reexport, "FAIL": failing, "DIALOG": dialog, "DRIFT": drift}
+    if args[1] in jobs:
+        jobs[args[1]](args[0])
+    else:
+        main(args[0], args[1], *(args[2:3] or ["glb"]), *[float(a) for a in args[3:5]])
+
+
 if __name__ == "__main__":
-    try:
-        args = sys.argv[1:]
-        if args[1] == "REEXPORT":
-            reexport(args[0])
-        elif args[1] == "FAIL":
-            failing(args[0])
-        elif args[1] == "DIALOG":
-            dialog(args[0])
-        elif args[1] == "DRIFT":
-            drift(args[0])
-        else:
-            main(args[0], args[1], *(args[2:3] or ["glb"]), *[float(a) for a in args[3:5]])
-        code = 0
-    except Exception:  # noqa: BLE001 - reported to the parent on stderr
-        traceback.print_exc()
-        code = 1
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    finish(lambda: _run(sys.argv[1:]))

@@ -14,8 +14,9 @@ import json
 import os
 import sys
 import tempfile
-import traceback
 from pathlib import Path
+
+from child_job import finish
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = "bl_ext.user_default.gltf_sqlerp"
@@ -80,12 +81,4 @@ def main(folder):
 if __name__ == "__main__":
     # Blender's user folder: an empty temporary one, set before bpy is imported.
     os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp(prefix="gltf_sqlerp_ext_")
-    try:
-        main(sys.argv[1])
-        code = 0
-    except Exception:  # noqa: BLE001 - reported to the parent on stderr
-        traceback.print_exc()
-        code = 1
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    finish(lambda: main(sys.argv[1]))

@@ -6,12 +6,11 @@ Blender's values are read from Blender. samples/sqlerp_arm.gltf tells the source
 F-curves are within 0.01° of the extension, its fallback about 0.1° away.
 """
 
-import importlib.util
 import math
 from pathlib import Path
 
 import numpy as np
-from conftest import ASSETS
+from conftest import ASSETS, tool
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
@@ -105,10 +104,7 @@ def bone_matrices(arm):
 def small_rig(folder):
     """bench/synthetic_rig.py's rig, small: 4 skinned bones with rotation channels only (no
     object channel whose write would re-evaluate the armature anyway)."""
-    spec = importlib.util.spec_from_file_location("gltf_sqlerp_synthetic_rig", ROOT / "bench" / "synthetic_rig.py")
-    rig = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rig)
-    return rig.write_rig(folder / "rig.glb", bones=4, keys=40)
+    return tool("bench/synthetic_rig.py").write_rig(folder / "rig.glb", bones=4, keys=40)
 
 
 def curves(action):

@@ -9,27 +9,18 @@ the add-on's export callbacks: the control), then prints one JSON line with the 
 in Blender before and after the preview's export.
 """
 
-import importlib.util
 import json
-import os
 import sys
-import traceback
 from pathlib import Path
+
+from child_job import finish, tool
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
 
 
-def _fidelity():
-    spec = importlib.util.spec_from_file_location("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def main(folder):
-    fidelity = _fidelity()
+    fidelity = tool("tools/fidelity.py")
     import bpy
     from gltf_sqlerp.operators import action_data, preview
     fidelity.enable_addon()
@@ -64,12 +55,4 @@ def main(folder):
 
 
 if __name__ == "__main__":
-    try:
-        main(Path(sys.argv[1]))
-        code = 0
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    finish(lambda: main(Path(sys.argv[1])))

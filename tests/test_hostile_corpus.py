@@ -12,7 +12,6 @@ The corpus is written once per module into a temporary folder; every case in its
 (side files such as '../outside.bin' land beside them).
 """
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from conftest import tool
 
 from gltf_sqlerp import core
 
@@ -30,17 +30,7 @@ TIME_LIMIT_S = 2.0
 MEMORY_LIMIT_BYTES = 64 * 1024 * 1024
 
 
-def _corpus_module():
-    name = "gltf_sqlerp_hostile_corpus"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / "hostile_corpus.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-corpus = _corpus_module()
+corpus = tool("tools/hostile_corpus.py")
 CASES = corpus.CASES
 
 

@@ -15,28 +15,15 @@ The inventory here is written independently of operators/transaction.py (the cod
 it walks ``bpy.data``'s collections by name, not ``user_map``.
 """
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
 
 import pytest
+from conftest import tool
 
 pytestmark = pytest.mark.blender
-ROOT = Path(__file__).resolve().parents[1]
 
 
-def _corpus_module():
-    name = "gltf_sqlerp_hostile_corpus"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / "hostile_corpus.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-corpus = _corpus_module()
+corpus = tool("tools/hostile_corpus.py")
 CASES = corpus.CASES
 # Collections the brief names, which must exist in every Blender we test (the rest are found by
 # walking bpy.data).

@@ -8,34 +8,25 @@ frame and half frame (and differ from it somewhere: the preview posed it), with
 values exactly; an edit of the keys is followed.
 """
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import tool
 from preview_checks import frame_set, import_sample, set_preview
 
 from gltf_sqlerp.core import quaternions as quat
 
 pytestmark = pytest.mark.blender
 
-ROOT = Path(__file__).resolve().parents[1]
 FRAMES = np.arange(-6.0, 40.01, 0.5)
 TOLERANCE, FALLBACK_TOLERANCE = 0.01, 0.1   # the export's defaults (scene.gltf_sqlerp_export)
-
-
-def _keyed_rig():
-    spec = importlib.util.spec_from_file_location("gltf_sqlerp_keyed_rig", ROOT / "tools" / "keyed_rig.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
 def rig(fidelity):
     import bpy
     fidelity.reset_scene(24, 1.0)
-    arm, empties = _keyed_rig().build()
+    arm, empties = tool("tools/keyed_rig.py").build()
     return bpy.context.scene, arm, empties
 
 

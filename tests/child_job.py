@@ -1,0 +1,35 @@
+"""Shared by the tests' child-process jobs (export_job, extension_job, preview_export_job; not a
+test module): the repository's dev scripts loaded by path, and the end of the process.
+
+The jobs run in child processes because the bpy module of Blender 4.2 crashes at exit once its
+glTF exporter has run: finish() ends the process with os._exit after flushing, so the parent reads
+the job's JSON line and its exit code, never the crash.
+"""
+
+import os
+import sys
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT / "tools"))
+import devpath  # noqa: E402
+
+
+def tool(relative):
+    """A dev script of the repository (e.g. 'tools/fidelity.py') as module gltf_sqlerp_<stem>."""
+    path = ROOT / relative
+    return devpath.load_module(f"gltf_sqlerp_{path.stem}", path)
+
+
+def finish(run):
+    """Call ``run()``; a failure goes to stderr with exit code 1; then leave without Python's exit."""
+    try:
+        run()
+        code = 0
+    except BaseException:  # noqa: BLE001 - reported to the parent on stderr
+        traceback.print_exc()
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
