@@ -95,6 +95,19 @@ def _decode_accessor(gltf, index):
     return _decode(raw, component_type, normalized)
 
 
+def as_stored(values, precision):
+    """``values`` as a reader decodes them once written as float32 components ("FLOAT") or as
+    normalized 16-bit ones ("SHORT", values in [-1, 1]: c = round(f x 32767), decoded by the same
+    rule as read_accessor's): the exporter checks what the file will play, not what it fitted."""
+    values = np.asarray(values, dtype=np.float64)
+    if precision == "SHORT":
+        raw = np.clip(np.round(values * _NORMALIZED_MAX[5122]), -32767.0, 32767.0)
+        return _decode(raw, 5122, True)
+    if precision == "FLOAT":
+        return values.astype(np.float32).astype(np.float64)
+    raise ValueError(f"precision must be 'FLOAT' or 'SHORT', got {precision!r}")
+
+
 def _decode(raw, component_type, normalized):
     if component_type == 5126:
         return raw.astype(np.float64)

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import quaternions as quat
 from .animation import Sampler
-from .fcurve_model import MODES, play
+from .fcurve_model import MODES, Prepared, work_arrays
 from .keyframes import Keyframes
 from .metrics import SAMPLES_PER_FRAME, dense_times
 from .pose_player import PosePlayer
@@ -146,19 +146,63 @@ def blender_values(curves, frames, rotation):
     """What Blender plays at ``frames`` from per-component CurveKeys (None: no property, left
     out): ((T, k) values, (k,) mask of played components), or a reason string where the keys
     use a mode that is not emulated."""
-    for keys in curves:
-        if keys is not None:
-            unknown = sorted(set(np.asarray(keys.interpolation).tolist()) - set(MODES))
-            if unknown:
-                return f"Blender keys use {', '.join(unknown)} interpolation (not emulated)"
-    played = np.array([keys is not None for keys in curves], dtype=bool)
-    # Blender evaluates animation at a float32 frame, as it stores key frames: a sample at a key's
-    # time then lands on that key, as in Blender (in float64 a step could land just before it).
-    frames = _float32(frames)
-    values = np.zeros((len(frames), len(curves)))
-    for components, keys in _shared_timing(curves, played):  # one vectorized play per group
-        values[:, components] = play(keys, frames)
-    return (quat.normalize(values) if rotation else values), played
+    prepared = BlenderCurves.of(curves)
+    return prepared if isinstance(prepared, str) else prepared.values(frames, rotation)
+
+
+class BlenderCurves:
+    """Per-component CurveKeys set up once for many blender_values() calls: the groups of curves
+    sharing their key timing (fcurve_model.Prepared each)."""
+
+    def __init__(self, curves):
+        self.count = len(curves)
+        self.played = np.array([keys is not None for keys in curves], dtype=bool)
+        self.groups = [(components, Prepared(keys)) for components, keys in _shared_timing(curves, self.played)]
+
+    @classmethod
+    def of(cls, curves):
+        """BlenderCurves of ``curves``, or a string saying which interpolation is not emulated."""
+        for keys in curves:
+            if keys is not None:
+                unknown = _unknown_modes(keys.interpolation)
+                if unknown:
+                    return f"Blender keys use {', '.join(unknown)} interpolation (not emulated)"
+        return cls(curves)
+
+    def values(self, frames, rotation):
+        """blender_values() at ``frames``."""
+        # Blender evaluates animation at a float32 frame, as it stores key frames: a sample at a
+        # key's time then lands on that key, as in Blender (in float64 a step could land just
+        # before it).
+        frames = _float32_work(frames)
+        # Component-major, so that each component's track is contiguous (returned transposed).
+        values = np.empty((self.count, len(frames)))
+        values[~self.played] = 0.0
+        for components, prepared in self.groups:  # one vectorized play per group
+            if components[-1] - components[0] == len(components) - 1:  # a run: play straight into it
+                prepared.play(frames, out=values[components[0]:components[-1] + 1])
+            else:
+                values[components] = prepared.play(frames)
+        return (quat.normalize(values.T) if rotation else values.T), self.played
+
+
+def _unknown_modes(interpolation):
+    """Sorted interpolation names that fcurve_model does not emulate (none: an empty list)."""
+    modes = np.asarray(interpolation)
+    known = np.zeros(modes.shape, dtype=bool)
+    for mode in MODES:  # a comparison per mode: cheaper than a set of per-key names
+        known |= modes == mode
+    return [] if known.all() else sorted(set(modes[~known].tolist()))
+
+
+def _float32_work(frames):
+    """_float32(frames) in a work array of fcurve_model's (valid until the next call here): a
+    fresh array costs more in page faults than the conversion."""
+    frames = np.asarray(frames).reshape(-1)
+    wide, narrow = work_arrays("blender_values", 2, len(frames))
+    np.copyto(narrow.view(np.float32)[:len(frames)], frames, casting="unsafe")
+    np.copyto(wide, narrow.view(np.float32)[:len(frames)])
+    return wide
 
 
 def _shared_timing(curves, played):

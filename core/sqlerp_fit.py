@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import quaternions as quat
+from .accessors import as_stored
 from .interpolation import Evaluator
 from .sqlerp_tangents import Probes, unit as _unit
 
@@ -27,6 +28,10 @@ from .sqlerp_tangents import Probes, unit as _unit
 # the dense check passes anyway (0.8 x 1.13 < 1).
 SCREEN_AT = 0.8
 MAX_ROUNDS = 64
+# The probes' first-order errors have a floor of about 1e-6 degrees (the square root of float64
+# rounding in 1 - x^2 - y^2): only errors above the tolerance by more than this split a segment
+# before the dense check, which alone decides at tolerances near the floor.
+PROBE_FLOOR_DEG = 1e-5
 
 
 @dataclass(frozen=True)
@@ -36,17 +41,23 @@ class CubicSlerpFit:
     values: np.ndarray        # (n, 4) v_i
     out_tangents: np.ndarray  # (n, 4) b_i
     max_error_deg: float      # largest angle to the target over the check times
+    # What the keys play at the check times inside them (fit_cubicslerp's dense check, kept for
+    # the callers that compare other curves with it), or None.
+    check_times: np.ndarray = None
+    played: np.ndarray = None
 
     def interleaved(self):
         """(3n, 4) sampler output rows a_1, v_1, b_1, a_2, ..."""
         return np.stack([self.in_tangents, self.values, self.out_tangents], axis=1).reshape(-1, 4)
 
     def evaluate(self, times):
-        return Evaluator("CUBICSLERP", self.times, self.interleaved())(times)
+        """The curve at ``times`` as a reader plays it: rows normalized first, as core.animation
+        reads rotations (decoded 16-bit quaternions are a little off unit length)."""
+        return Evaluator("CUBICSLERP", self.times, quat.normalize(self.interleaved()))(times)
 
 
 def fit_cubicslerp(target, key_times, check_times, tolerance_deg=0.01, max_keys=None, check_values=None,
-                   split_at="middle"):
+                   split_at="middle", written=None, aim_deg=None):
     """CUBICSLERP keys following ``target`` within ``tolerance_deg`` at every check time.
 
     ``target(times) -> (T, 4)`` unit quaternions (any sign per row). ``key_times`` are kept (sorted
@@ -59,6 +70,12 @@ def fit_cubicslerp(target, key_times, check_times, tolerance_deg=0.01, max_keys=
     way to few keys; Blender's Euler curves at 30-degree turns: 345 keys instead of 611 for 200
     animator keys) or "worst" (the worst check time: motion with corners, such as a dense LINEAR
     curve, whose error sits at the corners).
+    ``written``: None, or the form a file stores the keys in ("FLOAT": float32; "SHORT":
+    normalized 16-bit quaternions, float32 times): the dense check then plays the keys as a reader
+    decodes them, added keys get float32 times, and the result holds those decoded keys, so its
+    error is the written file's. ``key_times`` should be float32 values then. ``aim_deg``: what
+    the tangent fit aims at (default ``tolerance_deg``); below the tolerance, it leaves room for
+    the rounding of the written form and fewer segments miss the check.
     """
     if split_at not in ("middle", "worst"):
         raise ValueError(f"split_at must be 'middle' or 'worst', got {split_at!r}")
@@ -69,14 +86,17 @@ def fit_cubicslerp(target, key_times, check_times, tolerance_deg=0.01, max_keys=
         raise ValueError("fit_cubicslerp needs at least two distinct finite key times")
     check = _Check(target, check_times, times[0], times[-1], tolerance_deg, check_values)
     limit = len(times) + len(check.times) if max_keys is None else int(max_keys)
-    curve = _Segments(times, quat.make_continuous(_unit(target(times))), target, tolerance_deg)
-    dirty = np.ones(len(times) - 1, dtype=bool)
+    aim = tolerance_deg if aim_deg is None else min(float(aim_deg), tolerance_deg)
+    curve = _Segments(times, quat.make_continuous(_unit(target(times))), target, aim, written)
+    if split_at == "middle":
+        curve.presplit(tolerance_deg, limit)
+    dirty = np.ones(len(curve.times) - 1, dtype=bool)
     for _ in range(MAX_ROUNDS):
         curve.fix_signs()
         over, at = check.errors(curve, dirty, locate=split_at == "worst")
         unsigned = dirty & (quat.dot(curve.b, curve.a) < 0.0)  # 4th sign rule, after fix_signs
         if not (over.any() or unsigned.any()):
-            return curve.result(check.max_error_deg())
+            return curve.result(check.max_error_deg(), check.times, check.played)
         refit = over & ~curve.refined & ~unsigned  # C1 tangents get a fit before any new key
         split = (over | unsigned) & ~refit
         if len(curve.times) + np.count_nonzero(split) > limit:
@@ -97,27 +117,43 @@ class _Segments:
     tolerance are fitted at once (the probes serve both, one target evaluation).
     """
 
-    def __init__(self, times, values, target, tolerance_deg):
+    def __init__(self, times, values, target, tolerance_deg, written=None):
         self.times, self.values = times, values
-        self.target, self.tolerance_deg = target, tolerance_deg
+        self.target, self.tolerance_deg, self.written = target, tolerance_deg, written
         control = quat.control_points(times, values)
         self.b, self.a = control[:-1].copy(), control[1:].copy()
         self.parents = np.arange(len(times) - 1)  # segment index before the last split
         probes = Probes(times, values, self.parents, target)
-        self.refined = probes.errors(self.b, self.a) > SCREEN_AT * tolerance_deg
+        self.probe_error = probes.errors(self.b, self.a)  # per segment, degrees
+        self.refined = self.probe_error > SCREEN_AT * tolerance_deg
         if self.refined.any():
-            self.b[self.refined], self.a[self.refined] = probes.fit(tolerance_deg, self.refined)
+            fitted = probes.fit(tolerance_deg, self.refined)
+            self.b[self.refined], self.a[self.refined], self.probe_error[self.refined] = fitted
 
     def refit(self, which):
         """Fitted tangents for the segments in the mask ``which``."""
         if which.any():
             probes = Probes(self.times, self.values, np.flatnonzero(which), self.target)
-            self.b[which], self.a[which] = probes.fit(self.tolerance_deg)
+            self.b[which], self.a[which], self.probe_error[which] = probes.fit(self.tolerance_deg)
             self.refined |= which
+
+    def presplit(self, tolerance_deg, max_keys):
+        """Halve the segments whose fitted probes already miss ``tolerance_deg`` (the dense check
+        would fail them), before any dense check, which then runs once over everything and once
+        more over the halves of the few segments it finds (1,000-key tracks: 20 to 40 of 1,100 to
+        1,750 segments) instead of once per round of halving; the keys are the same."""
+        for _ in range(MAX_ROUNDS):
+            doomed = self.probe_error > tolerance_deg + PROBE_FLOOR_DEG
+            if not doomed.any() or len(self.times) + np.count_nonzero(doomed) > max_keys:
+                return
+            middles = 0.5 * (self.times[:-1] + self.times[1:])
+            self.split(doomed, middles[doomed], np.zeros_like(doomed))
 
     def split(self, which, split_times, refit):
         """Insert a key (value = target there) in each segment of the mask ``which``, then fit both
         halves and the segments of the mask ``refit``; returns the mask of the changed segments."""
+        if self.written is not None:
+            which, split_times = self._float32_splits(which, split_times)
         index = np.flatnonzero(which)
         self.parents = np.repeat(np.arange(len(which)), np.where(which, 2, 1))
         if len(index):
@@ -125,21 +161,35 @@ class _Segments:
             self.times = np.insert(self.times, index + 1, split_times)
             self.values = quat.make_continuous(np.insert(self.values, index + 1, new_values, 0))
             self.b, self.a = self.b[self.parents], self.a[self.parents]
-            self.refined = self.refined[self.parents]
+            self.refined, self.probe_error = self.refined[self.parents], self.probe_error[self.parents]
         changed = (which | refit)[self.parents]
         self.refit(changed)
         return changed
+
+    def _float32_splits(self, which, split_times):
+        """Split times as written (float32: the check plays them), and the mask without the
+        segments too short for a float32 time strictly inside (left as they are)."""
+        rounded = split_times.astype(np.float32).astype(np.float64)
+        index = np.flatnonzero(which)
+        inside = (rounded > self.times[index]) & (rounded < self.times[index + 1])
+        which = which.copy()
+        which[index[~inside]] = False
+        return which, rounded[inside]
 
     def fix_signs(self):
         """Conventions' 2nd and 3rd sign rules by flipping tangents (same rotations)."""
         self.b *= np.where(quat.dot(self.values[:-1], self.b) < 0.0, -1.0, 1.0)[:, None]
         self.a *= np.where(quat.dot(self.values[1:], self.a) < 0.0, -1.0, 1.0)[:, None]
 
-    def result(self, max_error_deg):
-        """The keys, with a_1 = v_1 and b_n = v_n (conventions section 2)."""
+    def result(self, max_error_deg=0.0, check_times=None, played=None):
+        """The keys, with a_1 = v_1 and b_n = v_n (conventions section 2), as written."""
         a = np.concatenate([self.values[:1], self.a])
         b = np.concatenate([self.b, self.values[-1:]])
-        return CubicSlerpFit(self.times.copy(), a, self.values.copy(), b, max_error_deg)
+        rows = np.stack([a, self.values, b], axis=1)
+        if self.written is not None:
+            rows = as_stored(rows, self.written)
+        return CubicSlerpFit(self.times.copy(), rows[:, 0], rows[:, 1], rows[:, 2], max_error_deg,
+                             check_times, played)
 
 
 class _Check:
@@ -158,8 +208,11 @@ class _Check:
         else:
             self.times = t = np.unique(t)  # the usual dense grid is sorted already
             self.q = _unit(target(t)) if len(t) else np.zeros((0, 4))
-        self.limit = _deg_to_chord2(tolerance_deg)
+        self.limit = quat.degrees_to_chord2(tolerance_deg)
+        while quat.chord2_to_degrees(self.limit) > tolerance_deg:  # a reported maximum never
+            self.limit = np.nextafter(self.limit, 0.0)               # exceeds the tolerance
         self.worst = np.zeros(0)        # per segment, squared chord, valid where not dirty
+        self.played = np.zeros_like(self.q)  # the curve per check time, valid where not dirty
 
     def errors(self, curve, dirty, locate=True):
         """Per segment, whether it misses the tolerance (evaluating the ``dirty`` ones, the others
@@ -172,9 +225,15 @@ class _Check:
         if len(segments):
             starts = np.searchsorted(self.times, curve.times[:-1], side="left")
             starts, ends = starts[segments], np.append(starts[1:], len(self.times))[segments]
-            index, offsets = _ranges(starts, ends)
-            played = _evaluator(curve, segments)(np.take(self.times, index))
-            chord2 = _chord2(played, np.take(self.q, index, axis=0))
+            if len(segments) == count:  # all of them (the first round): no gathers
+                index, offsets = np.arange(starts[0], len(self.times)), starts - starts[0]
+                played = self.played[starts[0]:] = _evaluator(curve, segments)(self.times[starts[0]:])
+                chord2 = quat.chord2(played, self.q[starts[0]:])
+            else:
+                index, offsets = _ranges(starts, ends)
+                played = _evaluator(curve, segments)(np.take(self.times, index))
+                self.played[index] = played
+                chord2 = quat.chord2(played, np.take(self.q, index, axis=0))
             self.worst[segments] = _group_max(chord2, offsets, ends - starts)
             over = self.worst[segments] > self.limit
             if locate and over.any():
@@ -186,7 +245,7 @@ class _Check:
         self.worst = np.where(dirty, 0.0, self.worst[parents])
 
     def max_error_deg(self):
-        return float(_chord2_to_deg(self.worst.max())) if len(self.worst) else 0.0
+        return float(quat.chord2_to_degrees(self.worst.max())) if len(self.worst) else 0.0
 
 
 def _evaluator(curve, segments):
@@ -194,7 +253,7 @@ def _evaluator(curve, segments):
     keys. Each of those segments has the same keys and tangents there, so it plays the same
     numbers; segments bridging the gaps between them are never queried. Setting up only the few
     segments a round changed is what keeps the later rounds cheap."""
-    fit = curve.result(0.0)
+    fit = curve.result()
     keys = np.union1d(segments, segments + 1)
     return CubicSlerpFit(fit.times[keys], fit.in_tangents[keys], fit.values[keys],
                          fit.out_tangents[keys], 0.0).evaluate
@@ -223,20 +282,3 @@ def _argmax(x, offsets, lengths):
     index, starts = _ranges(offsets, offsets + lengths)
     order = np.lexsort((-x[index], np.repeat(np.arange(len(offsets)), lengths)))
     return index[order[starts]]
-
-
-def _chord2(p, q):
-    """Squared chord |p - sign(p.q) q|^2 between unit quaternions. Unlike 1 - |p.q| it keeps full
-    precision for tiny angles, and it grows with the rotation angle, so maxima are taken on it and
-    converted once (rotation angle = 4 asin(chord / 2))."""
-    d = q * np.where(np.einsum("ij,ij->i", p, q) < 0.0, -1.0, 1.0)[:, None]
-    np.subtract(p, d, out=d)  # in place: a fresh array per operation costs more than the maths
-    return np.einsum("ij,ij->i", d, d)
-
-
-def _chord2_to_deg(chord2):
-    return np.degrees(4.0 * np.arcsin(np.minimum(np.sqrt(chord2) / 2.0, 1.0)))
-
-
-def _deg_to_chord2(degrees):
-    return (2.0 * np.sin(np.radians(degrees) / 4.0)) ** 2

@@ -71,9 +71,9 @@ class Probes:
         return np.degrees(2.0 * self.w * residual)
 
     def fit(self, tolerance_deg, select=slice(None)):
-        """(S, 4) tangents b, a for the probes' segments (or those picked by ``select``): weighted
-        least squares, then Lawson rounds for those still off by more than LAWSON_ABOVE x
-        tolerance."""
+        """(S, 4) tangents b, a for the probes' segments (or those picked by ``select``) and their
+        largest probe errors (S,): weighted least squares, then Lawson rounds for those still off
+        by more than LAWSON_ABOVE x tolerance."""
         s = self.s[select]
         weights = np.broadcast_to(self.w ** 2, s.shape[:2]).copy()
         b, a, plane, residual = _great_circle(s, self.t, weights, _initial_plane(s))
@@ -92,7 +92,7 @@ class Probes:
             b[keep], a[keep], plane[keep] = nb[better], na[better], nplane[better]
             errors[keep] = new_errors[better]
             worst[keep] = errors[keep].max(axis=1)
-        return b, a
+        return b, a, worst
 
 
 def _arc_points(a, b, t):

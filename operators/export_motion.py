@@ -13,7 +13,7 @@ import bpy
 import numpy as np
 
 from ..core import rotation_modes
-from ..core.deviation import CurveKeys, blender_values
+from ..core.deviation import BlenderCurves, CurveKeys
 from .clip_curves import _not_emulated, keys_of
 
 
@@ -26,9 +26,12 @@ class RotationMotion:
     curves: list  # per component: CurveKeys
 
     def at(self, frames):
-        played = blender_values(self.curves, np.asarray(frames, dtype=np.float64), rotation=False)
-        if isinstance(played, str):
-            raise ValueError(played)
+        prepared = getattr(self, "_prepared", None)
+        if prepared is None:  # set up once: the fit asks for many sets of frames
+            prepared = self._prepared = BlenderCurves.of(self.curves)
+        if isinstance(prepared, str):
+            raise ValueError(prepared)
+        played = prepared.values(np.asarray(frames, dtype=np.float64), rotation=False)
         return rotation_modes.to_quaternions(self.mode, played[0])
 
 

@@ -6,13 +6,7 @@ from dataclasses import dataclass, field
 
 import bpy
 
-
-@dataclass
-class ExportOptions:
-    tolerance_deg: float = 0.01
-    fallback: str = "LINEAR"
-    fallback_tolerance_deg: float = 0.1
-    precision: str = "SHORT"  # CUBICSLERP output components: "FLOAT" (32-bit) or "SHORT" (normalized 16-bit)
+from ..core.rotation_export import ExportOptions  # noqa: F401  (re-exported for the operators)
 
 
 @dataclass

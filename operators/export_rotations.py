@@ -2,8 +2,9 @@
 
 For every rotation channel of a bone or object, the motion Blender plays is computed from the
 action's keys (export_motion), mapped into glTF space, fitted with CUBICSLERP keys at the animator's
-key times (core.sqlerp_fit) and hung off the channel as ``extensions.EXT_animation_sqlerp``; the
-channel's own sampler becomes the chosen fallback (conventions section 3).
+key times with the chosen fallback (core.rotation_export, all channels at once in threads) and hung
+off the channel as ``extensions.EXT_animation_sqlerp``; the channel's own sampler becomes the
+fallback (conventions section 3).
 
 The map into glTF space is the exporter's own: it writes ``C · q_basis`` for bones (C its constant
 rest correction) and ``X · C · q_basis · X⁻¹`` for objects (X the Y-up axis change). C is measured
@@ -12,16 +13,15 @@ emulation: a channel whose samples differ (constraints, drivers, NLA blending, a
 what the bundled exporter wrote, and the outcome says why.
 """
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import bpy
 import numpy as np
 
 from ..core import quaternions as quat
-from ..core.fallback_fit import cubicspline_fallback, linear_fallback
-from ..core.interpolation import evaluate
-from ..core.metrics import SAMPLES_PER_FRAME
-from ..core.sqlerp_fit import CubicSlerpFit, fit_cubicslerp
+from ..core.rotation_export import check_grid, export_keys
 from . import export_accessors as gltf
 from .export_motion import RotationMotion, rotation_motion
 from .export_outcome import ChannelOutcome, Outcome
@@ -29,11 +29,10 @@ from .export_stored import stored_keys
 
 # The bundled exporter's samples are float32 values of mathutils (float32) matrices.
 AGREEMENT_DEG = 0.005
-# The fit aims below the tolerance so that the written key times and values still keep it:
-# float32 times move a key by up to 4e-6 s at 40 s; 16-bit normalized quaternion components move
-# a rotation by up to 2 asin(2 x 0.5 / 32767) = 0.0035 degrees.
-FIT_MARGIN = 0.9
-QUANTIZATION_DEG = {"FLOAT": 0.0, "SHORT": 0.0035}
+# Channels are fitted in this many threads: the fit is numpy work that releases the GIL, and
+# nothing in it touches Blender (core.rotation_export); Blender's data is read before, and the
+# exporter's objects are written after, on the calling thread.
+THREADS = max(1, min(8, os.cpu_count() or 1))
 _Y_UP = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])  # -90 degrees about X: Blender Z-up -> glTF Y-up
 _BONE = 3  # VExportNode.BONE
 
@@ -46,12 +45,19 @@ def rewrite(animations, export_settings, options):
     nodes = {id(vnode.node): (uuid, vnode) for uuid, vnode in export_settings["vtree"].nodes.items()
              if vnode.node is not None}
     inputs = {}  # id(accessor) -> (accessor, bundled times): shared accessors are fixed once
+    jobs = []
     for animation in animations:
         for sampler in animation.samplers:
             inputs.setdefault(id(sampler.input), (sampler.input, gltf.read(sampler.input)))
         for channel in list(animation.channels):
             if channel.target.path == "rotation" and channel.target.node is not None:
-                outcome.channels.append(_channel(animation, channel, nodes, export_settings, options, timing))
+                result, job = _channel(animation, channel, nodes, export_settings, timing)
+                outcome.channels.append(result)
+                jobs += [job] if job is not None else []
+    with ThreadPoolExecutor(THREADS) as pool:
+        fitted = list(pool.map(lambda job: job.fit(options), jobs))
+    for job, keys in zip(jobs, fitted):
+        job.write(keys, options)
     for accessor, times in inputs.values():
         timing.fix(accessor, times)
     return outcome
@@ -86,16 +92,17 @@ class _Target:
         return self.at_frames(self.frames(seconds))
 
     def at_frames(self, frames):
-        return quat.multiply(quat.multiply(self.a, self.motion.at(frames)), self.b)
+        return quat.sandwich(self.a, self.motion.at(frames), self.b)
 
 
-def _channel(animation, channel, nodes, export_settings, options, timing):
+def _channel(animation, channel, nodes, export_settings, timing):
+    """(ChannelOutcome, the channel's _Job or None when it keeps the bundled sampler)."""
     uuid, vnode = nodes.get(id(channel.target.node), (None, None))
     name = getattr(channel.target.node, "name", "?")
     result = ChannelOutcome(animation.name, name)
     if vnode is None or vnode.blender_object is None:
         result.skipped = "not a Blender object or bone"
-        return result
+        return result, None
     bone = vnode.blender_bone.name if vnode.blender_type == _BONE and vnode.blender_bone else None
     owner_uuid = vnode.armature if bone else uuid
     bundled = animation.samplers[channel.sampler]
@@ -113,11 +120,54 @@ def _channel(animation, channel, nodes, export_settings, options, timing):
             break
     else:
         result.skipped = reason
-        return result
-    frame_range = _frame_range(export_settings, owner_uuid, animation.name, target, action, motion)
+        return result, None
+    start, end = _frame_range(export_settings, owner_uuid, animation.name, target, action, motion)
+    if end <= start:
+        result.skipped = "the range is a single frame"
+        return result, None
     stored = stored_keys(action, vnode.blender_object, bone, target)
-    _fit_channel(animation, channel, target, frame_range, options, result, stored)
-    return result
+    return result, _Job(animation, channel, target, start, end, stored, result)
+
+
+@dataclass
+class _Job:
+    """One channel to fit: ``fit`` is Blender-free (run in a thread), ``write`` changes the
+    exporter's objects."""
+    animation: object
+    channel: object
+    target: _Target
+    start: float
+    end: float
+    stored: tuple
+    result: ChannelOutcome
+
+    def fit(self, options):
+        keys = self.target.motion.key_frames
+        inside = keys[(keys > self.start) & (keys < self.end)]
+        key_frames = np.unique(np.concatenate([[self.start, self.end], inside]))
+        check_frames = check_grid(self.start, self.end, key_frames)
+        key_times = _float32((key_frames - self.target.slide) / self.target.rate)
+        check_times = (check_frames - self.target.slide) / self.target.rate
+        return export_keys(self.target, key_times, check_times, self.target.at_frames(check_frames),
+                           options, self.stored)
+
+    def write(self, keys, options):
+        """The CUBICSLERP sampler, the extension on the channel, the fallback in its sampler."""
+        animation, channel, result, fit = self.animation, self.channel, self.result, keys.fit
+        result.keys, result.max_error_deg, result.kept = len(fit.times), fit.max_error_deg, keys.precision == "KEPT"
+        index = len(animation.samplers)
+        animation.samplers.append(gltf.sampler(gltf.accessor(fit.times, bounds=True),
+                                               gltf.accessor(fit.interleaved(), short=keys.precision == "SHORT"),
+                                               "CUBICSLERP"))
+        if keys.fallback is not None:
+            interpolation, times, values = keys.fallback
+            animation.samplers[channel.sampler] = gltf.sampler(gltf.accessor(times, bounds=True),
+                                                               gltf.accessor(values), interpolation)
+            result.fallback_error_deg = keys.fallback_error_deg
+        result.fallback_keys = animation.samplers[channel.sampler].input.count
+        extensions = dict(channel.extensions or {})
+        extensions[gltf.EXTENSION_NAME] = gltf.sqlerp_extension(index, required=options.fallback == "NONE")
+        channel.extensions = extensions
 
 
 def _candidate_actions(obj, name):
@@ -150,7 +200,7 @@ def _measured_target(motion, bundled, vnode, bone, export_settings, owner_uuid, 
     estimates = quat.multiply(values, quat.conjugate(played))
     estimates *= np.where(estimates @ estimates[0] < 0.0, -1.0, 1.0)[:, None]
     target.a = quat.normalize(estimates.mean(axis=0))
-    worst = float(quat.angle_between(target.at_frames(frames), values).max())
+    worst = float(quat.chord2_to_degrees(quat.chord2(target.at_frames(frames), values).max()))
     if worst > AGREEMENT_DEG:
         return None, (f"Blender plays something else than its keys ({worst:.3g} deg off: "
                       "constraints, drivers, NLA or a parent's motion)")
@@ -171,121 +221,6 @@ def _frame_range(export_settings, owner_uuid, action_name, target, action, motio
         if len(last):
             end = max(end, float(last[-1]))
     return max(start, target.slide), end
-
-
-def _fit_channel(animation, channel, target, frame_range, options, result, stored=None):
-    start, end = frame_range
-    if end <= start:
-        result.skipped = "the range is a single frame"
-        return
-    keys = target.motion.key_frames
-    key_frames = np.unique(np.concatenate([[start, end], keys[(keys > start) & (keys < end)]]))
-    check_frames = np.unique(np.concatenate(
-        [np.arange(start, end, 1.0 / SAMPLES_PER_FRAME), [end], key_frames]))
-    key_times = _float32((key_frames - target.slide) / target.rate)
-    check_times = (check_frames - target.slide) / target.rate
-    expected = target(check_times)
-    fit, precision, played = _written_fit(target, key_times, check_times, expected, options, stored)
-    result.keys, result.max_error_deg = len(fit.times), float(quat.angle_between(played, expected).max())
-    result.kept = fit.max_error_deg < 0.0
-    index = len(animation.samplers)
-    animation.samplers.append(gltf.sampler(gltf.accessor(fit.times, bounds=True),
-                                           gltf.accessor(fit.interleaved(), short=precision == "SHORT"),
-                                           "CUBICSLERP"))
-    fallback = fallback_sampler(as_written(fit, precision), check_times, options)
-    if fallback is not None:
-        animation.samplers[channel.sampler] = fallback
-        result.fallback_keys = fallback.input.count
-        # Its own tolerance is against the CUBICSLERP curve as written (conventions section 3).
-        result.fallback_error_deg = _fallback_error(fallback, check_times, played)
-    else:
-        result.fallback_keys = animation.samplers[channel.sampler].input.count
-    extensions = dict(channel.extensions or {})
-    extensions[gltf.EXTENSION_NAME] = gltf.sqlerp_extension(index, required=options.fallback == "NONE")
-    channel.extensions = extensions
-
-
-def _written_fit(target, key_times, check_times, expected, options, stored):
-    """(fit, the precision it is written in, what the written data plays at check_times): the
-    stored keys when they still hold (written as floats: a re-export keeps them to float32), else
-    a fit aimed below the tolerance by the written precision's error; should the written data
-    still miss (rare: float32 times on fast motion), fitted once more at half the aim."""
-    tolerance = options.tolerance_deg
-    fit = _kept(stored, check_times, expected, tolerance)
-    if fit is not None:
-        return fit, "FLOAT", _played(fit, "FLOAT", check_times)
-    aim = (tolerance - QUANTIZATION_DEG[options.precision]) * FIT_MARGIN
-    for attempt in range(2):
-        fit = fit_cubicslerp(target, key_times, check_times, aim, check_values=expected)
-        played = _played(fit, options.precision, check_times)
-        if quat.angle_between(played, expected).max() <= tolerance or attempt:
-            return fit, options.precision, played
-        aim *= 0.5
-
-
-def _played(fit, precision, check_times):
-    return evaluate("CUBICSLERP", _float32(fit.times), _decoded(fit.interleaved(), precision), check_times,
-                    rotation=True)
-
-
-def as_written(fit, precision):
-    """The fit with the times and quaternions a reader of the file gets: the fallbacks follow
-    the curve as written."""
-    rows = _decoded(fit.interleaved(), precision).reshape(-1, 3, 4)
-    return CubicSlerpFit(_float32(fit.times), rows[:, 0], rows[:, 1], rows[:, 2], fit.max_error_deg)
-
-
-def _decoded(values, precision):
-    """Quaternion components as a reader gets them back from the file (glTF 2.0 3.11: a
-    normalized short c decodes to max(c / 32767, -1))."""
-    if precision == "SHORT":
-        return np.maximum(np.round(np.asarray(values) * 32767.0), -32767.0) / 32767.0
-    return _float32(values)
-
-
-def _kept(stored, check_times, expected, tolerance_deg):
-    """The stored CUBICSLERP keys as a CubicSlerpFit when Blender still plays them within the
-    tolerance (the clip was not edited since its import), else None."""
-    if stored is None:
-        return None
-    times, values = stored
-    if len(times) < 2 or np.any(np.diff(times) <= 0.0) or times[0] < 0.0:
-        return None
-    played = evaluate("CUBICSLERP", _float32(times), _float32(values), check_times, rotation=True)
-    if quat.angle_between(played, expected).max() > tolerance_deg:
-        return None
-    v = quat.make_continuous(values[1::3])
-    a, b = _same_side(values[0::3], v), _same_side(values[2::3], v)
-    a[0], b[-1] = v[0], v[-1]  # never used; written as the conventions say (section 2)
-    if np.any(np.einsum("ij,ij->i", b[:-1], a[1:]) < 0.0):
-        return None  # the 4th sign rule fails: fitted anew, with a split key
-    return CubicSlerpFit(times, a, v, b, max_error_deg=-1.0)  # -1: kept, not fitted
-
-
-def _same_side(q, v):
-    """Tangents flipped to the side of their key (sign rules 2 and 3: the same rotations)."""
-    return q * np.where(np.einsum("ij,ij->i", q, v) < 0.0, -1.0, 1.0)[:, None]
-
-
-def fallback_sampler(fit, check_times, options):
-    """The channel's new core sampler, or None to keep the bundled exporter's per-frame one."""
-    if options.fallback == "LINEAR":
-        times, values = linear_fallback(fit, check_times, options.fallback_tolerance_deg)
-        return gltf.sampler(gltf.accessor(times, bounds=True), gltf.accessor(values), "LINEAR")
-    if options.fallback == "CUBICSPLINE":
-        times, values, _ = cubicspline_fallback(fit, check_times)
-        return gltf.sampler(gltf.accessor(times, bounds=True), gltf.accessor(values), "CUBICSPLINE")
-    if options.fallback == "NONE":
-        # The schema needs channel.sampler: one STEP key holding v_1 (conventions section 3).
-        return gltf.sampler(gltf.accessor(fit.times[:1], bounds=True), gltf.accessor(fit.values[:1]), "STEP")
-    return None
-
-
-def _fallback_error(sampler, check_times, expected):
-    times, values = gltf.read(sampler.input), gltf.read(sampler.output)
-    played = evaluate(sampler.interpolation, np.atleast_1d(times), values.reshape(-1, 4), check_times,
-                      rotation=True)
-    return float(quat.angle_between(played, expected).max())
 
 
 def _float32(values):

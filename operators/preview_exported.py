@@ -2,8 +2,8 @@
 export (EXPORTED) and its fallback (EXPORTED_FALLBACK) would play, with the scene's export settings.
 
 Each rotation of the object and of its pose bones that the action keys is fitted the way the
-exporter fits it (export_motion for Blender's motion, core.sqlerp_fit, the fallback fits, the
-written precision), in the bone's or object's own rotation space: the exporter's map into glTF
+exporter fits it (export_motion for Blender's motion, core.rotation_export for the keys and the
+fallback as written), in the bone's or object's own rotation space: the exporter's map into glTF
 space is an isometry, so the curve and its errors are the same. The records look like an import's
 (action_data) with an identity map, plus the rotation mode, so the preview's player and writer play
 them; quaternions are turned into the mode's values (Euler, axis-angle) per frame.
@@ -13,9 +13,9 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-from ..core.metrics import SAMPLES_PER_FRAME
+from ..core.quaternions import normalize
+from ..core.rotation_export import check_grid, export_keys
 from ..core.rotation_modes import DATA_PATHS, from_quaternions
-from ..core.sqlerp_fit import fit_cubicslerp
 from .export_hook import options_from
 from .export_motion import rotation_motion
 from .export_outcome import bundled_rewrite
@@ -41,28 +41,21 @@ def exported_records(obj, action, slot, scene):
 
 
 def _record(obj, bone, slot, motion, rate, options):
-    # The exporter's own pieces, imported here: they need the bundled glTF add-on's internals.
-    from . import export_accessors as gltf
-    from .export_rotations import FIT_MARGIN, QUANTIZATION_DEG, as_written, fallback_sampler
     start, end = float(motion.key_frames[0]), float(motion.key_frames[-1])
-    check_frames = np.unique(np.concatenate([np.arange(start, end, 1.0 / SAMPLES_PER_FRAME), [end],
-                                             motion.key_frames]))
-    check_times = check_frames / rate
-    aim = (options.tolerance_deg - QUANTIZATION_DEG[options.precision]) * FIT_MARGIN
-    fit = fit_cubicslerp(lambda t: motion.at(t * rate), motion.key_frames / rate, check_times, aim,
-                         check_values=motion.at(check_frames))
-    written = as_written(fit, options.precision)
+    check_frames = check_grid(start, end, motion.key_frames)
+    key_times = (motion.key_frames / rate).astype(np.float32).astype(np.float64)  # as written
+    keys = export_keys(lambda t: motion.at(t * rate), key_times, check_frames / rate, motion.at(check_frames),
+                       options)
+    written = keys.fit  # as a file stores it; played normalized, as an import reads it
     prop, width = DATA_PATHS[motion.mode]
     prefix = f'pose.bones["{bpy.utils.escape_identifier(bone)}"].' if bone else ""
     record = {"node": -1, "path": "rotation", "pointer": "", "id_name": obj.name, "id_type": "Object",
               "slot": slot or "", "data_path": prefix + prop, "rotation_mode": motion.mode,
               "curves": [{"data_path": prefix + prop, "index": i} for i in range(width)],
               "matrix": _IDENTITY, "offset": [0.0] * 4, "source": "EXTENSION",
-              "sampler": _sampler("CUBICSLERP", written.times, written.interleaved())}
-    fallback = fallback_sampler(written, check_times, options)
-    if fallback is not None:
-        record["fallback"] = _sampler(fallback.interpolation, gltf.read(fallback.input),
-                                      gltf.read(fallback.output))
+              "sampler": _sampler("CUBICSLERP", written.times, normalize(written.interleaved()))}
+    if keys.fallback is not None:
+        record["fallback"] = _sampler(*keys.fallback)
     else:  # SAMPLED: the bundled exporter's LINEAR key on every whole frame
         frames = np.arange(np.ceil(start), np.floor(end) + 1.0)
         record["fallback"] = _sampler("LINEAR", frames / rate, motion.at(frames))

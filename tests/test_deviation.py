@@ -231,6 +231,42 @@ def test_target_names():
                         "id_type": "Key"}) == "Key (shape keys)"
 
 
+def test_blender_values_do_not_depend_on_the_order_or_number_of_frames():
+    """blender_values finds each frame's segment one of two ways (sorted frames: where each key
+    starts among them; unsorted ones: a binary search each) and solves the Bezier time by Newton from the linear guess, with a fallback for the samples it
+    leaves unsolved (a handle on its key: x'(s) = 0 there). All give the same values, also for
+    curves that do not share key timing (played apart), frames on keys and beyond the ends."""
+    from gltf_sqlerp.core.deviation import blender_values
+    from gltf_sqlerp.core.fcurve_model import play
+
+    rng = np.random.default_rng(17)
+    frames = np.cumsum(rng.uniform(0.5, 12.0, 60)).astype(np.float32).astype(float)
+    spans = np.diff(frames)
+    right = frames + np.append(spans * rng.uniform(0.0, 0.6, len(spans)), 1.0)
+    right[[3, 10]] = frames[[3, 10]]  # handles on their keys
+    left = frames - np.insert(spans * rng.uniform(0.05, 0.6, len(spans)), 0, 1.0)
+    modes = rng.choice(["BEZIER"] * 6 + ["LINEAR", "CONSTANT"], len(frames))
+    curves = []
+    for component in range(4):
+        values, left_values, right_values = rng.normal(size=(3, len(frames)))
+        right_times = right if component != 1 else frames + (right - frames) / 2  # its own timing
+        curves.append(CurveKeys(np.column_stack([frames, values]),
+                                np.column_stack([left, left_values]),
+                                np.column_stack([right_times, right_values]), modes))
+    dense = np.sort(np.concatenate([np.arange(frames[0] - 5, frames[-1] + 5, 1 / 8), frames]))
+    dense = dense.astype(np.float32).astype(float)  # as Blender evaluates them
+    played, mask = blender_values(curves, dense, rotation=False)
+    assert mask.all() and played.shape == (len(dense), 4)
+    assert np.array_equal(played[:, 1], play(curves[1].keyframes(), dense)[:, 0])
+    shuffled = rng.permutation(len(dense))
+    unsorted = blender_values(curves, dense[shuffled], rotation=False)[0]
+    assert np.array_equal(unsorted, played[shuffled])
+    for few in np.array_split(shuffled, len(dense) // 100):
+        assert np.array_equal(blender_values(curves, dense[few], rotation=False)[0], played[few])
+    on_keys = np.searchsorted(dense, frames)
+    assert np.array_equal(played[on_keys], np.stack([c.co[:, 1] for c in curves], axis=1))
+
+
 # --- Blender -------------------------------------------------------------------------------------
 
 def fcurves_of(action, data_path):

@@ -69,3 +69,65 @@ def test_euler_angles_stay_near_the_current_values():
     q = rotation_modes.to_quaternions("XYZ", reference)
     angles = rotation_modes.from_quaternions("XYZ", q, reference=reference)
     assert np.allclose(angles, reference)
+
+
+def _product(*wxyz):
+    """Hamilton product of (w, x, y, z) arrays (T, 4), left to right."""
+    result = wxyz[0]
+    for q in wxyz[1:]:
+        (aw, ax, ay, az), (bw, bx, by, bz) = result.T, q.T
+        result = np.stack([aw * bw - ax * bx - ay * by - az * bz,
+                           aw * bx + ax * bw + ay * bz - az * by,
+                           aw * by - ax * bz + ay * bw + az * bx,
+                           aw * bz + ax * by - ay * bx + az * bw], axis=1)
+    return result
+
+
+def _about(axis, angles):
+    q = np.zeros((len(angles), 4))
+    q[:, 0], q[:, 1 + axis] = np.cos(angles / 2.0), np.sin(angles / 2.0)
+    return q
+
+
+ANGLE_SETS = {
+    "small": lambda rng, n: rng.uniform(-1.5, 1.5, n),         # half angles within pi/4
+    "turns": lambda rng, n: rng.uniform(-40.0, 40.0, n),       # whole and quarter turns off
+    "quarters": lambda rng, n: np.pi / 2 * rng.integers(-12, 12, n) + rng.choice([0, 1e-12], n),
+    "huge": lambda rng, n: rng.uniform(-1e6, 1e6, n),          # beyond the range reduction
+}
+
+
+ANGLE_CASES = [(mode, angles) for mode in rotation_modes.EULER_ORDERS + ("AXIS_ANGLE",)
+               for angles in ANGLE_SETS]
+
+
+@pytest.mark.parametrize("mode, angles", ANGLE_CASES + [("QUATERNION", None)])
+def test_float64_conversions_are_the_plain_formulas(mode, angles):
+    """to_quaternions in float64 against the plain formulas (the three axis rotations multiplied
+    in order, axis sin + cos of the half angle, q / |q|) to 1e-15: its sines and cosines come from
+    a range reduction and a polynomial, which must stay as exact as numpy's, for every range of
+    angles and every array layout (component-major, as deviation.blender_values gives them)."""
+    rng = np.random.default_rng(list(ANGLE_SETS).index(angles) if angles else 9)
+    n = 3000
+    if mode == "QUATERNION":
+        values = rng.normal(size=(n, 4)) * rng.choice([1e-3, 1.0, 1e3], (n, 1))
+        values[:5] = 0.0  # zero: the identity
+        expected = values / np.maximum(np.linalg.norm(values, axis=1, keepdims=True), 1e-300)
+        expected[:5] = (1.0, 0.0, 0.0, 0.0)
+    elif mode == "AXIS_ANGLE":
+        values = np.column_stack([ANGLE_SETS[angles](rng, n), rng.normal(size=(n, 3))])
+        values[:5, 1:] = 0.0  # zero axis: the identity
+        length = np.linalg.norm(values[:, 1:], axis=1, keepdims=True)
+        axis = values[:, 1:] / np.maximum(length, 1e-300)
+        expected = np.column_stack([np.cos(values[:, 0] / 2), axis * np.sin(values[:, :1] / 2)])
+        expected[:5] = (1.0, 0.0, 0.0, 0.0)
+    else:
+        values = ANGLE_SETS[angles](rng, 3 * n).reshape(n, 3)
+        axes = ["XYZ".index(letter) for letter in reversed(mode)]  # the last turn leftmost
+        expected = _product(*(_about(axis, values[:, axis]) for axis in axes))
+    expected = np.roll(expected, -1, axis=1)
+    for layout in (values, np.asfortranarray(values)):
+        assert np.abs(rotation_modes.to_quaternions(mode, layout) - expected).max() < 1e-15
+    assert np.abs(rotation_modes.to_quaternions(mode, values[7]) - expected[7]).max() < 1e-15
+    grid = rotation_modes.to_quaternions(mode, values[:30].reshape(2, 15, -1))
+    assert grid.shape == (2, 15, 4) and np.abs(grid.reshape(30, 4) - expected[:30]).max() < 1e-15

@@ -183,6 +183,31 @@ def test_b_independent_motion_within_tolerance_with_few_keys():
     assert len(fit.times) < 0.5 * frames     # measured: 123 keys over 463 frames
 
 
+@pytest.mark.parametrize("written", ["FLOAT", "SHORT"])
+def test_b_written_keys_are_what_a_reader_decodes_and_keep_the_tolerance(written):
+    # The check plays the keys as a file stores them: float32 times (added keys too) and float32
+    # or normalized 16-bit quaternions (glTF 2.0 3.11: c / 32767). The tangents aim lower.
+    times = key_times(np.random.default_rng(1), 60).astype(np.float32).astype(np.float64)
+    check = check_grid(times)
+    fit = fit_cubicslerp(moving_axis, times, check, tolerance_deg=0.01, written=written, aim_deg=0.005)
+    np.testing.assert_array_equal(fit.times, fit.times.astype(np.float32))
+    rows = fit.interleaved()
+    if written == "SHORT":
+        np.testing.assert_allclose(rows * 32767.0, np.round(rows * 32767.0), rtol=0, atol=1e-9)
+    else:
+        np.testing.assert_array_equal(rows, rows.astype(np.float32))
+    # A reader normalizes the decoded rotations (core.animation does) before it plays them.
+    a, v, b = (q / np.linalg.norm(q, axis=1, keepdims=True)
+               for q in (fit.in_tangents, fit.values, fit.out_tangents))
+    error = degrees_between(ref_sqlerp(fit.times, a, v, b, check), moving_axis(check))
+    assert error.max() <= 0.01 + 1e-9
+    assert fit.max_error_deg == pytest.approx(error.max(), abs=1e-6)
+    # The dense check's curve is kept for the fallbacks: the reference's values there.
+    inside = check[(check >= times[0]) & (check <= times[-1])]
+    np.testing.assert_array_equal(fit.check_times, inside)
+    assert degrees_between(fit.played, ref_sqlerp(fit.times, a, v, b, inside)).max() < 1e-6
+
+
 def test_b_max_keys_too_small_raises():
     times = key_times(np.random.default_rng(1), 60)
     with pytest.raises(ValueError, match="max_keys"):
@@ -250,14 +275,32 @@ def fitted():
 def test_d_linear_fallback_within_its_tolerance(fitted):
     fit, times = fitted
     check = check_grid(times)
-    linear_times, values = linear_fallback(fit, check, tolerance_deg=0.1)
+    linear_times, values, reported = linear_fallback(fit, check, tolerance_deg=0.1)
     assert np.isin(fit.times, linear_times).all() and (np.diff(linear_times) > 0).all()
     assert (np.sum(values[:-1] * values[1:], axis=1) >= 0).all()
     curve = ref_sqlerp(fit.times, fit.in_tangents, fit.values, fit.out_tangents, check)
     k, t, _ = _segment(linear_times, check)
-    slerped = ref_slerp(values[k], values[k + 1], t)
-    assert degrees_between(slerped, curve).max() <= 0.1 + 1e-9
+    error = degrees_between(ref_slerp(values[k], values[k + 1], t), curve)
+    assert error.max() <= 0.1 + 1e-9
+    assert reported == pytest.approx(error.max(), abs=1e-6)
     assert len(linear_times) < len(check) / 4
+
+
+def test_d_written_fallbacks_are_float32_and_checked_as_such(fitted):
+    # A file stores float32: the keys come back rounded, and the error reported is theirs.
+    fit, times = fitted
+    check = check_grid(times)
+    curve = ref_sqlerp(fit.times, fit.in_tangents, fit.values, fit.out_tangents, check)
+    linear_times, values, reported = linear_fallback(fit, check, tolerance_deg=0.1, written=True)
+    for array in (linear_times, values):
+        np.testing.assert_array_equal(array, array.astype(np.float32))
+    k, t, _ = _segment(linear_times, check)
+    error = degrees_between(ref_slerp(values[k], values[k + 1], t), curve).max()
+    assert error <= 0.1 + 1e-9 and reported == pytest.approx(error, abs=1e-6)
+    spline_times, interleaved, reported = cubicspline_fallback(fit, check, written=True)
+    np.testing.assert_array_equal(interleaved, interleaved.astype(np.float32))
+    error = degrees_between(ref_cubicspline(spline_times, interleaved, check), curve).max()
+    assert reported == pytest.approx(error, abs=1e-6)
 
 
 def test_d_cubicspline_fallback_error_is_what_it_reports(fitted):
