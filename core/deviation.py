@@ -157,7 +157,8 @@ class BlenderCurves:
     def __init__(self, curves):
         self.count = len(curves)
         self.played = np.array([keys is not None for keys in curves], dtype=bool)
-        self.groups = [(components, Prepared(keys)) for components, keys in _shared_timing(curves, self.played)]
+        self.groups = [(components, Prepared(keys))
+                       for components, keys in _shared_timing(curves, self.played)]
 
     @classmethod
     def of(cls, curves):

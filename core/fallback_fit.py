@@ -12,12 +12,13 @@ CUBICSLERP curve as closely as its interpolation allows:
 import numpy as np
 
 from . import quaternions as quat
+from .accessors import as_stored
 from .interpolation import Evaluator
 
 MAX_ROUNDS = 32
-# A segment over the tolerance gets SPLIT_MARGIN x sqrt(error / tolerance) pieces: its error is not
-# the same everywhere, and exactly sqrt(...) left pieces over it, split again in a later round
-# (1,000-key Euler and quaternion tracks: 1.1 took 3 rounds instead of 4, 1 % fewer keys).
+# A segment still over the tolerance after a round gets SPLIT_MARGIN x sqrt(error / tolerance)
+# pieces: its error is not the same everywhere, and exactly sqrt(...) left pieces over it, to be
+# split again (1,000-key Euler and quaternion tracks: 1 % fewer keys than with 1.0 or 1.25).
 SPLIT_MARGIN = 1.1
 # Interior probes per segment for the CUBICSPLINE tangent fit (fixed cost per segment): 8 unknowns,
 # 27 equations; 16 probes gave the same errors (measured on 1,000-key tracks) at 1.3 times the cost.
@@ -28,7 +29,7 @@ PROBES = 9
 REWEIGHTS = 3
 
 
-def linear_fallback(fit, check_times, tolerance_deg=0.1, written=False):
+def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
     """(times, values, max_error_deg) of LINEAR rotation keys whose slerp stays within
     ``tolerance_deg`` of the CUBICSLERP curve ``fit`` (a CubicSlerpFit) at every check time inside
     its keys; max_error_deg is the largest angle over those check times.
@@ -36,21 +37,23 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=False):
     Starts from the CUBICSLERP key times; each round, every segment still over the tolerance gets
     about sqrt(error / tolerance) - 1 evenly spaced keys (a slerp's error to a smooth curve falls
     with the square of the segment length), so a few rounds suffice. Later rounds check only the
-    check times inside the segments just split. Values are sign-continuous. ``written``: key
-    times and values are rounded to float32 as a file stores them before they are checked, so the
+    check times inside the segments just split. Values are sign-continuous. ``written``: None, or
+    how a file stores the keys ("FLOAT": float32; "SHORT": normalized 16-bit quaternions, float32
+    times): they are checked in that form, played as a reader plays them (normalized), so the
     error is the written file's. The curve comes from ``fit.played`` when the fit has it.
     """
     if not tolerance_deg > 0.0:
         raise ValueError(f"tolerance_deg must be positive, got {tolerance_deg!r}")
-    times = _stored(np.asarray(fit.times, dtype=np.float64), written)
+    times = _stored_times(np.asarray(fit.times, dtype=np.float64), written)
     check, curve = _curve(fit, check_times, times)
     limit, accepted = quat.degrees_to_chord2(tolerance_deg), 0.0
     pieces = _pieces_for_bend(times, check, curve, tolerance_deg)
     cut = pieces > 1
-    times = np.unique(np.concatenate([times, _stored(_even_splits(times, cut, pieces[cut]), written)]))
+    times = _with(times, _stored_times(_even_splits(times, cut, pieces[cut]), written))
     for _ in range(MAX_ROUNDS):
-        values = _stored(quat.make_continuous(fit.evaluate(times)), written)
-        played = Evaluator("LINEAR", times, values, rotation=True)(check)
+        values = quat.make_continuous(fit.evaluate(times))
+        values = as_stored(values, written) if written else values
+        played = Evaluator("LINEAR", times, quat.normalize(values), rotation=True)(check)
         worst = _segment_max(quat.chord2(played, curve), np.searchsorted(check, times[:-1], side="left"))
         over = worst > limit
         accepted = max(accepted, float(worst[~over].max(initial=0.0)))  # final: never split again
@@ -60,7 +63,7 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=False):
         check, curve = check[pending], curve[pending]
         pieces = np.ceil(np.sqrt(quat.chord2_to_degrees(worst[over]) / tolerance_deg) * SPLIT_MARGIN)
         pieces = pieces.astype(np.intp)
-        times = np.unique(np.concatenate([times, _stored(_even_splits(times, over, pieces), written)]))
+        times = _with(times, _stored_times(_even_splits(times, over, pieces), written))
     raise ValueError(f"linear_fallback: no LINEAR keys within {tolerance_deg} deg after "
                      f"{MAX_ROUNDS} rounds")
 
@@ -80,26 +83,29 @@ def _pieces_for_bend(times, check, curve, tolerance_deg):
     middle = curve[2:] * np.where(np.einsum("ij,ij->i", curve[:-2], curve[2:]) < 0.0, -1.0, 1.0)[:, None]
     middle += curve[:-2]  # the slerp midpoint of the neighbours, unnormalized
     middle /= np.sqrt(np.einsum("ij,ij->i", middle, middle))[:, None]
-    angle = quat.chord2_to_degrees(np.where(even, quat.chord2(curve[1:-1], middle), 0.0)) / (2.0 * before) ** 2
+    chord2 = np.where(even, quat.chord2(curve[1:-1], middle), 0.0)
+    angle = quat.chord2_to_degrees(chord2) / (2.0 * before) ** 2
     bend = _segment_max(angle, np.searchsorted(segment[1:-1], np.arange(len(times) - 1)))
     return np.maximum(np.ceil(np.diff(times) * np.sqrt(bend / tolerance_deg)), 1.0).astype(np.intp)
 
 
-def cubicspline_fallback(fit, check_times, written=False):
+def cubicspline_fallback(fit, check_times, written=None):
     """(times, values (3n, 4) interleaved a_i, v_i, b_i, max_error_deg) of a glTF CUBICSPLINE
     rotation sampler at the fit's key times following the CUBICSLERP curve.
 
     Segments are independent (segment k has key k's out-tangent and key k+1's in-tangent); the
     first in-tangent and last out-tangent are zeros (core spec). max_error_deg is the largest angle
-    between the core spec's CUBICSPLINE evaluation and the curve over the check times (of the
-    float32 rows a file stores, with ``written``).
+    between the core spec's CUBICSPLINE evaluation and the curve over the check times; with
+    ``written`` ("FLOAT"), of the float32 times and rows a file stores (its tangents are no unit
+    quaternions: floats only).
     """
-    times = _stored(np.asarray(fit.times, dtype=np.float64), written)
+    times = _stored_times(np.asarray(fit.times, dtype=np.float64), written)
     values = quat.make_continuous(np.asarray(fit.values, dtype=np.float64))
     out_tangents, in_tangents = _hermite_tangents(fit, times, values)
     a = np.concatenate([np.zeros((1, 4)), in_tangents])
     b = np.concatenate([out_tangents, np.zeros((1, 4))])
-    interleaved = _stored(np.stack([a, values, b], axis=1).reshape(-1, 4), written)
+    interleaved = np.stack([a, values, b], axis=1).reshape(-1, 4)
+    interleaved = as_stored(interleaved, "FLOAT") if written else interleaved  # tangents: floats only
     check, curve = _curve(fit, check_times, times)
     played = Evaluator("CUBICSPLINE", times, interleaved, rotation=True)(check)
     error = quat.chord2(played, curve)
@@ -115,9 +121,14 @@ def _curve(fit, check_times, times):
     return check, fit.evaluate(check)
 
 
-def _stored(values, written):
-    """float32-rounded values when ``written`` (what a file gives back), else unchanged."""
-    return values.astype(np.float32).astype(np.float64) if written else values
+def _with(times, added):
+    """The key times with ``added`` ones, sorted; float32 rounding may repeat one: kept once."""
+    return np.unique(np.concatenate([times, added]))
+
+
+def _stored_times(times, written):
+    """float32-rounded times when ``written`` (what a file gives back), else unchanged."""
+    return as_stored(times, "FLOAT") if written else times
 
 
 def _inside(check_times, times):

@@ -41,6 +41,7 @@ class ChannelKeys:
     precision: str            # "FLOAT" or "SHORT" components; "KEPT": stored keys, written as floats
     fallback: tuple = None    # (interpolation, times, values) for channel.sampler, or None (keep it)
     fallback_error_deg: float = 0.0  # the fallback's largest angle to the CUBICSLERP curve
+    fallback_precision: str = "FLOAT"  # how its values are written: "FLOAT" or "SHORT" (LINEAR)
 
 
 def check_grid(start, end, key_frames):
@@ -68,6 +69,9 @@ def export_keys(target, key_times, check_times, expected, options, stored=None):
     if found is not None:
         interpolation, times, values, keys.fallback_error_deg = found
         keys.fallback = (interpolation, times, values)
+        # Quaternion keys take the CUBICSLERP precision; CUBICSPLINE tangents are no unit
+        # quaternions (normalized shorts cannot hold them), the one STEP key stays a float.
+        keys.fallback_precision = options.precision if interpolation == "LINEAR" else "FLOAT"
     return keys
 
 
@@ -112,11 +116,13 @@ def _same_side(q, v):
 
 def fallback_keys(fit, check_times, options):
     """(interpolation, times, values, largest angle to the CUBICSLERP curve as written) of the
-    fallback sampler, all as written (float32), or None to keep the caller's sampled one."""
+    fallback sampler, all as written (float32 times; LINEAR values in the CUBICSLERP precision),
+    or None to keep the caller's sampled one."""
     if options.fallback == "LINEAR":
-        return ("LINEAR",) + linear_fallback(fit, check_times, options.fallback_tolerance_deg, written=True)
+        return ("LINEAR",) + linear_fallback(fit, check_times, options.fallback_tolerance_deg,
+                                             written=options.precision)
     if options.fallback == "CUBICSPLINE":
-        return ("CUBICSPLINE",) + cubicspline_fallback(fit, check_times, written=True)
+        return ("CUBICSPLINE",) + cubicspline_fallback(fit, check_times, written="FLOAT")
     if options.fallback == "NONE":
         # The schema needs channel.sampler: one STEP key holding v_1 (conventions section 3).
         error = quat.chord2(fit.played, np.broadcast_to(fit.values[0], fit.played.shape)).max()

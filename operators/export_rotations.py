@@ -154,15 +154,16 @@ class _Job:
     def write(self, keys, options):
         """The CUBICSLERP sampler, the extension on the channel, the fallback in its sampler."""
         animation, channel, result, fit = self.animation, self.channel, self.result, keys.fit
-        result.keys, result.max_error_deg, result.kept = len(fit.times), fit.max_error_deg, keys.precision == "KEPT"
+        result.keys, result.max_error_deg = len(fit.times), fit.max_error_deg
+        result.kept = keys.precision == "KEPT"
         index = len(animation.samplers)
-        animation.samplers.append(gltf.sampler(gltf.accessor(fit.times, bounds=True),
-                                               gltf.accessor(fit.interleaved(), short=keys.precision == "SHORT"),
-                                               "CUBICSLERP"))
+        output = gltf.accessor(fit.interleaved(), short=keys.precision == "SHORT")
+        animation.samplers.append(gltf.sampler(gltf.accessor(fit.times, bounds=True), output, "CUBICSLERP"))
         if keys.fallback is not None:
             interpolation, times, values = keys.fallback
-            animation.samplers[channel.sampler] = gltf.sampler(gltf.accessor(times, bounds=True),
-                                                               gltf.accessor(values), interpolation)
+            output = gltf.accessor(values, short=keys.fallback_precision == "SHORT")
+            animation.samplers[channel.sampler] = gltf.sampler(gltf.accessor(times, bounds=True), output,
+                                                               interpolation)
             result.fallback_error_deg = keys.fallback_error_deg
         result.fallback_keys = animation.samplers[channel.sampler].input.count
         extensions = dict(channel.extensions or {})

@@ -55,7 +55,10 @@ def _record(obj, bone, slot, motion, rate, options):
               "matrix": _IDENTITY, "offset": [0.0] * 4, "source": "EXTENSION",
               "sampler": _sampler("CUBICSLERP", written.times, normalize(written.interleaved()))}
     if keys.fallback is not None:
-        record["fallback"] = _sampler(*keys.fallback)
+        interpolation, times, values = keys.fallback
+        if interpolation == "LINEAR":
+            values = normalize(values)  # 16-bit quaternions: played normalized, as an import reads them
+        record["fallback"] = _sampler(interpolation, times, values)
     else:  # SAMPLED: the bundled exporter's LINEAR key on every whole frame
         frames = np.arange(np.ceil(start), np.floor(end) + 1.0)
         record["fallback"] = _sampler("LINEAR", frames / rate, motion.at(frames))

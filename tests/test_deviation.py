@@ -233,9 +233,10 @@ def test_target_names():
 
 def test_blender_values_do_not_depend_on_the_order_or_number_of_frames():
     """blender_values finds each frame's segment one of two ways (sorted frames: where each key
-    starts among them; unsorted ones: a binary search each) and solves the Bezier time by Newton from the linear guess, with a fallback for the samples it
-    leaves unsolved (a handle on its key: x'(s) = 0 there). All give the same values, also for
-    curves that do not share key timing (played apart), frames on keys and beyond the ends."""
+    starts among them; unsorted ones: a binary search each) and solves the Bezier time by Newton
+    from the linear guess, with a fallback for the samples it leaves unsolved (a handle on its
+    key: x'(s) = 0 there). Both give the same values, also for curves that do not share key
+    timing (played apart), frames on keys and beyond the ends."""
     from gltf_sqlerp.core.deviation import blender_values
     from gltf_sqlerp.core.fcurve_model import play
 

@@ -65,6 +65,8 @@ def test_export_keys_follow_the_motion_and_report_their_fallback(fallback):
         np.testing.assert_array_equal(values, fit.values[:1])
         swing_from_first = np.abs(angle_about_z(fit.played) - angle_about_z(fit.values[:1]))
         assert keys.fallback_error_deg == pytest.approx(swing_from_first.max(), abs=1e-4)
-    elif fallback == "LINEAR":
+    elif fallback == "LINEAR":  # quaternions in the CUBICSLERP precision: 16-bit here
+        assert keys.fallback_precision == "SHORT"
+        np.testing.assert_allclose(values * 32767.0, np.round(values * 32767.0), rtol=0, atol=1e-9)
         assert keys.fallback_error_deg <= 0.1
         assert np.isin(fit.times, times).all() and len(times) < len(check) / 4

@@ -286,18 +286,24 @@ def test_d_linear_fallback_within_its_tolerance(fitted):
     assert len(linear_times) < len(check) / 4
 
 
-def test_d_written_fallbacks_are_float32_and_checked_as_such(fitted):
-    # A file stores float32: the keys come back rounded, and the error reported is theirs.
+@pytest.mark.parametrize("written", ["FLOAT", "SHORT"])
+def test_d_written_fallbacks_are_checked_as_a_reader_decodes_them(fitted, written):
+    # A file stores float32 times and float32 or normalized 16-bit quaternions (glTF 2.0 3.11:
+    # c / 32767); a reader normalizes the decoded rotations. The error reported is theirs.
     fit, times = fitted
     check = check_grid(times)
     curve = ref_sqlerp(fit.times, fit.in_tangents, fit.values, fit.out_tangents, check)
-    linear_times, values, reported = linear_fallback(fit, check, tolerance_deg=0.1, written=True)
-    for array in (linear_times, values):
-        np.testing.assert_array_equal(array, array.astype(np.float32))
+    linear_times, values, reported = linear_fallback(fit, check, tolerance_deg=0.1, written=written)
+    np.testing.assert_array_equal(linear_times, linear_times.astype(np.float32))
+    if written == "SHORT":
+        np.testing.assert_allclose(values * 32767.0, np.round(values * 32767.0), rtol=0, atol=1e-9)
+    else:
+        np.testing.assert_array_equal(values, values.astype(np.float32))
+    unit = values / np.linalg.norm(values, axis=1, keepdims=True)
     k, t, _ = _segment(linear_times, check)
-    error = degrees_between(ref_slerp(values[k], values[k + 1], t), curve).max()
+    error = degrees_between(ref_slerp(unit[k], unit[k + 1], t), curve).max()
     assert error <= 0.1 + 1e-9 and reported == pytest.approx(error, abs=1e-6)
-    spline_times, interleaved, reported = cubicspline_fallback(fit, check, written=True)
+    spline_times, interleaved, reported = cubicspline_fallback(fit, check, written="FLOAT")
     np.testing.assert_array_equal(interleaved, interleaved.astype(np.float32))
     error = degrees_between(ref_cubicspline(spline_times, interleaved, check), curve).max()
     assert reported == pytest.approx(error, abs=1e-6)

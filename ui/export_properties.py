@@ -37,7 +37,8 @@ def fallback_property():
 
 def precision_property():
     return bpy.props.EnumProperty(name="Precision", items=PRECISION_ITEMS, default='SHORT',
-                                  description="How the CUBICSLERP sampler stores its quaternions")
+                                  description="How the CUBICSLERP sampler and a LINEAR fallback store "
+                                  "their quaternions")
 
 
 def fallback_tolerance_property():
