@@ -189,8 +189,60 @@ def reexport(folder):
     print(json.dumps({"result": sorted(result), "channels": channels}))
 
 
+def pointer(folder):
+    """File > Export > glTF 2.0 at 29.97 fps (fps 30, base 1.001) with KHR_animation_pointer
+    channels (a material's colour, a light's energy, a camera's lens, keyed on whole frames beside
+    an object's rotation), in the two animation modes that write them: FOLDER/SCENE.gltf and
+    FOLDER/NLA_TRACKS.gltf. Prints the outcome of each."""
+    fidelity = tool("tools/fidelity.py")
+    import bpy
+    from gltf_sqlerp.operators import export_hook
+    fidelity.enable_addon()
+    fidelity.reset_scene(30, 1.001)
+    bpy.ops.mesh.primitive_cube_add()
+    cube = bpy.context.object
+    material = bpy.data.materials.new("Paint")
+    material.use_nodes = True
+    cube.data.materials.append(material)
+    colour = material.node_tree.nodes["Principled BSDF"].inputs["Base Color"]
+    bpy.ops.object.light_add(type='POINT')
+    light = bpy.context.object.data
+    bpy.ops.object.camera_add()
+    camera = bpy.context.object.data
+    for frame, turn in ((1, 0.0), (9, 0.7), (20, 0.2)):
+        cube.rotation_euler = (0.0, 0.0, turn)
+        cube.keyframe_insert("rotation_euler", frame=frame)
+        colour.default_value = (turn, 1.0 - turn, 0.5, 1.0)
+        colour.keyframe_insert("default_value", frame=frame)
+        light.energy = 100.0 + 500.0 * turn
+        light.keyframe_insert("energy", frame=frame)
+    for frame, lens in ((1, 30.0), (12, 80.0)):
+        camera.lens = lens
+        camera.keyframe_insert("lens", frame=frame)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 20
+    outcomes = {}
+    for mode in ("SCENE", "NLA_TRACKS"):
+        if mode == "NLA_TRACKS":  # every action on a track of its own
+            for owner in (cube, material.node_tree, light, camera):
+                _push_down(owner.animation_data)
+        bpy.ops.export_scene.gltf(filepath=str(Path(folder) / f"{mode}.gltf"), export_format='GLTF_SEPARATE',
+                                  export_animation_mode=mode, export_pointer_animation=True,
+                                  export_lights=True, export_cameras=True)
+        outcomes[mode] = [vars(c) for c in export_hook.last_outcome.channels]
+    fidelity.disable_addon()
+    print(json.dumps(outcomes))
+
+
+def _push_down(animation_data):
+    action = animation_data.action
+    strip = animation_data.nla_tracks.new().strips.new(action.name, 1, action)
+    if hasattr(strip, "action_slot"):  # Blender 4.4+: the slot the ID played
+        strip.action_slot = animation_data.action_slot
+    animation_data.action = None
+
+
 def _run(args):
-    jobs = {"REEXPORT": reexport, "FAIL": failing, "DIALOG": dialog, "DRIFT": drift}
+    jobs = {"REEXPORT": reexport, "FAIL": failing, "DIALOG": dialog, "DRIFT": drift, "POINTER": pointer}
     if args[1] in jobs:
         jobs[args[1]](args[0])
     else:

@@ -186,6 +186,36 @@ def test_time_keeps_a_fractional_last_key(job):
     assert np.isclose(channel.sampler.times, expected[1], atol=1e-6).any()
 
 
+def test_animation_pointer_channels_get_the_right_time_too(tmp_path):
+    """With fps_base != 1 every sampler input is rescaled to seconds = frame / (fps / fps_base),
+    KHR_animation_pointer ones included (the bundled exporter times them as its node channels,
+    frame / (fps * fps_base), in both modes that write them): every sampler's first and last key
+    (the keys at frames 1 and 20, or 12 for the camera) land on whole frames at 29.97 fps."""
+    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "POINTER"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    outcomes = json.loads(done.stdout.strip().splitlines()[-1])
+    for mode in ("SCENE", "NLA_TRACKS"):
+        assert [c["skipped"] for c in outcomes[mode]] == [""]  # the cube's rotation, fitted
+        gltf = json.loads((tmp_path / f"{mode}.gltf").read_text())
+        blob = (tmp_path / gltf["buffers"][0]["uri"]).read_bytes()
+        pointers, inputs = set(), set()
+        for animation in gltf["animations"]:
+            for channel in animation["channels"]:
+                target = channel["target"]
+                pointer = target.get("extensions", {}).get("KHR_animation_pointer", {}).get("pointer")
+                pointers.add(pointer.split("/")[1] if pointer else target["path"])
+                inputs.add(animation["samplers"][channel["sampler"]]["input"])
+        assert pointers >= {"materials", "extensions", "cameras", "rotation"}, pointers
+        for index in inputs:
+            accessor = gltf["accessors"][index]
+            view = gltf["bufferViews"][accessor["bufferView"]]
+            start = view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
+            seconds = np.frombuffer(blob, "<f4", accessor["count"], start).astype(float)
+            frames = seconds[[0, -1]] * 30.0 / 1.001  # bundled timing: 0.998 and 19.96
+            assert np.abs(frames - np.round(frames)).max() < 1e-4 and frames[0] == pytest.approx(1.0), (mode, frames)
+
+
 def test_a_failed_export_leaves_the_existing_file_untouched(tmp_path):
     done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "FAIL"], capture_output=True,
                           text=True, timeout=600)
