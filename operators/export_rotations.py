@@ -14,7 +14,7 @@ what the bundled exporter wrote, and the outcome says why.
 """
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import bpy
@@ -54,13 +54,26 @@ def rewrite(animations, export_settings, options):
                 result, job = _channel(animation, channel, nodes, export_settings, timing)
                 outcome.channels.append(result)
                 jobs += [job] if job is not None else []
-    with ThreadPoolExecutor(THREADS) as pool:
-        fitted = list(pool.map(lambda job: job.fit(options), jobs))
-    for job, keys in zip(jobs, fitted):
+    for job, keys in zip(jobs, _fit_all(jobs, options)):
         job.write(keys, options)
     for accessor, times in inputs.values():
         timing.fix(accessor, times)
     return outcome
+
+
+def _fit_all(jobs, options):
+    """Every job's ChannelKeys, fitted in THREADS threads, with the fitted share shown on the
+    cursor (Blender's progress; a no-op in the background)."""
+    window_manager = bpy.context.window_manager
+    window_manager.progress_begin(0, max(len(jobs), 1))
+    try:
+        with ThreadPoolExecutor(THREADS) as pool:
+            futures = [pool.submit(job.fit, options) for job in jobs]
+            for done, _ in enumerate(as_completed(futures), 1):
+                window_manager.progress_update(done)
+            return [future.result() for future in futures]
+    finally:
+        window_manager.progress_end()
 
 
 class _Timing:
