@@ -31,14 +31,8 @@ def play(keys, times, rotation=False):
     Bezier (key, right handle, next left handle, next key) with x(s) = time solved for s, after
     Blender's BKE_fcurve_correct_bezpart (a handle longer in time than its segment is scaled down).
     """
-    out = np.ascontiguousarray(play_components(keys, times).T)
+    out = np.ascontiguousarray(Prepared(keys).play(times).T)
     return quat.normalize(out) if rotation else out
-
-
-def play_components(keys, times, out=None):
-    """play() component-major, unnormalized: (k, len(times)), one contiguous track per component
-    (what the rotation modes read fastest). ``out``: a (k, len(times)) array to fill."""
-    return Prepared(keys).play(times, out)
 
 
 class Prepared:
@@ -52,7 +46,8 @@ class Prepared:
         self.segments = _Segments(keys, self.key_times, self.values) if len(self.key_times) > 1 else None
 
     def play(self, times, out=None):
-        """play_components() of these keys."""
+        """play() of these keys component-major, unnormalized: (k, len(times)), one contiguous
+        track per component (what the rotation modes read fastest); ``out``: an array to fill."""
         query = np.asarray(times, dtype=np.float64).reshape(-1)
         key_times, values, segments = self.key_times, self.values, self.segments
         out = np.empty((values.shape[1], len(query))) if out is None else out
@@ -61,7 +56,7 @@ class Prepared:
             return out
         since, s, k, spare, u, *solve = work_arrays("play", 10, len(query))
         np.clip(query, key_times[0], key_times[-1], out=since)
-        k = _segment_of(key_times, since, k.view(np.int64), s, u)
+        k = _segment_of(key_times, since, k.view(np.int64))
         since -= np.take(key_times, k, out=spare, mode="clip")  # time since the segment's key
         if segments.general.any():
             np.divide(since, np.take(segments.span, k, out=spare, mode="clip"), out=u)
@@ -93,18 +88,16 @@ def work_arrays(user, count, n):
     return [row[:n] for row in block[:count]]
 
 
-def _segment_of(key_times, q, k, spare, spare2):
+def _segment_of(key_times, q, k):
     """Into int64 ``k``, per clipped sample time, its segment: the last key at or before it (the
-    last segment at the end); returns k. ``spare``, ``spare2``: float64 arrays like q."""
+    last segment at the end); returns k."""
     last = len(key_times) - 2
     ordered = (key_times[1:] >= key_times[:-1]).all()  # as Blender keeps them
     if ordered and len(q) > 1 and (q[1:] >= q[:-1]).all():
         # Sorted samples (dense sampling): where each key starts in the samples, one binary search
         # per key instead of one per sample, then k counts the keys started up to each sample.
         starts = np.searchsorted(q, key_times[1:-1], side="left")
-        k.fill(0)
-        np.add.at(k, starts[starts < len(q)], 1)
-        return np.cumsum(k, out=k)
+        return np.cumsum(np.bincount(starts, minlength=len(q))[:len(q)], out=k)
     np.copyto(k, np.searchsorted(key_times, q, side="right") - 1)
     return np.clip(k, 0, last, out=k)
 

@@ -25,13 +25,14 @@ class RotationMotion:
     key_frames: np.ndarray
     curves: list  # per component: CurveKeys
 
+    def __post_init__(self):
+        # Set up once: the fit asks for many sets of frames.
+        self.prepared = BlenderCurves.of(self.curves)
+
     def at(self, frames):
-        prepared = getattr(self, "_prepared", None)
-        if prepared is None:  # set up once: the fit asks for many sets of frames
-            prepared = self._prepared = BlenderCurves.of(self.curves)
-        if isinstance(prepared, str):
-            raise ValueError(prepared)
-        played = prepared.values(np.asarray(frames, dtype=np.float64), rotation=False)
+        if isinstance(self.prepared, str):
+            raise ValueError(self.prepared)
+        played = self.prepared.values(np.asarray(frames, dtype=np.float64), rotation=False)
         return rotation_modes.to_quaternions(self.mode, played[0])
 
 
