@@ -7,33 +7,13 @@ extrapolation, easing modes, drivers) is named, and the exporter then leaves tha
 bundled exporter wrote it; its own sampling also checks the emulation (export_rotations).
 """
 
-from dataclasses import dataclass
-
 import bpy
 import numpy as np
 
 from ..core import rotation_modes
-from ..core.deviation import BlenderCurves, CurveKeys
+from ..core.channel_motion import RotationMotion
+from ..core.deviation import CurveKeys
 from .clip_curves import _not_emulated, keys_of
-
-
-@dataclass
-class RotationMotion:
-    """Rotation of one target: ``key_frames`` (the animator's rotation keys) and ``at(frames)`` ->
-    (T, 4) unit quaternions (x, y, z, w) of the target's own (basis) rotation."""
-    mode: str
-    key_frames: np.ndarray
-    curves: list  # per component: CurveKeys
-
-    def __post_init__(self):
-        # Set up once: the fit asks for many sets of frames.
-        self.prepared = BlenderCurves.of(self.curves)
-
-    def at(self, frames):
-        if isinstance(self.prepared, str):
-            raise ValueError(self.prepared)
-        played = self.prepared.values(np.asarray(frames, dtype=np.float64), rotation=False)
-        return rotation_modes.to_quaternions(self.mode, played[0])
 
 
 def action_curves(action, obj):

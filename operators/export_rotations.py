@@ -2,9 +2,9 @@
 
 For every rotation channel of a bone or object, the motion Blender plays is computed from the
 action's keys (export_motion), mapped into glTF space, fitted with CUBICSLERP keys at the animator's
-key times with the chosen fallback (core.rotation_export, all channels at once in threads) and hung
-off the channel as ``extensions.EXT_animation_sqlerp``; the channel's own sampler becomes the
-fallback (conventions section 3).
+key times with the chosen fallback (core.rotation_export, all channels at once on every core:
+export_fitting) and hung off the channel as ``extensions.EXT_animation_sqlerp``; the channel's own
+sampler becomes the fallback (conventions section 3).
 
 The map into glTF space is the exporter's own: it writes ``C · q_basis`` for bones (C its constant
 rest correction) and ``X · C · q_basis · X⁻¹`` for objects (X the Y-up axis change). C is measured
@@ -13,26 +13,21 @@ emulation: a channel whose samples differ (constraints, drivers, NLA blending, a
 what the bundled exporter wrote, and the outcome says why.
 """
 
-import os
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import bpy
 import numpy as np
 
 from ..core import quaternions as quat
-from ..core.rotation_export import check_grid, export_keys
+from ..core.channel_motion import ChannelTarget, ChannelTask
 from . import export_accessors as gltf
-from .export_motion import RotationMotion, rotation_motion
+from .export_fitting import ChannelFits
+from .export_motion import rotation_motion
 from .export_outcome import ChannelOutcome, Outcome
 from .export_stored import stored_keys
 
 # The bundled exporter's samples are float32 values of mathutils (float32) matrices.
 AGREEMENT_DEG = 0.005
-# Channels are fitted in this many threads: the fit is numpy work that releases the GIL, and
-# nothing in it touches Blender (core.rotation_export); Blender's data is read before, and the
-# exporter's objects are written after, on the calling thread.
-THREADS = max(1, min(8, os.cpu_count() or 1))
 _Y_UP = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])  # -90 degrees about X: Blender Z-up -> glTF Y-up
 _BONE = 3  # VExportNode.BONE
 
@@ -46,34 +41,23 @@ def rewrite(animations, export_settings, options):
              if vnode.node is not None}
     inputs = {}  # id(accessor) -> (accessor, bundled times): shared accessors are fixed once
     jobs = []
-    for animation in animations:
-        for sampler in animation.samplers:
-            inputs.setdefault(id(sampler.input), (sampler.input, gltf.read(sampler.input)))
-        for channel in list(animation.channels):
-            if channel.target.path == "rotation" and channel.target.node is not None:
-                result, job = _channel(animation, channel, nodes, export_settings, timing)
-                outcome.channels.append(result)
-                jobs += [job] if job is not None else []
-    for job, keys in zip(jobs, _fit_all(jobs, options)):
+    with ChannelFits(options) as fits:  # fitting starts while the next channels are read
+        for animation in animations:
+            for sampler in animation.samplers:
+                inputs.setdefault(id(sampler.input), (sampler.input, gltf.read(sampler.input)))
+            for channel in list(animation.channels):
+                if channel.target.path == "rotation" and channel.target.node is not None:
+                    result, job = _channel(animation, channel, nodes, export_settings, timing)
+                    outcome.channels.append(result)
+                    if job is not None:
+                        jobs.append(job)
+                        fits.add(job.task)
+        fitted = fits.results()
+    for job, keys in zip(jobs, fitted):
         job.write(keys, options)
     for accessor, times in inputs.values():
         timing.fix(accessor, times)
     return outcome
-
-
-def _fit_all(jobs, options):
-    """Every job's ChannelKeys, fitted in THREADS threads, with the fitted share shown on the
-    cursor (Blender's progress; a no-op in the background)."""
-    window_manager = bpy.context.window_manager
-    window_manager.progress_begin(0, max(len(jobs), 1))
-    try:
-        with ThreadPoolExecutor(THREADS) as pool:
-            futures = [pool.submit(job.fit, options) for job in jobs]
-            for done, _ in enumerate(as_completed(futures), 1):
-                window_manager.progress_update(done)
-            return [future.result() for future in futures]
-    finally:
-        window_manager.progress_end()
 
 
 class _Timing:
@@ -89,25 +73,6 @@ class _Timing:
     def fix(self, accessor, bundled_times):
         if self.bundled_rate != self.rate and len(bundled_times):
             gltf.replace_times(accessor, bundled_times * self.bundled_rate / self.rate)
-
-
-@dataclass
-class _Target:
-    """One channel's motion in glTF space: glTF q = a · q_basis · b at ``frame``."""
-    motion: RotationMotion
-    a: np.ndarray
-    b: np.ndarray
-    slide: float
-    rate: float
-
-    def frames(self, seconds):
-        return np.asarray(seconds, dtype=np.float64) * self.rate + self.slide
-
-    def __call__(self, seconds):
-        return self.at_frames(self.frames(seconds))
-
-    def at_frames(self, frames):
-        return quat.sandwich(self.a, self.motion.at(frames), self.b)
 
 
 def _channel(animation, channel, nodes, export_settings, timing):
@@ -141,30 +106,16 @@ def _channel(animation, channel, nodes, export_settings, timing):
         result.skipped = "the range is a single frame"
         return result, None
     stored = stored_keys(action, vnode.blender_object, bone, target)
-    return result, _Job(animation, channel, target, start, end, stored, result)
+    return result, _Job(animation, channel, ChannelTask(target, start, end, stored), result)
 
 
 @dataclass
 class _Job:
-    """One channel to fit: ``fit`` is Blender-free (run in a thread), ``write`` changes the
-    exporter's objects."""
+    """One channel to fit: its Blender-free task, and where ``write`` puts the result."""
     animation: object
     channel: object
-    target: _Target
-    start: float
-    end: float
-    stored: tuple
+    task: ChannelTask
     result: ChannelOutcome
-
-    def fit(self, options):
-        keys = self.target.motion.key_frames
-        inside = keys[(keys > self.start) & (keys < self.end)]
-        key_frames = np.unique(np.concatenate([[self.start, self.end], inside]))
-        check_frames = check_grid(self.start, self.end, key_frames)
-        key_times = _float32((key_frames - self.target.slide) / self.target.rate)
-        check_times = (check_frames - self.target.slide) / self.target.rate
-        return export_keys(self.target, key_times, check_times, self.target.at_frames(check_frames),
-                           options, self.stored)
 
     def write(self, keys, options):
         """The CUBICSLERP sampler, the extension on the channel, the fallback in its sampler."""
@@ -201,7 +152,7 @@ def _candidate_actions(obj, name):
 
 
 def _measured_target(motion, bundled, vnode, bone, export_settings, owner_uuid, action_name, timing):
-    """The channel's _Target, with its constant ``a`` measured from the bundled samples, or
+    """The channel's ChannelTarget, with its constant ``a`` measured from the bundled samples, or
     (None, reason) when Blender's samples are not the emulated motion."""
     slide = export_settings.get("slide", {}).get(owner_uuid, {}).get(action_name, 0)
     times, values = gltf.read(bundled.input), gltf.read(bundled.output)
@@ -210,7 +161,7 @@ def _measured_target(motion, bundled, vnode, bone, export_settings, owner_uuid, 
     frames = times * timing.bundled_rate + slide
     identity = np.array([0.0, 0.0, 0.0, 1.0])
     b = quat.conjugate(_Y_UP) if bone is None and export_settings.get("gltf_yup", True) else identity
-    target = _Target(motion, identity, b, slide, timing.rate)
+    target = ChannelTarget(motion, identity, b, slide, timing.rate)
     played = target.at_frames(frames)
     # a = G · (P · b)^-1 per sample, averaged (signs aligned) against float32 noise.
     estimates = quat.multiply(values, quat.conjugate(played))
@@ -237,7 +188,3 @@ def _frame_range(export_settings, owner_uuid, action_name, target, action, motio
         if len(last):
             end = max(end, float(last[-1]))
     return max(start, target.slide), end
-
-
-def _float32(values):
-    return np.asarray(values, dtype=np.float32).astype(np.float64)

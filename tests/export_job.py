@@ -189,6 +189,39 @@ def reexport(folder):
     print(json.dumps({"result": sorted(result), "channels": channels}))
 
 
+def processes(folder):
+    """The keyed rig exported three times: fitted in this process's threads (threads.glb), in
+    worker processes (processes.glb), and with workers that cannot start (fallback.glb: the
+    interpreter path is missing). Prints how many worker pools started in each export, and
+    whether each export ended FINISHED."""
+    fidelity = tool("tools/fidelity.py")
+    rig = tool("tools/keyed_rig.py")
+    import bpy
+    from gltf_sqlerp.operators import export_fitting
+    fidelity.enable_addon()
+    fidelity.reset_scene()
+    rig.build()
+    started = []
+    pools = export_fitting.FitProcesses
+
+    def counted(*args):
+        pool = pools(*args)
+        started.append(pool)
+        return pool
+    export_fitting.FitProcesses = counted
+    runs, python = {}, sys.executable
+    for name, least, executable in (("threads", float("inf"), python), ("processes", 0, python),
+                                    ("fallback", 0, str(Path(folder) / "no-python"))):
+        export_fitting.PROCESS_MIN_CHECKS, sys.executable, before = least, executable, len(started)
+        try:
+            result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / f"{name}.glb"))
+        finally:
+            sys.executable = python
+        runs[name] = {"result": sorted(result), "pools": len(started) - before}
+    fidelity.disable_addon()
+    print(json.dumps(runs))
+
+
 def pointer(folder):
     """File > Export > glTF 2.0 at 29.97 fps (fps 30, base 1.001) with KHR_animation_pointer
     channels (a material's colour, a light's energy, a camera's lens, keyed on whole frames beside
@@ -242,7 +275,8 @@ def _push_down(animation_data):
 
 
 def _run(args):
-    jobs = {"REEXPORT": reexport, "FAIL": failing, "DIALOG": dialog, "DRIFT": drift, "POINTER": pointer}
+    jobs = {"REEXPORT": reexport, "FAIL": failing, "DIALOG": dialog, "DRIFT": drift, "POINTER": pointer,
+            "PROCESSES": processes}
     if args[1] in jobs:
         jobs[args[1]](args[0])
     else:

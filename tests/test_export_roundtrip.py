@@ -216,6 +216,26 @@ def test_animation_pointer_channels_get_the_right_time_too(tmp_path):
             assert np.abs(frames - np.round(frames)).max() < 1e-4 and frames[0] == pytest.approx(1.0), (mode, frames)
 
 
+def test_worker_processes_write_the_same_file_as_threads(tmp_path):
+    """The same export fitted in threads, in worker processes, and with workers that cannot start
+    (fitted in Blender's process after all): the same bytes, and worker pools started only where
+    asked for (the third one fails to start, so none is counted)."""
+    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "PROCESSES"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    runs = json.loads(done.stdout.strip().splitlines()[-1])
+    assert {name: run["result"] for name, run in runs.items()} == dict.fromkeys(runs, ["FINISHED"])
+    assert [runs[name]["pools"] for name in ("threads", "processes", "fallback")] == [0, 1, 0]
+    # One warning, from the pool that could not start; none from the workers that ran.
+    assert done.stderr.count("fitting in Blender's process instead") == 1
+    assert "could not start a fit process" in done.stderr
+    threads = (tmp_path / "threads.glb").read_bytes()
+    assert (tmp_path / "processes.glb").read_bytes() == threads
+    assert (tmp_path / "fallback.glb").read_bytes() == threads
+    assert len([c for a in load(str(tmp_path / "threads.glb")).animations for c in a.channels
+                if c.uses_extension]) == 6
+
+
 def test_a_failed_export_leaves_the_existing_file_untouched(tmp_path):
     done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "FAIL"], capture_output=True,
                           text=True, timeout=600)

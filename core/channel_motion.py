@@ -1,0 +1,96 @@
+"""One rotation channel to export, as plain data: the motion Blender plays (from its F-curve keys),
+its map into glTF space and its frame range, and the fit of core.rotation_export on it.
+
+operators/export_motion reads these from Blender and operators/export_rotations measures the map;
+nothing here touches Blender, so a ChannelTask can be fitted in a thread or, pickled, in another
+process (core.fit_processes): its F-curves travel as keys and are set up again on arrival.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import quaternions as quat
+from . import rotation_modes
+from .deviation import BlenderCurves
+from .metrics import SAMPLES_PER_FRAME
+from .rotation_export import check_grid, export_keys
+
+
+@dataclass
+class RotationMotion:
+    """Rotation of one target: ``key_frames`` (the animator's rotation keys) and ``at(frames)`` ->
+    (T, 4) unit quaternions (x, y, z, w) of the target's own (basis) rotation."""
+    mode: str
+    key_frames: np.ndarray
+    curves: list  # per component: core.deviation.CurveKeys
+    prepared: object = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        # Set up once: the fit asks for many sets of frames.
+        self.prepared = BlenderCurves.of(self.curves)
+
+    def __getstate__(self):
+        # The set-up is several times the size of the keys: it is redone where the task lands.
+        return {"mode": self.mode, "key_frames": self.key_frames, "curves": self.curves}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.__post_init__()
+
+    def at(self, frames):
+        if isinstance(self.prepared, str):
+            raise ValueError(self.prepared)
+        played = self.prepared.values(np.asarray(frames, dtype=np.float64), rotation=False)
+        return rotation_modes.to_quaternions(self.mode, played[0])
+
+
+@dataclass
+class ChannelTarget:
+    """One channel's motion in glTF space: glTF q = a · q_basis · b at ``frame``, with
+    frame = seconds · rate + slide."""
+    motion: RotationMotion
+    a: np.ndarray
+    b: np.ndarray
+    slide: float
+    rate: float
+
+    def frames(self, seconds):
+        return np.asarray(seconds, dtype=np.float64) * self.rate + self.slide
+
+    def __call__(self, seconds):
+        return self.at_frames(self.frames(seconds))
+
+    def at_frames(self, frames):
+        return quat.sandwich(self.a, self.motion.at(frames), self.b)
+
+
+@dataclass
+class ChannelTask:
+    """A channel's fit: its target between frames ``start`` and ``end``, and the CUBICSLERP keys
+    it was imported with (``stored``: (times, rows), or None)."""
+    target: ChannelTarget
+    start: float
+    end: float
+    stored: tuple = None
+
+    def fit(self, options):
+        """core.rotation_export.ChannelKeys for ExportOptions ``options``: keys at the animator's
+        keys in the range (and its ends), checked at SAMPLES_PER_FRAME per frame."""
+        target = self.target
+        keys = target.motion.key_frames
+        inside = keys[(keys > self.start) & (keys < self.end)]
+        key_frames = np.unique(np.concatenate([[self.start, self.end], inside]))
+        check_frames = check_grid(self.start, self.end, key_frames)
+        key_times = _float32((key_frames - target.slide) / target.rate)
+        check_times = (check_frames - target.slide) / target.rate
+        return export_keys(target, key_times, check_times, target.at_frames(check_frames), options,
+                           self.stored)
+
+    def check_count(self):
+        """How many check times the fit evaluates (its cost grows with them)."""
+        return max(0.0, (self.end - self.start) * SAMPLES_PER_FRAME)
+
+
+def _float32(values):
+    return np.asarray(values, dtype=np.float32).astype(np.float64)

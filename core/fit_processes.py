@@ -1,0 +1,209 @@
+"""Channel fits (core.channel_motion.ChannelTask) in worker processes.
+
+A channel's fit is thousands of numpy calls on arrays of 1,000 to 64,000 numbers, and Python's
+lock is held between them: threads of one process gained 10 to 25 % on two cores, while separate
+processes each run at full speed. The workers run the calling interpreter (``sys.executable``:
+Blender's own Python inside Blender) in isolated mode, load this folder as a package of their own
+(numpy only, never bpy) and fit the tasks they are sent; tasks and results travel as pickles, each
+preceded by its length, over the workers' stdin and stdout. Classes of this folder are renamed on
+the way (the caller's package name in one process, WORKER_PACKAGE in the other), so the same
+modules serve both sides wherever Blender installed the add-on.
+"""
+
+import io
+import os
+import pickle
+import queue
+import struct
+import subprocess
+import sys
+import threading
+from dataclasses import replace
+from importlib import import_module
+
+WORKER_PACKAGE = "gltf_sqlerp_fit_worker"
+_HEADER = struct.Struct("<Q")
+# One BLAS thread per worker: OpenBLAS's idle threads spin, and the workers fill the cores already.
+_ENVIRONMENT = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+# The worker's start: load this folder as WORKER_PACKAGE, then serve() (argv: package, folder).
+_BOOT = ("import sys\n"
+         "from importlib import import_module, util\n"
+         "name, folder = sys.argv[1], sys.argv[2]\n"
+         "spec = util.spec_from_file_location(name, folder + '/__init__.py',\n"
+         "                                    submodule_search_locations=[folder])\n"
+         "package = util.module_from_spec(spec)\n"
+         "sys.modules[name] = package\n"
+         "spec.loader.exec_module(package)\n"
+         "import_module(name + '.fit_processes').serve()\n")
+
+
+class WorkerError(RuntimeError):
+    """A worker process could not start or stopped answering (not a failed fit): the caller can
+    fit in its own process instead."""
+
+
+class FitProcesses:
+    """``count`` worker processes fitting the tasks given to ``submit`` with ``options``, in any
+    order, while the caller goes on (reading the next channels from Blender, say)."""
+
+    def __init__(self, count, options):
+        self._tasks, self._done = queue.Queue(), queue.Queue()
+        self._submitted, self._finished = 0, False
+        self._workers = []
+        try:
+            for _ in range(count):
+                self._workers.append(_Worker(__package__))
+        except (OSError, WorkerError) as error:
+            self.close()
+            raise WorkerError(f"could not start a fit process ({error})") from error
+        self._feeders = [threading.Thread(target=self._feed, args=(worker, options), daemon=True)
+                         for worker in self._workers]
+        for feeder in self._feeders:
+            feeder.start()
+
+    def submit(self, task):
+        self._tasks.put((self._submitted, task))
+        self._submitted += 1
+
+    def results(self, progress=None):
+        """The ChannelKeys of every submitted task, in order of submission, once all are fitted;
+        ``progress(done)`` after each. Raises the first failed fit's ValueError, or WorkerError."""
+        for _ in self._feeders:
+            self._tasks.put(None)  # nothing more to fit
+        results = [None] * self._submitted
+        for done in range(1, self._submitted + 1):
+            index, result, error = self._done.get()
+            if error is not None:
+                raise error
+            results[index] = result
+            if progress is not None:
+                progress(done)
+        self._finished = True
+        return results
+
+    def close(self):
+        """Stop the workers: they exit once their input closes, or are killed when the results
+        were not all read (a failure: a worker may be busy still)."""
+        for _ in self._workers:
+            self._tasks.put(None)
+        for worker in self._workers:
+            worker.stop(kill=not self._finished)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _feed(self, worker, options):
+        while True:
+            item = self._tasks.get()
+            if item is None:
+                return
+            index, task = item
+            try:
+                self._done.put((index, worker.fit(task, options), None))
+            except ValueError as error:  # the fit's own: the export fails as it would here
+                self._done.put((index, None, error))
+            except Exception as error:  # noqa: BLE001 - any other is the worker's, never a hang
+                failure = error if isinstance(error, WorkerError) else WorkerError(repr(error))
+                self._done.put((index, None, failure))
+                return
+
+
+class _Worker:
+    """One worker process and its two pipes; the first message tells it the caller's package."""
+
+    def __init__(self, package):
+        self.package = package
+        folder = os.path.dirname(os.path.abspath(__file__))
+        flags = getattr(subprocess, "CREATE_NO_WINDOW", 0)  # no console window on Windows
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-c", _BOOT, WORKER_PACKAGE, folder],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, **_ENVIRONMENT},
+            creationflags=flags)
+        self._send(package)
+
+    def fit(self, task, options):
+        self._send((task, options))
+        try:
+            reply = _receive(self.process.stdout)
+        except OSError as error:
+            raise WorkerError(f"a fit process stopped ({error})") from error
+        if reply is None:
+            raise WorkerError(f"a fit process stopped (exit code {self.process.poll()})")
+        status, value = _load(reply, WORKER_PACKAGE, self.package)
+        if status == "error":
+            raise ValueError(value)
+        return value
+
+    def _send(self, value):
+        try:
+            _send(self.process.stdin, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError as error:
+            raise WorkerError(f"a fit process stopped ({error})") from error
+
+    def stop(self, kill=False):
+        try:
+            if kill:
+                self.process.kill()
+            self.process.stdin.close()
+            self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+        finally:
+            self.process.stdout.close()
+
+
+def serve():
+    """A worker's loop: fit each task read from stdin, write its result (or the failed fit's
+    message) to stdout, until stdin closes."""
+    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print must not break the replies
+    caller = _receive(source)
+    if caller is None:
+        return
+    caller = pickle.loads(caller)
+    for message in iter(lambda: _receive(source), None):
+        task, options = _load(message, caller, WORKER_PACKAGE)
+        try:
+            keys = task.fit(options)
+            # The dense check's arrays stay here: the caller writes keys, not check samples.
+            reply = ("keys", replace(keys, fit=replace(keys.fit, check_times=None, played=None)))
+        except ValueError as error:
+            reply = ("error", str(error))
+        _send(sink, pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _send(stream, data):
+    stream.write(_HEADER.pack(len(data)))
+    stream.write(data)
+    stream.flush()
+
+
+def _receive(stream):
+    """The next message's bytes, or None at the end of the stream."""
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        return None
+    size, = _HEADER.unpack(header)
+    data = stream.read(size)
+    return data if len(data) == size else None
+
+
+def _load(data, old, new):
+    """Unpickle ``data`` with the classes of package ``old`` taken from package ``new``."""
+    return _Renaming(io.BytesIO(data), old, new).load()
+
+
+class _Renaming(pickle.Unpickler):
+    def __init__(self, stream, old, new):
+        super().__init__(stream)
+        self.old, self.new = old, new
+
+    def find_class(self, module, name):
+        if module == self.old or module.startswith(self.old + "."):
+            module = self.new + module[len(self.old):]
+            import_module(module)
+        return super().find_class(module, name)
