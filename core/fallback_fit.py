@@ -13,7 +13,7 @@ import numpy as np
 
 from . import quaternions as quat
 from .accessors import as_stored
-from .interpolation import Evaluator
+from .interpolation import Evaluator, segment_index
 
 MAX_ROUNDS = 32
 # A segment still over the tolerance after a round gets SPLIT_MARGIN x sqrt(error / tolerance)
@@ -49,8 +49,9 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
     check, curve = _curve(fit, check_times, times)
     limit, accepted = quat.degrees_to_chord2(tolerance_deg), 0.0
     times = _with(times, _stored_times(_first_cut(times, check, curve, tolerance_deg), written))
+    on_curve = _OnCurve(fit)
     for _ in range(MAX_ROUNDS):
-        values = quat.make_continuous(fit.evaluate(times))
+        values = quat.make_continuous(on_curve(times))
         values = as_stored(values, written) if written else values
         played = Evaluator("LINEAR", times, quat.normalize(values), rotation=True)(check)
         worst = _segment_max(quat.chord2(played, curve), np.searchsorted(check, times[:-1], side="left"))
@@ -58,13 +59,31 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
         accepted = max(accepted, float(worst[~over].max(initial=0.0)))  # final: never split again
         if not over.any():
             return times, values, float(quat.chord2_to_degrees(accepted))
-        pending = over[np.clip(np.searchsorted(times, check, side="right") - 1, 0, len(over) - 1)]
+        pending = over[segment_index(times, check, ordered=True)]
         check, curve = check[pending], curve[pending]
         pieces = np.ceil(np.sqrt(quat.chord2_to_degrees(worst[over]) / tolerance_deg) * SPLIT_MARGIN)
         pieces = pieces.astype(np.intp)
         times = _with(times, _stored_times(_even_splits(times, over, pieces), written))
     raise ValueError(f"linear_fallback: no LINEAR keys within {tolerance_deg} deg after "
                      f"{MAX_ROUNDS} rounds")
+
+
+class _OnCurve:
+    """The CUBICSLERP curve at growing sets of key times: set up once, and each time evaluated
+    once (a round adds a few keys to thousands)."""
+
+    def __init__(self, fit):
+        self.evaluate = Evaluator("CUBICSLERP", fit.times, quat.normalize(fit.interleaved()))
+        self.times, self.values = np.zeros(0), np.zeros((0, 4))
+
+    def __call__(self, times):
+        at = np.minimum(np.searchsorted(self.times, times), max(len(self.times) - 1, 0))
+        known = self.times[at] == times if len(self.times) else np.zeros(len(times), dtype=bool)
+        values = np.empty((len(times), 4))
+        values[known] = self.values[at[known]]
+        values[~known] = self.evaluate(times[~known])
+        self.times, self.values = times, values
+        return values
 
 
 def _first_cut(times, check, curve, tolerance_deg):
@@ -94,14 +113,19 @@ def _key_density(times, check, curve, tolerance_deg):
     misses by A h^2 (A = that angle / (2d)^2), and sqrt(A / tolerance) keys per second keep it
     within. Check times without such neighbours (at keys, uneven spacing) take their segment's
     largest; a floor keeps the cumulative count strictly increasing (it is inverted)."""
-    segment = np.clip(np.searchsorted(times, check, side="right") - 1, 0, len(times) - 2)
+    segment = segment_index(times, check, ordered=True)
     before, after = check[1:-1] - check[:-2], check[2:] - check[1:-1]
     even = (segment[:-2] == segment[2:]) & (np.abs(before - after) <= 1e-9 * after)
-    # Every inner sample at once on slices (views: no gathers), the uneven ones masked after.
-    middle = curve[2:] * np.where(np.einsum("ij,ij->i", curve[:-2], curve[2:]) < 0.0, -1.0, 1.0)[:, None]
-    middle += curve[:-2]  # the slerp midpoint of the neighbours, unnormalized
-    middle /= np.sqrt(np.einsum("ij,ij->i", middle, middle))[:, None]
-    chord2 = np.where(even, quat.chord2(curve[1:-1], middle), 0.0)
+    # Every inner sample at once on slices (views: no gathers), the uneven ones masked after;
+    # component-major, as numpy is slow on a trailing axis of 4.
+    c = np.ascontiguousarray(curve.T)
+    previous, here, following = c[:, :-2], c[:, 1:-1], c[:, 2:]
+    middle = following * np.where(_dot(previous, following) < 0.0, -1.0, 1.0)
+    middle += previous  # the slerp midpoint of the neighbours, unnormalized
+    middle /= np.sqrt(_dot(middle, middle))
+    middle *= np.where(_dot(here, middle) < 0.0, -1.0, 1.0)  # chord2 (sign-free), in place
+    np.subtract(here, middle, out=middle)
+    chord2 = np.where(even, _dot(middle, middle), 0.0)
     density = np.zeros(len(check))
     density[1:-1] = np.sqrt(quat.chord2_to_degrees(chord2) / tolerance_deg) / (2.0 * before)
     known = np.zeros(len(check), dtype=bool)
@@ -157,6 +181,11 @@ def _inside(check_times, times):
     t = np.asarray(check_times, dtype=np.float64).reshape(-1)
     t = t[(t >= times[0]) & (t <= times[-1])]
     return t if (t[1:] > t[:-1]).all() else np.unique(t)
+
+
+def _dot(a, b):
+    """Per-column dot of component-major (4, n) quaternions."""
+    return np.einsum("ij,ij->j", a, b)
 
 
 def _segment_max(x, starts):

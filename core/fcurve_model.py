@@ -7,6 +7,7 @@ import threading
 import numpy as np
 
 from . import quaternions as quat
+from .interpolation import segment_index
 
 CONSTANT, LINEAR, BEZIER = "CONSTANT", "LINEAR", "BEZIER"
 MODES = (CONSTANT, LINEAR, BEZIER)
@@ -91,15 +92,9 @@ def work_arrays(user, count, n):
 def _segment_of(key_times, q, k):
     """Into int64 ``k``, per clipped sample time, its segment: the last key at or before it (the
     last segment at the end); returns k."""
-    last = len(key_times) - 2
     ordered = (key_times[1:] >= key_times[:-1]).all()  # as Blender keeps them
-    if ordered and len(q) > 1 and (q[1:] >= q[:-1]).all():
-        # Sorted samples (dense sampling): where each key starts in the samples, one binary search
-        # per key instead of one per sample, then k counts the keys started up to each sample.
-        starts = np.searchsorted(q, key_times[1:-1], side="left")
-        return np.cumsum(np.bincount(starts, minlength=len(q))[:len(q)], out=k)
-    np.copyto(k, np.searchsorted(key_times, q, side="right") - 1)
-    return np.clip(k, 0, last, out=k)
+    sorted_samples = ordered and len(q) > 1 and bool((q[1:] >= q[:-1]).all())
+    return segment_index(key_times, q, sorted_samples, out=k)
 
 
 def _horner(coefficients, k, s, out, gathered):

@@ -124,7 +124,8 @@ def fallback_keys(fit, check_times, options):
     if options.fallback == "CUBICSPLINE":
         return ("CUBICSPLINE",) + cubicspline_fallback(fit, check_times, written="FLOAT")
     if options.fallback == "NONE":
-        # The schema needs channel.sampler: one STEP key holding v_1 (conventions section 3).
-        error = quat.chord2(fit.played, np.broadcast_to(fit.values[0], fit.played.shape)).max()
-        return "STEP", fit.times[:1], fit.values[:1], float(quat.chord2_to_degrees(error))
+        # The schema needs channel.sampler: one STEP key holding v_1 (conventions section 3). Its
+        # error is reported only (tens of degrees): |p - v|^2 = 2 - 2 |p.v| for unit p and v.
+        dot = np.abs(fit.played @ quat.normalize(fit.values[0])).min(initial=1.0)
+        return "STEP", fit.times[:1], fit.values[:1], float(quat.chord2_to_degrees(2.0 - 2.0 * min(dot, 1.0)))
     return None

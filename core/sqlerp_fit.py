@@ -202,9 +202,11 @@ class _Check:
     def __init__(self, target, check_times, first, last, tolerance_deg, values=None):
         t = np.asarray(check_times, dtype=np.float64).reshape(-1)
         inside = (t >= first) & (t <= last)
-        t = t[inside]
+        everything = bool(inside.all())  # the usual case: no copies
+        t = t if everything else t[inside]
         if values is not None and (t[1:] > t[:-1]).all():
-            self.times, self.q = t, _unit(np.asarray(values, dtype=np.float64).reshape(-1, 4)[inside])
+            values = np.asarray(values, dtype=np.float64).reshape(-1, 4)
+            self.times, self.q = t, _unit(values if everything else values[inside])
         else:
             self.times = t = np.unique(t)  # the usual dense grid is sorted already
             self.q = _unit(target(t)) if len(t) else np.zeros((0, 4))
@@ -212,7 +214,7 @@ class _Check:
         while quat.chord2_to_degrees(self.limit) > tolerance_deg:  # a reported maximum never
             self.limit = np.nextafter(self.limit, 0.0)               # exceeds the tolerance
         self.worst = np.zeros(0)        # per segment, squared chord, valid where not dirty
-        self.played = np.zeros_like(self.q)  # the curve per check time, valid where not dirty
+        self.played = np.empty_like(self.q)  # the curve per check time, valid where not dirty
 
     def errors(self, curve, dirty, locate=True):
         """Per segment, whether it misses the tolerance (evaluating the ``dirty`` ones, the others

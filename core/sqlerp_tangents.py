@@ -22,7 +22,7 @@ PROBES = 9
 LAWSON_ABOVE = 0.8
 # Lawson rounds (each probe's weight times its share of the segment's largest error, towards the
 # smallest maximum); weights keep at least LAWSON_FLOOR so no probe is ever dropped.
-LAWSON_ROUNDS = 4
+LAWSON_ROUNDS = 2
 LAWSON_FLOOR = 1e-3
 PLANE_STEPS = 2  # subspace-iteration steps per great-circle fit
 
