@@ -53,7 +53,7 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
     for _ in range(MAX_ROUNDS):
         values = quat.make_continuous(on_curve(times))
         values = as_stored(values, written) if written else values
-        played = Evaluator("LINEAR", times, quat.normalize(values), rotation=True)(check)
+        played = _played(times, quat.normalize(values), check)
         worst = _segment_max(quat.chord2(played, curve), np.searchsorted(check, times[:-1], side="left"))
         over = worst > limit
         accepted = max(accepted, float(worst[~over].max(initial=0.0)))  # final: never split again
@@ -66,6 +66,18 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
         times = _with(times, _stored_times(_even_splits(times, over, pieces), written))
     raise ValueError(f"linear_fallback: no LINEAR keys within {tolerance_deg} deg after "
                      f"{MAX_ROUNDS} rounds")
+
+
+def _played(times, values, check):
+    """LINEAR (slerp) keys played at the sorted check times, set up on the pieces holding check
+    times only (a later round checks a few pieces of thousands); each piece plays its own two
+    keys, so a sampler of those pieces' keys plays the same numbers there."""
+    piece = segment_index(times, check, ordered=True)  # sorted: its distinct values are its steps
+    pieces = piece[np.concatenate([[True], piece[1:] != piece[:-1]])] if len(piece) else piece
+    if 2 * len(pieces) < len(times):
+        keys = np.union1d(pieces, pieces + 1)
+        times, values = times[keys], values[keys]
+    return Evaluator("LINEAR", times, values, rotation=True)(check)
 
 
 class _OnCurve:

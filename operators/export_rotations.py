@@ -167,7 +167,8 @@ def _measured_target(motion, bundled, vnode, bone, export_settings, owner_uuid, 
     estimates = quat.multiply(values, quat.conjugate(played))
     estimates *= np.where(estimates @ estimates[0] < 0.0, -1.0, 1.0)[:, None]
     target.a = quat.normalize(estimates.mean(axis=0))
-    worst = float(quat.chord2_to_degrees(quat.chord2(target.at_frames(frames), values).max()))
+    # a · (P · b): the motion once, a the constant on the left.
+    worst = float(quat.chord2_to_degrees(quat.chord2(quat.multiply(target.a, played), values).max()))
     if worst > AGREEMENT_DEG:
         return None, (f"Blender plays something else than its keys ({worst:.3g} deg off: "
                       "constraints, drivers, NLA or a parent's motion)")
