@@ -14,7 +14,15 @@ import bpy
 
 from ..core.fit_processes import FitProcesses, WorkerError
 
-WORKERS = max(1, min(8, os.cpu_count() or 1))
+def _usable_cpus():
+    """CPUs this process may run on (a container's share on Linux), else all of them."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+WORKERS = max(1, min(8, _usable_cpus()))
 # Worker processes pay off from about this many check times in all: starting two costs about
 # 0.15 s, and a channel's fit about 1.1 microseconds per check time (1,000-key tracks, 2 cores).
 PROCESS_MIN_CHECKS = 250_000
