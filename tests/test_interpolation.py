@@ -313,3 +313,17 @@ def test_equal_key_times_step_instead_of_dividing_by_zero():
         out = I.evaluate("LINEAR", np.array([0.0, 0.0]), values, np.array([-1.0, 0.0, 0.5]))
     assert np.isfinite(out).all()
     np.testing.assert_array_equal(out[2], values[1])
+
+
+@given(st.lists(st.floats(-50, 50), min_size=2, max_size=12),
+       st.lists(st.floats(-60, 60), max_size=80), st.booleans())
+def test_segment_index_is_the_last_key_at_or_before_each_query(keys, queries, repeat_a_key):
+    """Both ways (sorted queries, any queries) against bisect_right - 1 per query, clamped to the
+    first and last segment; repeated key times (jumps) and queries on keys included."""
+    times = np.sort(np.array(keys + keys[:1] if repeat_a_key else keys))
+    query = np.sort(np.concatenate([queries, times[::2]]))
+    expected = [min(max(bisect.bisect_right(times.tolist(), q) - 1, 0), len(times) - 2) for q in query]
+    assert I.segment_index(times, query, ordered=True).tolist() == expected
+    assert I.segment_index(times, query[::-1]).tolist() == expected[::-1]
+    out = np.empty(len(query), dtype=np.int64)
+    assert I.segment_index(times, query, ordered=True, out=out) is out and out.tolist() == expected
