@@ -1,8 +1,8 @@
 """Channel fits (core.channel_motion.ChannelTask) in worker processes.
 
-A channel's fit is thousands of numpy calls on arrays of 1,000 to 64,000 numbers, and Python's
-lock is held between them: threads of one process gained 10 to 25 % on two cores, while separate
-processes each run at full speed. The workers run the calling interpreter (``sys.executable``:
+A channel's fit is thousands of numpy calls on arrays of 1,000 to 64,000 numbers: Python's lock is
+held between them, and numpy's idle OpenBLAS threads spin, so threads of one process gained 10 to
+25 % on two cores, while two worker processes fit 1.7 to 1.9 times as fast as one. The workers run the calling interpreter (``sys.executable``:
 Blender's own Python inside Blender) in isolated mode, load this folder as a package of their own
 (numpy only, never bpy) and fit the tasks they are sent; tasks and results travel as pickles, each
 preceded by its length, over the workers' stdin and stdout. Classes of this folder are renamed on
