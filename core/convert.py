@@ -94,7 +94,7 @@ def convert(source_path, destination_path, tolerance_deg=DEFAULT_TOLERANCE_DEG, 
     (files already there stay as they were).
     """
     source, destination = Path(source_path), Path(destination_path)
-    _check_arguments(tolerance_deg, min_ratio)
+    check_arguments(tolerance_deg, min_ratio)
     document = load(source)
     glb = _glb_form(source, destination)
     source_bytes = _size_on_disk(source, document.json)
@@ -117,7 +117,7 @@ def convert_document(document, tolerance_deg=DEFAULT_TOLERANCE_DEG, min_ratio=1.
     ``buffer_index`` None a buffer without ``uri`` is appended: the caller says where it lives.
     ``blob`` holds the new views' bytes; it is empty, and the JSON unchanged, when nothing converts.
     """
-    _check_arguments(tolerance_deg, min_ratio)
+    check_arguments(tolerance_deg, min_ratio)
     assert byte_offset % 4 == 0, "views of float data start at multiples of 4"
     gltf = copy.deepcopy(document.json)
     played = {c.pointer: c for animation in document.animations for c in animation.channels}
@@ -241,11 +241,13 @@ def _fewest_keys(target, times, check, aim):
     return best
 
 
-def _check_arguments(tolerance_deg, min_ratio):
+def check_arguments(tolerance_deg, min_ratio, names=("tolerance_deg", "min_ratio")):
+    """ValueError naming the argument (as ``names`` call them) when the tolerance or the ratio is
+    out of range."""
     if not 0.0 < _number(tolerance_deg) < 180.0:  # NaN fails every comparison
-        raise ValueError(f"tolerance_deg must be degrees in (0, 180), got {tolerance_deg!r}")
+        raise ValueError(f"{names[0]} must be degrees in (0, 180), got {tolerance_deg!r}")
     if not 1.0 <= _number(min_ratio) < np.inf:
-        raise ValueError(f"min_ratio must be a number >= 1, got {min_ratio!r}")
+        raise ValueError(f"{names[1]} must be a number >= 1, got {min_ratio!r}")
 
 
 def _number(value):

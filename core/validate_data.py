@@ -37,7 +37,8 @@ class _Data:
                 self.cache[index] = read_accessor(self.gltf, index)
             except GltfError as error:
                 self.cache[index] = None
-                self.report.findings.extend(error.findings)
+                for finding in error.findings:  # through add(): the report's cap holds
+                    self.report.add(finding.code, finding.pointer, finding.message, finding.severity)
         return self.cache[index]
 
 

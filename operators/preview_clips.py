@@ -193,11 +193,14 @@ def clip_for(action, slot, id_type, source, owner=None):
     if clip is None:
         if len(_clips) >= _MAX_CACHED:
             _clips.clear()
-        stored = data.to_dict()
-        records = [r for r in stored["channels"] if r["id_type"] == id_type
-                   and (slot is None or r["slot"] in (slot, ""))]
-        clip = _clips[key] = Clip(stored, records, source)
+        with preview_exported.unplayable_on_failure(_clips, key, Clip, source):
+            stored = data.to_dict()
+            records = [r for r in stored["channels"] if r["id_type"] == id_type
+                       and (slot is None or r["slot"] in (slot, ""))]
+            _clips[key] = Clip(stored, records, source)
+        clip = _clips[key]
     return key, clip
+
 
 
 def forget():

@@ -9,12 +9,14 @@ space is an isometry, so the curve and its errors are the same. The records look
 them; quaternions are turned into the mode's values (Euler, axis-angle) per frame.
 """
 
+from contextlib import contextmanager
+
 import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
+from ..core.channel_motion import ChannelTarget, ChannelTask
 from ..core.quaternions import normalize
-from ..core.rotation_export import check_grid, export_keys
 from ..core.rotation_modes import DATA_PATHS, from_quaternions
 from .export_hook import options_from
 from .export_motion import rotation_motion
@@ -22,6 +24,7 @@ from .export_outcome import bundled_rewrite
 
 SOURCES = ("EXPORTED", "EXPORTED_FALLBACK")
 _IDENTITY = np.eye(4).ravel().tolist()
+_NO_TURN = np.array([0.0, 0.0, 0.0, 1.0])
 
 
 def exported_records(obj, action, slot, scene):
@@ -42,10 +45,8 @@ def exported_records(obj, action, slot, scene):
 
 def _record(obj, bone, slot, motion, rate, options):
     start, end = float(motion.key_frames[0]), float(motion.key_frames[-1])
-    check_frames = check_grid(start, end, motion.key_frames)
-    key_times = (motion.key_frames / rate).astype(np.float32).astype(np.float64)  # as written
-    keys = export_keys(lambda t: motion.at(t * rate), key_times, check_frames / rate, motion.at(check_frames),
-                       options)
+    # The exporter's fit in the target's own space (time 0 at frame 0): an isometry away from it.
+    keys = ChannelTask(ChannelTarget(motion, _NO_TURN, _NO_TURN, 0.0, rate), start, end).fit(options)
     written = keys.fit  # as a file stores it; played normalized, as an import reads it
     prop, width = DATA_PATHS[motion.mode]
     prefix = f'pose.bones["{bpy.utils.escape_identifier(bone)}"].' if bone else ""
@@ -102,14 +103,27 @@ def clip_for(action, slot, owner, source, clip_class):
              settings.precision, scene.render.fps, scene.render.fps_base)
     key = ("exported", action.session_uid, slot, getattr(owner, "session_uid", None), source, state,
            _key_count(action))
-    clip = _clips.get(key)
-    if clip is None:
-        is_object = isinstance(owner, bpy.types.Object)
-        records = exported_records(owner, action, slot, scene) if is_object else []
-        data = {"frames_per_second": scene.render.fps / scene.render.fps_base}
+    if key not in _clips:
         played = "FALLBACK" if source == "EXPORTED_FALLBACK" else "EXTENSION"
-        clip = _clips[key] = _exported_class(clip_class)(data, records, played)
-    return key, clip
+        exported_class = _exported_class(clip_class)
+        with unplayable_on_failure(_clips, key, exported_class, played):
+            is_object = isinstance(owner, bpy.types.Object)
+            records = exported_records(owner, action, slot, scene) if is_object else []
+            data = {"frames_per_second": scene.render.fps / scene.render.fps_base}
+            _clips[key] = exported_class(data, records, played)
+    return key, _clips[key]
+
+
+@contextmanager
+def unplayable_on_failure(cache, key, clip_class, source):
+    """A clip that cannot be built (damaged stored data, a failed fit) is cached as one that plays
+    nothing before the error goes on to be reported: later frame changes skip it at once instead
+    of building it again (a fit, for an "as exported" source), until its key changes."""
+    try:
+        yield
+    except Exception:
+        cache[key] = clip_class({"frames_per_second": 1.0}, [], source)
+        raise
 
 
 def _key_count(action):

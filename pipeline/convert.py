@@ -44,8 +44,6 @@ def convert_file(input_path, output_path, tolerance=0.01, min_ratio=1.0, force=F
                            for c in report.channels if not c.converted]}
 
 
-
-
 def _up_to_date(source, destination):
     try:
         return destination.stat().st_mtime >= source.stat().st_mtime
@@ -66,10 +64,12 @@ def _convert_file_command(args):
 
 
 def _check_conversion_args(args):
-    if not 0.0 < args.tolerance < 180.0:
-        raise UsageError(f"--tolerance must be degrees in (0, 180), got {args.tolerance}")
-    if not args.min_ratio >= 1.0:
-        raise UsageError(f"--min-ratio must be >= 1, got {args.min_ratio}")
+    """The core's own check (the same ranges), as a usage error."""
+    from ..core.convert import check_arguments
+    try:
+        check_arguments(args.tolerance, args.min_ratio, names=("--tolerance", "--min-ratio"))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
 
 
 def gltf_files(folder, exclude=None):
@@ -172,8 +172,6 @@ class _Children:
             self.stopped = True
             for child in self.running:
                 child.terminate()
-
-
 
 
 class _Journal:

@@ -110,10 +110,11 @@ def test_imported_clips_play_their_extension_and_fallback(fidelity):
     assert poses['EXTENSION'] != poses['FALLBACK']
 
 
-def test_damaged_stored_data_leaves_that_clip_to_blender_and_never_fails_a_frame(fidelity, capsys):
+def test_damaged_stored_data_leaves_that_clip_to_blender_and_never_fails_a_frame(fidelity, capsys,
+                                                                                monkeypatch):
     """A clip whose stored samplers were damaged (hand-edited custom properties, a broken file
     from another tool) is not previewed: frame_set goes on, its bones keep Blender's own values,
-    and the console says so once."""
+    and the console says so once; the clip is not built again on the next frame change."""
     scene = import_sample(fidelity)
     arm = next(o for o in scene.objects if o.type == 'ARMATURE')
     frame_set(scene, 12.5)
@@ -127,10 +128,18 @@ def test_damaged_stored_data_leaves_that_clip_to_blender_and_never_fails_a_frame
     data["channels"] = channels
     from gltf_sqlerp.operators import preview_clips
     preview_clips.forget()  # an edit inside the stored group is not seen by the cache (documented)
+    builds = []
+    clip_class = preview_clips.Clip
+
+    def counted(data, records, source):
+        builds.append(len(records))
+        return clip_class(data, records, source)
+    monkeypatch.setattr(preview_clips, "Clip", counted)
     set_preview(scene, True, 'EXTENSION')
-    for frame in (13.0, 12.5):
+    for frame in (13.0, 14.0, 12.5):
         frame_set(scene, frame)
     damaged = [list(b.rotation_quaternion) for b in arm.pose.bones]
     set_preview(scene, False)
     assert damaged == own
     assert capsys.readouterr().out.count("is not previewed") == 1
+    assert builds == [4, 0]  # the clip's four channels failed once, then an empty clip, kept
