@@ -57,5 +57,5 @@ def run():
 
 if __name__ == "__main__":
     code = run()
-    if "bpy" not in sys.modules or sys.modules["bpy"].app.background:
+    if "bpy" not in sys.modules:  # a background Blender has ended in run() already
         sys.exit(code)

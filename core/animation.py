@@ -110,15 +110,16 @@ def _read_channel(builder, a, c, channel):
     node = int(node)  # JSON allows 1.0 for 1, and the validator accepts it
     extension = channel.get("extensions", {}).get(EXTENSION)
     core = builder.sampler(int(channel["sampler"]), path, node) if "sampler" in channel else None
+    if core is not None and core.interpolation not in interpolation.INTERPOLATIONS:
+        # An interpolation from an extension we do not know: a validator warning, and viewers
+        # without that extension ignore the sampler (kept beside ours, it raised ValueError when
+        # played: the fuzzer).
+        core = None
     if extension is not None:
         cubic = builder.sampler(int(extension["sampler"]), path, node)
-        if core is not None and core.interpolation not in interpolation.INTERPOLATIONS:
-            # An unknown fallback interpolation is a validator warning, and viewers without the
-            # extension ignore such a channel; kept, it raised ValueError when played (fuzzer).
-            core = None
         return Channel(node, path, cubic, core, pointer("animations", a, "channels", c))
-    if core is None or core.interpolation not in interpolation.INTERPOLATIONS:
-        return None  # an interpolation from an extension we do not know (a validator warning)
+    if core is None:
+        return None
     return Channel(node, path, core, None, pointer("animations", a, "channels", c))
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import quaternions as quat
 from . import rotation_modes
+from .accessors import as_stored
 from .deviation import BlenderCurves
 from .metrics import SAMPLES_PER_FRAME
 from .rotation_export import check_grid, export_keys
@@ -82,7 +83,7 @@ class ChannelTask:
         inside = keys[(keys > self.start) & (keys < self.end)]
         key_frames = np.unique(np.concatenate([[self.start, self.end], inside]))
         check_frames = check_grid(self.start, self.end, key_frames)
-        key_times = _float32((key_frames - target.slide) / target.rate)
+        key_times = as_stored((key_frames - target.slide) / target.rate, "FLOAT")  # as written
         check_times = (check_frames - target.slide) / target.rate
         return export_keys(target, key_times, check_times, target.at_frames(check_frames), options,
                            self.stored)
@@ -91,6 +92,3 @@ class ChannelTask:
         """How many check times the fit evaluates (its cost grows with them)."""
         return max(0.0, (self.end - self.start) * SAMPLES_PER_FRAME)
 
-
-def _float32(values):
-    return np.asarray(values, dtype=np.float32).astype(np.float64)

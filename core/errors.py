@@ -21,7 +21,11 @@ class Finding:
     severity: str = ERROR
 
     def __str__(self):
-        return f"{self.severity}: {self.message} [{self.code} at {self.pointer or '/'}]"
+        return f"{self.severity}: {self.text()}"
+
+    def text(self):
+        """The message with its code and where: "message [CODE at /pointer]"."""
+        return f"{self.message} [{self.code} at {self.pointer or '/'}]"
 
 
 class GltfError(Exception):

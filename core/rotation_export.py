@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import quaternions as quat
+from .accessors import as_stored
 from .fallback_fit import cubicspline_fallback, linear_fallback
 from .interpolation import evaluate
 from .metrics import SAMPLES_PER_FRAME
@@ -94,7 +95,7 @@ def _kept(stored, check_times, expected, tolerance_deg):
     else None."""
     if stored is None:
         return None
-    times, values = (np.asarray(a, dtype=np.float32).astype(np.float64) for a in stored)
+    times, values = (as_stored(a, "FLOAT") for a in stored)
     if len(times) < 2 or np.any(np.diff(times) <= 0.0) or times[0] < 0.0:
         return None
     played = evaluate("CUBICSLERP", times, quat.normalize(values), check_times, rotation=True)

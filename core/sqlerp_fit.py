@@ -169,7 +169,7 @@ class _Segments:
     def _float32_splits(self, which, split_times):
         """Split times as written (float32: the check plays them), and the mask without the
         segments too short for a float32 time strictly inside (left as they are)."""
-        rounded = split_times.astype(np.float32).astype(np.float64)
+        rounded = as_stored(split_times, "FLOAT")
         index = np.flatnonzero(which)
         inside = (rounded > self.times[index]) & (rounded < self.times[index + 1])
         which = which.copy()

@@ -55,12 +55,19 @@ def _active_action(data):
     return animation_data.action if animation_data is not None else None
 
 
-def report(obj_or_action, source=None):
+def report(obj_or_action, source=None, data=None):
     """Rows (core.deviation.ChannelDeviation), worst first, for the clip of ``obj_or_action``.
     ``source``: 'EXTENSION' or 'FALLBACK' to compare Blender's curves with that source; None (or
-    'RECORD'): with the one each channel was written to play."""
+    'RECORD'): with the one each channel was written to play. ``data``: the action's stored clip
+    when the caller has loaded it already (action_data.load)."""
     action = clip_action(obj_or_action)
-    return _rows(action, action_data.load(action), source)
+    return _rows(action, action_data.load(action) if data is None else data, source)
+
+
+def worst_rotation(rows):
+    """The rotation row whose Blender curves are farthest from the spec, or None."""
+    compared = [r for r in rows if r.rotation and r.blender_vs() is not None]
+    return max(compared, key=lambda r: r.blender_vs().max, default=None)
 
 
 def _rows(action, data, source, times=None):
@@ -220,10 +227,9 @@ def store_summary(scene, action, rows):
 
 
 def _summary(action, rows):
-    compared = [r for r in rows if r.rotation and r.blender_vs() is not None]
-    if not compared:
+    worst = worst_rotation(rows)
+    if worst is None:
         return f"{action.name}: no rotation curves compared"
-    worst = max(compared, key=lambda r: r.blender_vs().max)
     played = worst.blender_vs()
     return (f"{action.name}: Blender within {played.max:.4f}° of the spec "
             f"(worst {worst.target}, frame {played.frame:.1f})")

@@ -29,7 +29,8 @@ class ExportFailed(Exception):
 
 def export(filepath, options, use_selection=False):
     """Export the scene to ``filepath`` (.glb or .gltf) with ``options``; returns the export's
-    Outcome and the core's warnings on the written file. Raises ExportFailed."""
+    Outcome and the written file as the core read it back (core.Document: its warnings, its
+    channels). Raises ExportFailed."""
     path = Path(filepath)
     export_format = _FORMATS.get(path.suffix.lower())
     if export_format is None:
@@ -41,11 +42,11 @@ def export(filepath, options, use_selection=False):
         raise ExportFailed(missing)
     staging = Path(tempfile.mkdtemp(prefix=".gltf_sqlerp-", dir=path.parent))
     try:
-        outcome, warnings = _export_into(staging / path.name, export_format, options, use_selection)
+        outcome, document = _export_into(staging / path.name, export_format, options, use_selection)
         _move_into_place(staging, path.parent)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return outcome, warnings
+    return outcome, document
 
 
 def _export_into(staged, export_format, options, use_selection):
@@ -61,13 +62,13 @@ def _export_into(staged, export_format, options, use_selection):
                            "gather_gltf_hook; no CUBICSLERP samplers were written")
     if result != {'FINISHED'} or not staged.is_file():
         raise ExportFailed(f"the glTF exporter did not finish ({', '.join(result)})")
-    if outcome is not None and outcome.error:
+    if outcome.error:
         raise ExportFailed(f"fitting CUBICSLERP samplers failed: {outcome.error}")
     try:
         document = load(str(staged))  # the check of the written data by the add-on's own core
     except GltfError as error:
         raise ExportFailed(f"the written file does not read back: {error}") from None
-    return outcome, document.warnings
+    return outcome, document
 
 
 def _move_into_place(staging, folder):
@@ -105,11 +106,11 @@ class EXPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ExportHelper):
     def execute(self, context):
         options = ExportOptions(self.tolerance, self.fallback, self.fallback_tolerance, self.precision)
         try:
-            outcome, warnings = export(self.filepath, options, self.use_selection)
+            outcome, document = export(self.filepath, options, self.use_selection)
         except ExportFailed as error:
             self.report({'ERROR'}, f"{error}; nothing was written")
             return {'CANCELLED'}
-        for warning in warnings:
-            self.report({'WARNING'}, f"{warning.message} [{warning.code} at {warning.pointer or '/'}]")
+        for warning in document.warnings:
+            self.report({'WARNING'}, warning.text())
         self.report({'INFO'}, f"{Path(self.filepath).name}: {export_hook.summary(outcome)}")
         return {'FINISHED'}

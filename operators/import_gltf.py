@@ -84,8 +84,7 @@ def _finding_text(finding):
     """A finding as a report line. Blender keeps reports as C strings, so a NUL that a hostile file
     put into a message or pointer (a URI, a property name) would cut the line there, code and
     pointer included: it is shown as the two characters \\0 instead."""
-    text = f"{finding.message} [{finding.code} at {finding.pointer or '/'}]"
-    return text.replace("\0", "\\0")
+    return finding.text().replace("\0", "\\0")
 
 
 def _problem(result, session):

@@ -122,15 +122,15 @@ def measure_clips(bpy, source="EXTENSION"):
         data = action_data.load(action)
         if data is None:
             continue
-        rows = deviation.report(action, source)
-        rotation = [(r.blender_vs().max, r) for r in rows if r.rotation and r.blender_vs() is not None]
+        rows = deviation.report(action, source, data)
+        worst = deviation.worst_rotation(rows)
         values = [r.blender_vs().max for r in rows if not r.rotation and r.blender_vs() is not None]
-        worst = max(rotation, key=lambda item: item[0], default=(0.0, None))
         clips.append({
             "name": data["name"], "action": action.name, "animation": data["animation"],
-            "channels": len(rows), "rotation_max_deg": float(worst[0]),
-            "rotation_worst": (f"{worst[1].target} at {worst[1].blender_vs().time:.4f} s"
-                               if worst[1] is not None else ""),
+            "channels": len(rows),
+            "rotation_max_deg": float(worst.blender_vs().max) if worst is not None else 0.0,
+            "rotation_worst": (f"{worst.target} at {worst.blender_vs().time:.4f} s"
+                               if worst is not None else ""),
             "value_max": float(max(values, default=0.0)),
             "not_compared": [f"{r.target} {r.path}: {'; '.join(r.notes)}"
                              for r in rows if r.blender_vs() is None]})
@@ -163,7 +163,7 @@ def _export_command(args):
                   "action": args.action, "assigned_to": assigned, "fallback": args.fallback,
                   "tolerance_deg": args.tolerance}
         try:
-            outcome, warnings = export(str(output), options, args.selection)
+            outcome, document = export(str(output), options, args.selection)
         except ExportFailed as error:
             progress.step(output.name, "failed")
             return {**report, "ok": False, "status": "failed",
@@ -173,13 +173,12 @@ def _export_command(args):
         progress.end()
     channels = [dict(vars(c)) for c in outcome.channels]
     return {**report, "ok": True, "status": "exported", "summary": export_hook.summary(outcome),
-            "cubicslerp_channels": _cubicslerp_channels(output), "channels": channels,
-            "warnings": [str(w) for w in warnings], "exit_code": EXIT_OK}
+            "cubicslerp_channels": _cubicslerp_channels(document), "channels": channels,
+            "warnings": [str(w) for w in document.warnings], "exit_code": EXIT_OK}
 
 
-def _cubicslerp_channels(path):
-    from ..core import load
-    document = load(str(path))
+def _cubicslerp_channels(document):
+    """CUBICSLERP channels of the written file, as the core read it back after the export."""
     return sum(c.sampler.interpolation == "CUBICSLERP"
                for animation in document.animations for c in animation.channels)
 

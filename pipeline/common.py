@@ -19,8 +19,6 @@ class UsageError(Exception):
     """Exit code 2: the command cannot run as asked."""
 
 
-
-
 def _terminate_as_interrupt():
     """SIGTERM (a farm cancelling a task, ``kill``) ends a run like Ctrl+C: atomic writes remove
     their temporary file and a folder conversion stops its children and still reports."""
@@ -83,7 +81,7 @@ class Progress:
             width = 30
             filled = int(width * self.done / max(self.total, 1))
             line = f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {status}: {name}"
-            sys.stderr.write(line[:160].ljust(160) if len(line) < 160 else line[:160])
+            sys.stderr.write(line[:160].ljust(160))
             if self.done >= self.total:
                 sys.stderr.write("\n")
         else:

@@ -18,38 +18,23 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = "gltf_sqlerp"
+sys.path.append(str(ROOT / "tools"))
+import devpath  # noqa: E402  (tools/: how dev scripts import the package)
+
 SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
 ASSETS = SHARED / "assets"
 # Fixtures that give a test the real Blender; a test using one must be marked `blender`.
 BLENDER_FIXTURES = ("addon", "empty_scene", "fidelity")
 
 
-def _import_package():
-    if PACKAGE in sys.modules:
-        return sys.modules[PACKAGE]
-    spec = importlib.util.spec_from_file_location(
-        PACKAGE, ROOT / "__init__.py", submodule_search_locations=[str(ROOT)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[PACKAGE] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-_import_package()
+devpath.import_package()
 
 
 def tool(relative):
     """A dev script of the repository ('tools/fidelity.py', 'bench/synthetic_rig.py') imported by
     path once, as module ``gltf_sqlerp_<stem>`` (tests/child_job.py does the same in child jobs)."""
     path = ROOT / relative
-    name = f"gltf_sqlerp_{path.stem}"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return devpath.load_module(f"gltf_sqlerp_{path.stem}", path)
 
 
 def pytest_configure(config):
@@ -119,7 +104,7 @@ def addon():
     unregistered at teardown: a process that exits with an operator still registered was seen to hang.
     """
     import bpy  # noqa: F401 (the real module; outside the project venv this fails loudly)
-    package = sys.modules[PACKAGE]
+    package = sys.modules[devpath.PACKAGE]
     package.register()
     yield package
     package.unregister()
@@ -150,7 +135,7 @@ def pytest_sessionfinish(session, exitstatus):
 def _unregister_leftovers():
     import bpy
     classes = {value for name, module in list(sys.modules.items())
-               if name == PACKAGE or name.startswith(PACKAGE + ".")
+               if name == devpath.PACKAGE or name.startswith(devpath.PACKAGE + ".")
                for value in vars(module).values()
                if isinstance(value, type) and issubclass(value, bpy.types.bpy_struct)
                and value.__module__ == name and value.is_registered}

@@ -16,9 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from child_job import finish
-
-ROOT = Path(__file__).resolve().parents[1]
+from child_job import ROOT, finish
 MODULE = "bl_ext.user_default.gltf_sqlerp"
 
 

@@ -13,9 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from child_job import finish, tool
-
-ROOT = Path(__file__).resolve().parents[1]
+from child_job import ROOT, finish, tool
 SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
 
 

@@ -70,7 +70,6 @@ def test_many_duplicate_targets_stay_linear(tmp_path):
     assert outcome.startswith("GltfError:") and seconds < 2.0 and peak < 64 * 2**20
     error = pytest.raises(core.GltfError, core.load, case.write(tmp_path)).value
     duplicates = [f for f in error.findings if f.code == "ANIMATION_DUPLICATE_TARGETS"]
-    assert len(duplicates) <= 2500 * 17
     assert "2483 more channels after channel 16" in duplicates[16].message
 
 

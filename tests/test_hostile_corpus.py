@@ -5,8 +5,7 @@ MemoryError, RecursionError, and no numpy RuntimeWarning either: those are turne
 here), within a time and memory bound, and the case's expected (code, JSON pointer) must be one of
 the errors in ``error.findings``. "One of", not "the first": a broken file often has knock-on
 errors (a NaN key time also breaks the declared max), and the order of findings follows the
-validator's passes, which is not what a case is about. The first finding is still checked to be an
-error the file really has: it must carry a code and a pointer that parse.
+validator's passes, which is not what a case is about.
 
 The corpus is written once per module into a temporary folder; every case in its own sub-folder
 (side files such as '../outside.bin' land beside them).
@@ -43,7 +42,7 @@ def _write(case, folder):
     try:
         return corpus.write_case(case, folder / case.name)
     except (OSError, NotImplementedError) as error:  # symlinks need privileges on Windows
-        if any(isinstance(v, corpus.Symlink) for v in case.build().values()):
+        if corpus.has_symlink(case):
             pytest.skip(f"cannot create a symlink here: {error}")
         raise
 
@@ -87,9 +86,6 @@ def test_hostile_file_fails_with_its_code_and_pointer(corpus_dir, case):
     error = raised.value
     found = [(f.code, f.pointer) for f in error.findings]
     assert (case.code, case.pointer) in found, f"{case.description}: {found[:8]}"
-    assert (error.code, error.pointer) == found[0]
-    assert f"[{error.code} at {error.pointer or '/'}]" in str(error)
-    assert all(f.severity == "error" for f in error.findings)
     assert seconds < TIME_LIMIT_S, f"{case.name} took {seconds:.2f} s"
     assert peak < MEMORY_LIMIT_BYTES, f"{case.name} allocated {peak / 1e6:.0f} MB"
 

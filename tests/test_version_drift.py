@@ -28,7 +28,7 @@ def test_hooks_not_called_is_a_clear_refusal_and_changes_nothing(fidelity, monke
 
 def test_hooks_read_their_arguments_from_both_ends(fidelity, monkeypatch):
     """A new argument between the index and gltf (as hook signatures grew before) changes nothing:
-    the import still plays the spec."""
+    the import finishes and the clip carries its stored samplers, which only the hooks write."""
     import bpy
     from gltf_sqlerp.operators import import_session
     cls = import_session.glTF2ImportUserExtension

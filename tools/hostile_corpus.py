@@ -864,6 +864,11 @@ def write_case(case_, folder):
     return write_files(case_.build(), folder)
 
 
+def has_symlink(case_):
+    """Whether the case needs a symbolic link (which Windows lets only some users make)."""
+    return any(isinstance(content, Symlink) for content in case_.build().values())
+
+
 def write_base(folder, kind="gltf"):
     """The valid base asset as ``base.gltf`` + ``base.bin`` or ``base.glb``; returns its path."""
     if kind == "glb":
