@@ -6,7 +6,8 @@ are stored per segment (out-tangent b_k and in-tangent a_{k+1}) and every segmen
 own, all segments of a round at once. Segments start from the C1 control points and keep them where
 they already follow the motion; the others get the least-squares tangents of
 `sqlerp_tangents.Probes.fit`. The acceptance check is the spec's evaluator (core.interpolation) at
-the caller's dense check times.
+the caller's dense check times, after a float32 first pass (core.screening) that clears the
+segments far enough below the tolerance.
 
 Quaternion signs never change the curve this project's evaluator plays (every slerp takes the short
 path), so the fit ignores them; each round then flips tangents to the conventions' sign rules, which
@@ -19,9 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import quaternions as quat
+from . import screening
 from .accessors import as_stored
 from .interpolation import Evaluator
-from .sqlerp_tangents import Probes, unit as _unit
+from .sqlerp_tangents import EVEN_PROBES, Probes, uniform_probes, unit as _unit
 
 # Probe errors (first order in the error of s: within 0.5 % of the exact angle) above this share of
 # the tolerance make a C1 segment refitted and a fitted segment go through Lawson rounds; below it,
@@ -41,8 +43,8 @@ class CubicSlerpFit:
     values: np.ndarray        # (n, 4) v_i
     out_tangents: np.ndarray  # (n, 4) b_i
     max_error_deg: float      # largest angle to the target over the check times
-    # What the keys play at the check times inside them (fit_cubicslerp's dense check, kept for
-    # the callers that compare other curves with it), or None.
+    # What the keys play at the check times inside them, (T, 4) float32 (fit_cubicslerp's dense
+    # check, to core.screening's margin, kept for the fallbacks that follow the curve), or None.
     check_times: np.ndarray = None
     played: np.ndarray = None
 
@@ -87,7 +89,8 @@ def fit_cubicslerp(target, key_times, check_times, tolerance_deg=0.01, max_keys=
     check = _Check(target, check_times, times[0], times[-1], tolerance_deg, check_values)
     limit = len(times) + len(check.times) if max_keys is None else int(max_keys)
     aim = tolerance_deg if aim_deg is None else min(float(aim_deg), tolerance_deg)
-    curve = _Segments(times, quat.make_continuous(_unit(target(times))), target, aim, written)
+    curve = _Segments(times, quat.make_continuous(_unit(target(times))), target, aim, written,
+                      check.probes(target))
     if split_at == "middle":
         curve.presplit(tolerance_deg, limit)
     dirty = np.ones(len(curve.times) - 1, dtype=bool)
@@ -96,7 +99,7 @@ def fit_cubicslerp(target, key_times, check_times, tolerance_deg=0.01, max_keys=
         over, at = check.errors(curve, dirty, locate=split_at == "worst")
         unsigned = dirty & (quat.dot(curve.b, curve.a) < 0.0)  # 4th sign rule, after fix_signs
         if not (over.any() or unsigned.any()):
-            return curve.result(check.max_error_deg(), check.times, check.played)
+            return curve.result(check.max_error_deg(curve), check.times, check.played_rows())
         refit = over & ~curve.refined & ~unsigned  # C1 tangents get a fit before any new key
         split = (over | unsigned) & ~refit
         if len(curve.times) + np.count_nonzero(split) > limit:
@@ -117,13 +120,14 @@ class _Segments:
     tolerance are fitted at once (the probes serve both, one target evaluation).
     """
 
-    def __init__(self, times, values, target, tolerance_deg, written=None):
+    def __init__(self, times, values, target, tolerance_deg, written=None, sample=None):
         self.times, self.values = times, values
         self.target, self.tolerance_deg, self.written = target, tolerance_deg, written
+        self.sample = uniform_probes(target) if sample is None else sample  # Probes' target
         control = quat.control_points(times, values)
         self.b, self.a = control[:-1].copy(), control[1:].copy()
         self.parents = np.arange(len(times) - 1)  # segment index before the last split
-        probes = Probes(times, values, self.parents, target)
+        probes = Probes(times, values, self.parents, self.sample)
         self.probe_error = probes.errors(self.b, self.a)  # per segment, degrees
         self.refined = self.probe_error > SCREEN_AT * tolerance_deg
         if self.refined.any():
@@ -133,7 +137,7 @@ class _Segments:
     def refit(self, which):
         """Fitted tangents for the segments in the mask ``which``."""
         if which.any():
-            probes = Probes(self.times, self.values, np.flatnonzero(which), self.target)
+            probes = Probes(self.times, self.values, np.flatnonzero(which), self.sample)
             self.b[which], self.a[which], self.probe_error[which] = probes.fit(self.tolerance_deg)
             self.refined |= which
 
@@ -196,7 +200,9 @@ class _Check:
     """The dense acceptance check: target at the check times, per-segment worst error.
 
     Check time c belongs to the segment k with t_k <= c < t_{k+1} (the last key to the last
-    segment); at a key the curve and the target agree, so that choice costs nothing.
+    segment); at a key the curve and the target agree, so that choice costs nothing. The curve is
+    played in float32 first (core.screening); segments within its margin of the limit are played
+    again in float64, which decides (``exact``), so the accepted keys are those of a float64 check.
     """
 
     def __init__(self, target, check_times, first, last, tolerance_deg, values=None):
@@ -210,77 +216,114 @@ class _Check:
         else:
             self.times = t = np.unique(t)  # the usual dense grid is sorted already
             self.q = _unit(target(t)) if len(t) else np.zeros((0, 4))
+        self.q32 = screening.as_float32(self.q)
         self.limit = quat.degrees_to_chord2(tolerance_deg)
         while quat.chord2_to_degrees(self.limit) > tolerance_deg:  # a reported maximum never
             self.limit = np.nextafter(self.limit, 0.0)               # exceeds the tolerance
+        self.screen = screening.lowered(self.limit)
         self.worst = np.zeros(0)        # per segment, squared chord, valid where not dirty
-        self.played = np.empty_like(self.q)  # the curve per check time, valid where not dirty
+        self.exact = np.zeros(0, dtype=bool)  # ... of a float64 check (else float32's)
+        self.played = np.empty(self.q32.shape, dtype=np.float32)  # (4, n): valid where not dirty
+
+    def probes(self, target):
+        """A probe sampler (sqlerp_tangents.Probes) taking the target from this check's values:
+        per segment, the check times nearest PROBES even parameters, where they are distinct and
+        strictly inside it (segments of 2 x PROBES check times or more); ``target`` evaluated at
+        the even parameters elsewhere. Most probes then cost no target evaluation."""
+        even = uniform_probes(target)
+
+        def sample(start, duration):
+            if len(self.times) < 2:
+                return even(start, duration)
+            ideal = start[:, None] + duration[:, None] * EVEN_PROBES
+            index = np.clip(np.searchsorted(self.times, ideal), 1, len(self.times) - 1)
+            index -= ideal - self.times[index - 1] <= self.times[index] - ideal  # the nearer one
+            t = (self.times[index] - start[:, None]) / duration[:, None]
+            usable = (t[:, 0] > 0.0) & (t[:, -1] < 1.0) & (np.diff(t, axis=1) > 0.0).all(axis=1)
+            q = np.empty(t.shape + (4,))
+            q[usable] = self.q[index[usable]]
+            if not usable.all():
+                t[~usable], q[~usable] = even(start[~usable], duration[~usable])
+            return t, q
+        return sample
 
     def errors(self, curve, dirty, locate=True):
         """Per segment, whether it misses the tolerance (evaluating the ``dirty`` ones, the others
         keep their last result) and, where it does, the check index of its worst error."""
         count = len(curve.times) - 1
         if len(self.worst) != count:
-            self.worst = np.zeros(count)
+            self.worst, self.exact = np.zeros(count), np.zeros(count, dtype=bool)
         at = np.zeros(count, dtype=np.intp)
         segments = np.flatnonzero(dirty)
         if len(segments):
-            starts = np.searchsorted(self.times, curve.times[:-1], side="left")
-            starts, ends = starts[segments], np.append(starts[1:], len(self.times))[segments]
-            if len(segments) == count:  # all of them (the first round): no gathers
-                index, offsets = np.arange(starts[0], len(self.times)), starts - starts[0]
-                played = self.played[starts[0]:] = _evaluator(curve, segments)(self.times[starts[0]:])
-                chord2 = quat.chord2(played, self.q[starts[0]:])
-            else:
-                index, offsets = _ranges(starts, ends)
-                played = _evaluator(curve, segments)(np.take(self.times, index))
-                self.played[index] = played
-                chord2 = quat.chord2(played, np.take(self.q, index, axis=0))
-            self.worst[segments] = _group_max(chord2, offsets, ends - starts)
-            over = self.worst[segments] > self.limit
-            if locate and over.any():
-                at[segments[over]] = index[_argmax(chord2, offsets[over], (ends - starts)[over])]
+            index, offsets, lengths = self._ranges(curve, segments)
+            played = screening.cubicslerp(*_keys_of(curve, segments), self.times[index])
+            self.played[:, index] = played
+            chord2 = screening.chord2(played, self.q32[:, index]).astype(np.float64)
+            self.worst[segments] = screening.group_max(chord2, offsets, lengths)
+            self.exact[segments] = False
+            near = segments[self.worst[segments] > self.screen]
+            if len(near):  # within float32's margin of the limit: float64 decides
+                index, chord2, offsets, lengths = self._played_exactly(curve, near)
+                over = self.worst[near] > self.limit
+                if locate and over.any():
+                    at[near[over]] = index[_argmax(chord2, offsets[over], lengths[over])]
         return self.worst > self.limit, at
+
+    def _ranges(self, curve, segments):
+        """(check indices of the segments, in order; where each segment's run begins there; its
+        length): a slice when all segments are asked for (the first round)."""
+        starts = np.searchsorted(self.times, curve.times[:-1], side="left")
+        every = len(segments) == len(starts)
+        starts, ends = starts[segments], np.append(starts[1:], len(self.times))[segments]
+        if every:  # a slice: no gathers
+            return slice(starts[0], len(self.times)), starts - starts[0], ends - starts
+        index, offsets = screening.ranges(starts, ends)
+        return index, offsets, ends - starts
+
+    def _played_exactly(self, curve, segments):
+        """Float64 errors of the given segments into ``worst``; returns their check indices,
+        squared chords and runs (index, chord2, offsets, lengths)."""
+        index, offsets, lengths = self._ranges(curve, segments)
+        if isinstance(index, slice):
+            index = np.arange(index.start, index.stop)
+        played = Evaluator("CUBICSLERP", *_keys_of(curve, segments))(np.take(self.times, index))
+        chord2 = quat.chord2(played, np.take(self.q, index, axis=0))
+        self.worst[segments] = screening.group_max(chord2, offsets, lengths)
+        self.exact[segments] = True
+        return index, chord2, offsets, lengths
 
     def forget(self, dirty, parents):
         """Keep the per-segment errors of the unchanged segments across a split."""
         self.worst = np.where(dirty, 0.0, self.worst[parents])
+        self.exact = ~dirty & self.exact[parents]
 
-    def max_error_deg(self):
-        return float(quat.chord2_to_degrees(self.worst.max())) if len(self.worst) else 0.0
+    def max_error_deg(self, curve):
+        """The largest angle of the float64 check (core.screening.settled_max)."""
+        def recheck(segments):
+            self._played_exactly(curve, segments)
+            return self.worst[segments]
+        return float(quat.chord2_to_degrees(screening.settled_max(self.worst, self.exact, recheck)))
+
+    def played_rows(self):
+        """The curve at the check times, (n, 4) float32 (a view of the component-major rows)."""
+        return self.played.T
 
 
-def _evaluator(curve, segments):
-    """The spec's CUBICSLERP evaluator for the given segments of the curve: a sampler of their end
+def _keys_of(curve, segments):
+    """(times, normalized interleaved rows) of a CUBICSLERP sampler of the given segments' end
     keys. Each of those segments has the same keys and tangents there, so it plays the same
     numbers; segments bridging the gaps between them are never queried. Setting up only the few
     segments a round changed is what keeps the later rounds cheap."""
     fit = curve.result()
     keys = np.union1d(segments, segments + 1)
-    return CubicSlerpFit(fit.times[keys], fit.in_tangents[keys], fit.values[keys],
-                         fit.out_tangents[keys], 0.0).evaluate
-
-
-def _ranges(starts, ends):
-    """Concatenated aranges [starts[i], ends[i]) and where each begins in the result."""
-    lengths = ends - starts
-    offsets = np.cumsum(lengths) - lengths
-    shift = np.repeat(starts - offsets, lengths)
-    return np.arange(lengths.sum()) + shift, offsets
-
-
-def _group_max(x, offsets, lengths):
-    """Maximum of each group x[offsets[i]:offsets[i] + lengths[i]] (0 for an empty one)."""
-    if not len(x):
-        return np.zeros(len(offsets))
-    # A sentinel after x: an empty last group starts at len(x) and must not cut the group before
-    # it short, as clipping its offset to len(x) - 1 would (reduceat stops at the next offset).
-    worst = np.maximum.reduceat(np.append(x, 0.0), offsets)
-    return np.where(lengths > 0, worst, 0.0)
+    fit = CubicSlerpFit(fit.times[keys], fit.in_tangents[keys], fit.values[keys],
+                        fit.out_tangents[keys], 0.0)
+    return fit.times, quat.normalize(fit.interleaved())
 
 
 def _argmax(x, offsets, lengths):
     """Position in x of the maximum of each non-empty group (only the few failing segments')."""
-    index, starts = _ranges(offsets, offsets + lengths)
+    index, starts = screening.ranges(offsets, offsets + lengths)
     order = np.lexsort((-x[index], np.repeat(np.arange(len(offsets)), lengths)))
     return index[order[starts]]

@@ -17,6 +17,7 @@ from . import quaternions as quat
 # more extra keys than 11, 13 or 17, and between them the dense error stayed within 1.13 times the
 # probes' largest (measured at 64 samples per segment).
 PROBES = 9
+EVEN_PROBES = np.arange(1, PROBES + 1) / (PROBES + 1)  # their parameters, where the target allows
 # A fitted segment whose probes miss by more than this share of the tolerance goes through Lawson
 # rounds; below it, the dense check passes anyway (the dense error stays within 1.13 x the probes').
 LAWSON_ABOVE = 0.8
@@ -48,14 +49,16 @@ class Probes:
     the geodesic from p through q*, extrapolated), so fitting the tangents is fitting a great circle
     s(t), uniformly parametrized, to the points s* at the probes' t. An error of s moves q by about
     w times it, so the fit weighs probes by w^2 and rates them by w |s - s*|.
+
+    ``sample(start, duration) -> (t, q)``: per segment, the probes' parameters (S, PROBES) and the
+    target there (S, PROBES, 4) (uniform_probes(target), or a caller's that has the target at
+    times of its own).
     """
 
-    def __init__(self, times, values, index, target):
-        self.t = np.arange(1, PROBES + 1) / (PROBES + 1)
-        self.w = 2.0 * self.t * (1.0 - self.t)
+    def __init__(self, times, values, index, sample):
         start, duration = times[index], times[index + 1] - times[index]
-        probe_times = (start[:, None] + duration[:, None] * self.t).reshape(-1)
-        q = unit(target(probe_times)).reshape(len(index), PROBES, 4)
+        self.t, q = sample(start, duration)
+        self.w = 2.0 * self.t * (1.0 - self.t)
         s = _extrapolate(_arc_points(values[index], values[index + 1], self.t), q, 1.0 / self.w)
         # One sign for all the points of a segment (their great circle is sign-free, the angles
         # along it are not): the side of the middle probe.
@@ -68,19 +71,16 @@ class Probes:
         fitted = _arc_points(b, a, self.t)
         fitted *= np.where(np.einsum("smi,smi->sm", fitted, self.s) < 0.0, -1.0, 1.0)[..., None]
         fitted -= self.s
-        return self._degrees(np.sqrt(np.einsum("smi,smi->sm", fitted, fitted))).max(axis=1)
-
-    def _degrees(self, residual):
-        return np.degrees(2.0 * self.w * residual)
+        return _degrees(np.sqrt(np.einsum("smi,smi->sm", fitted, fitted)), self.w).max(axis=1)
 
     def fit(self, tolerance_deg, select=slice(None)):
         """(S, 4) tangents b, a for the probes' segments (or those picked by ``select``) and their
         largest probe errors (S,): weighted least squares, then Lawson rounds for those still off
         by more than LAWSON_ABOVE and less than LAWSON_BELOW x tolerance."""
-        s = self.s[select]
-        weights = np.broadcast_to(self.w ** 2, s.shape[:2]).copy()
-        b, a, plane, residual = _great_circle(s, self.t, weights, _initial_plane(s))
-        errors = self._degrees(residual)
+        s, t, w = self.s[select], self.t[select], self.w[select]
+        weights = w ** 2
+        b, a, plane, residual = _great_circle(s, t, weights, _initial_plane(s))
+        errors = _degrees(residual, w)
         worst = errors.max(axis=1)
         for _ in range(LAWSON_ROUNDS):
             rows = np.flatnonzero((worst > LAWSON_ABOVE * tolerance_deg)
@@ -88,9 +88,9 @@ class Probes:
             if not len(rows):
                 break
             weights[rows] *= errors[rows] / worst[rows, None] + LAWSON_FLOOR
-            nb, na, nplane, residual = _great_circle(s[rows], self.t, weights[rows], plane[rows],
+            nb, na, nplane, residual = _great_circle(s[rows], t[rows], weights[rows], plane[rows],
                                                      steps=1)
-            new_errors = self._degrees(residual)
+            new_errors = _degrees(residual, w[rows])
             better = new_errors.max(axis=1) < worst[rows]
             keep = rows[better]
             b[keep], a[keep], plane[keep] = nb[better], na[better], nplane[better]
@@ -99,8 +99,23 @@ class Probes:
         return b, a, worst
 
 
+def uniform_probes(target):
+    """A probe sampler for Probes: PROBES parameters evenly inside each segment, the target
+    ``target(times) -> (T, 4)`` evaluated there."""
+    def sample(start, duration):
+        times = (start[:, None] + duration[:, None] * EVEN_PROBES).reshape(-1)
+        t = np.tile(EVEN_PROBES, (len(start), 1))
+        return t, unit(target(times)).reshape(len(start), PROBES, 4)
+    return sample
+
+
+def _degrees(residual, w):
+    """A probe's error in degrees from its great-circle residual (Probes)."""
+    return np.degrees(2.0 * w * residual)
+
+
 def _arc_points(a, b, t):
-    """slerp(a, b, t) for (S, 4) ends and (M,) parameters: (S, M, 4).
+    """slerp(a, b, t) for (S, 4) ends and (S, M) parameters: (S, M, 4).
 
     Each point is a combination of a and e (quaternions.slerp_basis), formed by a batched
     (M, 2) @ (2, 4) matmul: ten times faster than numpy's broadcasting over a trailing axis of 4.
@@ -109,7 +124,7 @@ def _arc_points(a, b, t):
     phase = angle[:, None] * t
     weights = np.stack([np.cos(phase), np.sin(phase)], axis=2)
     if tiny.any():  # Appendix C: lerp and normalize (e = b' - a there)
-        lerp = np.stack([np.ones_like(phase), np.broadcast_to(t, phase.shape)], axis=2)
+        lerp = np.stack([np.ones_like(phase), t], axis=2)
         weights = np.where(tiny[:, None, None], lerp, weights)
     points = np.matmul(weights, np.stack([a, e], axis=1))
     if tiny.any():
@@ -118,7 +133,7 @@ def _arc_points(a, b, t):
 
 
 def _extrapolate(p, q, u):
-    """slerp(p, q, u) along the shorter arc for (S, M, 4) p, q and (M,) parameters u >= 1.
+    """slerp(p, q, u) along the shorter arc for (S, M, 4) p, q and (S, M) parameters u >= 1.
 
     With d = p.q, q' = sign(d) q and r = q' - |d| p (length sin of the angle phi), the point is
     p cos(u phi) + r sin(u phi) / |r|, formed as a combination of p and q. sin(u phi) / |r| tends
@@ -153,8 +168,13 @@ def _orthonormal(x, y):
     return np.stack([x, y], axis=1)
 
 
+def _rows_dot(x, y):
+    return np.einsum("sm,sm->s", x, y)
+
+
 def _great_circle(s, t, weights, plane, steps=PLANE_STEPS):
-    """Weighted least-squares great circle, uniformly parametrized, through points s (S, M, 4).
+    """Weighted least-squares great circle, uniformly parametrized, through points s (S, M, 4) at
+    parameters t (S, M).
 
     The plane is the dominant 2D subspace of sum_j weights_j s_j s_j^T (subspace iteration from
     a given plane: points close to a circle converge in a step or two; numpy's batched eigh costs
@@ -174,8 +194,8 @@ def _great_circle(s, t, weights, plane, steps=PLANE_STEPS):
     coords = np.matmul(s, plane.transpose(0, 2, 1))
     x, y = coords[..., 0], coords[..., 1]
     theta = np.arctan2(y, x)
-    s0, s1, s2 = weights.sum(axis=1), weights @ t, weights @ (t * t)
-    y0, y1 = np.einsum("sm,sm->s", weights, theta), (weights * theta) @ t
+    s0, s1, s2 = weights.sum(axis=1), _rows_dot(weights, t), _rows_dot(weights * t, t)
+    y0, y1 = _rows_dot(weights, theta), _rows_dot(weights * theta, t)
     det = s0 * s2 - s1 * s1
     theta0 = (s2 * y0 - s1 * y1) / det
     theta1 = (s0 * y1 - s1 * y0) / det
