@@ -64,8 +64,9 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
         over = worst > limit
         accepted.add(times[:-1][~over], worst[~over], exact[~over])  # final: never split again
         if not over.any():
-            recheck = lambda pieces: _played_exactly(times, unit, every_check, pieces, on_curve)
-            return times, values, float(quat.chord2_to_degrees(accepted.max(times, recheck)))
+            final = (times, unit, every_check)
+            error = accepted.max(times, lambda pieces: _played_exactly(*final, pieces, on_curve))
+            return times, values, float(quat.chord2_to_degrees(error))
         pending = over[segment_index(times, check, ordered=True)]
         check, curve = check[pending], curve[:, pending]
         pieces = np.ceil(np.sqrt(quat.chord2_to_degrees(worst[over]) / tolerance_deg) * SPLIT_MARGIN)

@@ -11,8 +11,9 @@ import numpy as np
 
 from . import quaternions as quat
 
-# Interior probes per segment for the tangent fit, uniform in the segment parameter; an odd count
-# puts one at t = 1/2, where the tangents weigh most. A fixed count keeps the cost per segment fixed
+# Interior probes per segment for the tangent fit, even in the segment parameter (or at the check
+# times nearest those, core.sqlerp_fit._Check.probes); an odd count puts one at t = 1/2, where the
+# tangents weigh most. A fixed count keeps the cost per segment fixed
 # whatever the check density. On 1,000-key tracks 9 probes (27 equations for 6 unknowns) needed no
 # more extra keys than 11, 13 or 17, and between them the dense error stayed within 1.13 times the
 # probes' largest (measured at 64 samples per segment).
