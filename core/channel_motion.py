@@ -89,6 +89,6 @@ class ChannelTask:
                            self.stored)
 
     def check_count(self):
-        """How many check times the fit evaluates (its cost grows with them)."""
+        """About how many check times the fit evaluates, as a float (its cost grows with them)."""
         return max(0.0, (self.end - self.start) * SAMPLES_PER_FRAME)
 

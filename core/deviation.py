@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import quaternions as quat
+from .accessors import as_stored
 from .animation import Sampler
 from .fcurve_model import MODES, Prepared, work_arrays
 from .keyframes import Keyframes
@@ -279,7 +280,7 @@ def planned_curves(record, keys, frames_per_second):
 
 
 def _float32(values):
-    return np.asarray(values, dtype=np.float32).astype(np.float64)
+    return as_stored(values, "FLOAT")
 
 
 def target_name(record):

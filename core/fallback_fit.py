@@ -60,11 +60,13 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
         worst = _segment_max(screening.chord2(_played(times, unit, check), curve), starts)
         exact = worst > screening.lowered(limit)
         if exact.any():  # within float32's margin of the limit: float64 decides
-            worst[exact] = _played_exactly(times, unit, check, np.flatnonzero(exact), on_curve)
+            worst[exact] = _played_exactly(times, unit, check, starts, np.flatnonzero(exact),
+                                           on_curve)
         over = worst > limit
-        accepted.add(times[:-1][~over], worst[~over], exact[~over])  # final: never split again
+        checked = ~over & (np.append(starts[1:], len(check)) > starts)  # final: never split again
+        accepted.add(times[:-1][checked], worst[checked], exact[checked])
         if not over.any():
-            final = (times, unit, every_check)
+            final = (times, unit, every_check, np.searchsorted(every_check, times[:-1]))
             error = accepted.max(times, lambda pieces: _played_exactly(*final, pieces, on_curve))
             return times, values, float(quat.chord2_to_degrees(error))
         pending = over[segment_index(times, check, ordered=True)]
@@ -106,16 +108,13 @@ def _played(times, values, check):
     return screening.slerp(times, values, check)
 
 
-def _played_exactly(times, values, check, pieces, on_curve):
+def _played_exactly(times, values, check, starts, pieces, on_curve):
     """Float64 largest squared chords between the LINEAR keys and the curve over the check times
-    inside the given ``pieces``."""
-    starts = np.searchsorted(check, times[:-1], side="left")
-    ends = np.append(starts[1:], len(check))[pieces]
-    index, offsets = screening.ranges(starts[pieces], ends)
+    inside the given ``pieces`` (``starts``: where each piece's check times begin)."""
+    index, offsets, lengths = screening.runs(starts, len(check), pieces)
     query = check[index]
     played = Evaluator("LINEAR", *_keys_of(times, values, pieces), rotation=True)(query)
-    return screening.group_max(quat.chord2(played, on_curve.evaluate(query)), offsets,
-                               ends - starts[pieces])
+    return screening.group_max(quat.chord2(played, on_curve.evaluate(query)), offsets, lengths)
 
 
 def _occupied(times, check):
@@ -185,10 +184,10 @@ def _key_density(times, check, curve, tolerance_deg):
     # precision) moves the bend estimate by far less than it varies: on 12 1,000-key tracks the
     # fallbacks got 86,100 keys against 86,123 from the float64 curve.
     previous, here, following = curve[:, :-2], curve[:, 1:-1], curve[:, 2:]
-    middle = following * _signs(_dot(previous, following))
+    middle = following * screening.signs(_dot(previous, following))
     middle += previous  # the slerp midpoint of the neighbours, unnormalized
     middle /= np.sqrt(_dot(middle, middle))
-    middle *= _signs(_dot(here, middle))  # chord2 (sign-free), in place
+    middle *= screening.signs(_dot(here, middle))  # chord2 (sign-free), in place
     np.subtract(here, middle, out=middle)
     chord2 = np.where(even, _dot(middle, middle).astype(np.float64), 0.0)
     density = np.zeros(len(check))
@@ -222,10 +221,9 @@ def cubicspline_fallback(fit, check_times, written=None):
     worst = _segment_max(quat.chord2(played, curve.T), starts)  # the curve to float32
 
     def recheck(segments):  # against the float64 curve
-        ends = np.append(starts[1:], len(check))[segments]
-        index, offsets = screening.ranges(starts[segments], ends)
+        index, offsets, lengths = screening.runs(starts, len(check), segments)
         exact = quat.chord2(played[index], fit.evaluate(check[index]))
-        return screening.group_max(exact, offsets, ends - starts[segments])
+        return screening.group_max(exact, offsets, lengths)
     error = screening.settled_max(worst, np.zeros(len(worst), dtype=bool), recheck)
     return times, interleaved, float(quat.chord2_to_degrees(error))
 
@@ -235,7 +233,7 @@ def _curve(fit, check_times, times):
     own dense check when it kept one for these check times, else core.screening's."""
     check = _inside(check_times, times)
     if fit.played is not None and np.array_equal(fit.check_times, check):
-        return check, np.ascontiguousarray(fit.played.T, dtype=np.float32)
+        return check, screening.as_float32(fit.played)
     return check, screening.cubicslerp(fit.times, quat.normalize(fit.interleaved()), check)
 
 
@@ -254,11 +252,6 @@ def _inside(check_times, times):
     t = np.asarray(check_times, dtype=np.float64).reshape(-1)
     t = t[(t >= times[0]) & (t <= times[-1])]
     return t if (t[1:] > t[:-1]).all() else np.unique(t)
-
-
-def _signs(dots):
-    """-1 where a dot is negative, else 1, in its dtype (float32 math stays float32)."""
-    return np.where(dots < 0.0, dots.dtype.type(-1.0), dots.dtype.type(1.0))
 
 
 def _dot(a, b):

@@ -2,8 +2,9 @@
 
 A channel's fit is thousands of numpy calls on arrays of 1,000 to 64,000 numbers: Python's lock is
 held between them, and numpy's idle OpenBLAS threads spin, so threads of one process gained 10 to
-25 % on two cores, while two worker processes fit 1.7 to 1.9 times as fast as one. The workers run the calling interpreter (``sys.executable``:
-Blender's own Python inside Blender) in isolated mode, load this folder as a package of their own
+25 % on two cores, while two worker processes fit 1.7 to 1.9 times as fast as one. The workers
+run the calling interpreter (``sys.executable``: Blender's own Python inside Blender) in isolated
+mode, load this folder as a package of their own
 (numpy only, never bpy) and fit the tasks they are sent; tasks and results travel as pickles, each
 preceded by its length, over the workers' stdin and stdout. Classes of this folder are renamed on
 the way (the caller's package name in one process, WORKER_PACKAGE in the other), so the same
@@ -53,7 +54,7 @@ class FitProcesses:
         try:
             for _ in range(count):
                 self._workers.append(_Worker(__package__))
-        except (OSError, WorkerError) as error:
+        except WorkerError as error:
             self.close()
             raise WorkerError(f"could not start a fit process ({error})") from error
         self._feeders = [threading.Thread(target=self._feed, args=(worker, options), daemon=True)
@@ -67,7 +68,8 @@ class FitProcesses:
 
     def results(self, progress=None):
         """The ChannelKeys of every submitted task, in order of submission, once all are fitted;
-        ``progress(done)`` after each. Raises the first failed fit's ValueError, or WorkerError."""
+        ``progress(done)`` after each. Raises the first failure to arrive: a fit's ValueError, or
+        WorkerError."""
         for _ in self._feeders:
             self._tasks.put(None)  # nothing more to fit
         results = [None] * self._submitted
@@ -118,17 +120,24 @@ class _Worker:
         self.package = package
         folder = os.path.dirname(os.path.abspath(__file__))
         flags = getattr(subprocess, "CREATE_NO_WINDOW", 0)  # no console window on Windows
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "-c", _BOOT, WORKER_PACKAGE, folder],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, **_ENVIRONMENT},
-            creationflags=flags)
-        self._send(package)
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-c", _BOOT, WORKER_PACKAGE, folder],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, **_ENVIRONMENT},
+                creationflags=flags)
+        except (OSError, ValueError, TypeError) as error:  # no such file; no interpreter path
+            raise WorkerError(f"{error}") from error
+        try:
+            self._send(package)
+        except WorkerError:
+            self.stop(kill=True)  # started: never left running untracked
+            raise
 
     def fit(self, task, options):
         self._send((task, options))
         try:
             reply = _receive(self.process.stdout)
-        except OSError as error:
+        except (OSError, ValueError) as error:  # ValueError: a pipe closed by stop()
             raise WorkerError(f"a fit process stopped ({error})") from error
         if reply is None:
             raise WorkerError(f"a fit process stopped (exit code {self.process.poll()})")
@@ -140,7 +149,7 @@ class _Worker:
     def _send(self, value):
         try:
             _send(self.process.stdin, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-        except OSError as error:
+        except (OSError, ValueError) as error:  # ValueError: a pipe closed by stop()
             raise WorkerError(f"a fit process stopped ({error})") from error
 
     def stop(self, kill=False):

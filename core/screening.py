@@ -63,9 +63,14 @@ def as_float32(q):
 
 def chord2(p, q):
     """Squared chord |p - sign(p.q) q| (sign-free) of (4, n) float32 quaternions, as float32."""
-    d = q * np.where(np.einsum("ij,ij->j", p, q) < 0.0, np.float32(-1.0), np.float32(1.0))
+    d = q * signs(np.einsum("ij,ij->j", p, q))
     np.subtract(p, d, out=d)
     return np.einsum("ij,ij->j", d, d)
+
+
+def signs(dots):
+    """-1 where a dot is negative, else 1, in its dtype (float32 work stays float32)."""
+    return np.where(dots < 0.0, dots.dtype.type(-1.0), dots.dtype.type(1.0))
 
 
 def _blocks(times, query, kernel):
@@ -88,7 +93,7 @@ def _outer_slerp(p, s, h, out):
     angle *= h
     sine = np.sin(angle)
     ratio = np.divide(sine, length, out=np.copy(h), where=length > 0.0)
-    ratio *= np.where(d < 0.0, np.float32(-1.0), np.float32(1.0))
+    ratio *= signs(d)
     _normalize(turned(p, s, sine, ratio), out)
 
 
@@ -110,6 +115,15 @@ def settled_max(worst, exact, recheck):
         worst = worst.copy()
         worst[close] = recheck(close)
     return float(worst.max())
+
+
+def runs(starts, total, segments):
+    """(index, offsets, lengths) of the given segments' runs of sorted check times: their check
+    indices in order, where each run begins among those and its length. ``starts``: where each
+    segment's run begins among the ``total`` check times (a searchsorted of its first key)."""
+    begins, ends = starts[segments], np.append(starts[1:], total)[segments]
+    index, offsets = ranges(begins, ends)
+    return index, offsets, ends - begins
 
 
 def ranges(starts, ends):

@@ -43,8 +43,9 @@ class CubicSlerpFit:
     values: np.ndarray        # (n, 4) v_i
     out_tangents: np.ndarray  # (n, 4) b_i
     max_error_deg: float      # largest angle to the target over the check times
-    # What the keys play at the check times inside them, (T, 4) float32 (fit_cubicslerp's dense
-    # check, to core.screening's margin, kept for the fallbacks that follow the curve), or None.
+    # What the keys play at the check times inside them, (T, 4), kept for the fallbacks that
+    # follow the curve: fit_cubicslerp's dense check (float32, to core.screening's margin) or
+    # float64 (core.rotation_export's kept keys); or None.
     check_times: np.ndarray = None
     played: np.ndarray = None
 
@@ -99,7 +100,7 @@ def fit_cubicslerp(target, key_times, check_times, tolerance_deg=0.01, max_keys=
         over, at = check.errors(curve, dirty, locate=split_at == "worst")
         unsigned = dirty & (quat.dot(curve.b, curve.a) < 0.0)  # 4th sign rule, after fix_signs
         if not (over.any() or unsigned.any()):
-            return curve.result(check.max_error_deg(curve), check.times, check.played_rows())
+            return curve.result(check.max_error_deg(curve), check.times, check.played.T)
         refit = over & ~curve.refined & ~unsigned  # C1 tangents get a fit before any new key
         split = (over | unsigned) & ~refit
         if len(curve.times) + np.count_nonzero(split) > limit:
@@ -120,10 +121,10 @@ class _Segments:
     tolerance are fitted at once (the probes serve both, one target evaluation).
     """
 
-    def __init__(self, times, values, target, tolerance_deg, written=None, sample=None):
+    def __init__(self, times, values, target, tolerance_deg, written, sample):
         self.times, self.values = times, values
         self.target, self.tolerance_deg, self.written = target, tolerance_deg, written
-        self.sample = uniform_probes(target) if sample is None else sample  # Probes' target
+        self.sample = sample  # sqlerp_tangents.Probes' target samples
         control = quat.control_points(times, values)
         self.b, self.a = control[:-1].copy(), control[1:].copy()
         self.parents = np.arange(len(times) - 1)  # segment index before the last split
@@ -187,13 +188,26 @@ class _Segments:
 
     def result(self, max_error_deg=0.0, check_times=None, played=None):
         """The keys, with a_1 = v_1 and b_n = v_n (conventions section 2), as written."""
-        a = np.concatenate([self.values[:1], self.a])
-        b = np.concatenate([self.b, self.values[-1:]])
-        rows = np.stack([a, self.values, b], axis=1)
-        if self.written is not None:
-            rows = as_stored(rows, self.written)
+        rows = self._rows(np.arange(len(self.times)))
         return CubicSlerpFit(self.times.copy(), rows[:, 0], rows[:, 1], rows[:, 2], max_error_deg,
                              check_times, played)
+
+    def sampler_of(self, segments):
+        """(times, normalized interleaved rows) of a CUBICSLERP sampler of the given segments' end
+        keys, as written. Each of those segments has the same keys and tangents there, so it plays
+        the same numbers; segments bridging the gaps between them are never queried. Setting up
+        only the few segments a round changed is what keeps the later rounds cheap."""
+        keys = np.union1d(segments, segments + 1)
+        return self.times[keys], quat.normalize(self._rows(keys).reshape(-1, 4))
+
+    def _rows(self, keys):
+        """(len(keys), 3, 4) rows a_k, v_k, b_k of the given keys, as written."""
+        a = self.a[np.maximum(keys - 1, 0)]
+        a[keys == 0] = self.values[0]
+        b = self.b[np.minimum(keys, len(self.b) - 1)]
+        b[keys == len(self.times) - 1] = self.values[-1]
+        rows = np.stack([a, self.values[keys], b], axis=1)
+        return rows if self.written is None else as_stored(rows, self.written)
 
 
 class _Check:
@@ -223,12 +237,14 @@ class _Check:
         self.screen = screening.lowered(self.limit)
         self.worst = np.zeros(0)        # per segment, squared chord, valid where not dirty
         self.exact = np.zeros(0, dtype=bool)  # ... of a float64 check (else float32's)
-        self.played = np.empty(self.q32.shape, dtype=np.float32)  # (4, n): valid where not dirty
+        # The curve per check time, (4, n) float32: valid where not dirty; the fit's ``played``
+        # is its (n, 4) view.
+        self.played = np.empty(self.q32.shape, dtype=np.float32)
 
     def probes(self, target):
         """A probe sampler (sqlerp_tangents.Probes) taking the target from this check's values:
         per segment, the check times nearest PROBES even parameters, where they are distinct and
-        strictly inside it (segments of 2 x PROBES check times or more); ``target`` evaluated at
+        strictly inside it (in segments of a dozen check times or more); ``target`` evaluated at
         the even parameters elsewhere. Most probes then cost no target evaluation."""
         even = uniform_probes(target)
 
@@ -256,8 +272,13 @@ class _Check:
         at = np.zeros(count, dtype=np.intp)
         segments = np.flatnonzero(dirty)
         if len(segments):
-            index, offsets, lengths = self._ranges(curve, segments)
-            played = screening.cubicslerp(*_keys_of(curve, segments), self.times[index])
+            starts = self._starts(curve)
+            if len(segments) == count:  # all of them (the first round): a slice, no gathers
+                index = slice(starts[0], len(self.times))
+                offsets, lengths = starts - starts[0], np.diff(np.append(starts, len(self.times)))
+            else:
+                index, offsets, lengths = screening.runs(starts, len(self.times), segments)
+            played = screening.cubicslerp(*curve.sampler_of(segments), self.times[index])
             self.played[:, index] = played
             chord2 = screening.chord2(played, self.q32[:, index]).astype(np.float64)
             self.worst[segments] = screening.group_max(chord2, offsets, lengths)
@@ -270,24 +291,15 @@ class _Check:
                     at[near[over]] = index[_argmax(chord2, offsets[over], lengths[over])]
         return self.worst > self.limit, at
 
-    def _ranges(self, curve, segments):
-        """(check indices of the segments, in order; where each segment's run begins there; its
-        length): a slice when all segments are asked for (the first round)."""
-        starts = np.searchsorted(self.times, curve.times[:-1], side="left")
-        every = len(segments) == len(starts)
-        starts, ends = starts[segments], np.append(starts[1:], len(self.times))[segments]
-        if every:  # a slice: no gathers
-            return slice(starts[0], len(self.times)), starts - starts[0], ends - starts
-        index, offsets = screening.ranges(starts, ends)
-        return index, offsets, ends - starts
+    def _starts(self, curve):
+        """Where each segment's check times begin."""
+        return np.searchsorted(self.times, curve.times[:-1], side="left")
 
     def _played_exactly(self, curve, segments):
         """Float64 errors of the given segments into ``worst``; returns their check indices,
         squared chords and runs (index, chord2, offsets, lengths)."""
-        index, offsets, lengths = self._ranges(curve, segments)
-        if isinstance(index, slice):
-            index = np.arange(index.start, index.stop)
-        played = Evaluator("CUBICSLERP", *_keys_of(curve, segments))(np.take(self.times, index))
+        index, offsets, lengths = screening.runs(self._starts(curve), len(self.times), segments)
+        played = Evaluator("CUBICSLERP", *curve.sampler_of(segments))(np.take(self.times, index))
         chord2 = quat.chord2(played, np.take(self.q, index, axis=0))
         self.worst[segments] = screening.group_max(chord2, offsets, lengths)
         self.exact[segments] = True
@@ -304,22 +316,6 @@ class _Check:
             self._played_exactly(curve, segments)
             return self.worst[segments]
         return float(quat.chord2_to_degrees(screening.settled_max(self.worst, self.exact, recheck)))
-
-    def played_rows(self):
-        """The curve at the check times, (n, 4) float32 (a view of the component-major rows)."""
-        return self.played.T
-
-
-def _keys_of(curve, segments):
-    """(times, normalized interleaved rows) of a CUBICSLERP sampler of the given segments' end
-    keys. Each of those segments has the same keys and tangents there, so it plays the same
-    numbers; segments bridging the gaps between them are never queried. Setting up only the few
-    segments a round changed is what keeps the later rounds cheap."""
-    fit = curve.result()
-    keys = np.union1d(segments, segments + 1)
-    fit = CubicSlerpFit(fit.times[keys], fit.in_tangents[keys], fit.values[keys],
-                        fit.out_tangents[keys], 0.0)
-    return fit.times, quat.normalize(fit.interleaved())
 
 
 def _argmax(x, offsets, lengths):

@@ -14,6 +14,7 @@ import bpy
 
 from ..core.fit_processes import FitProcesses, WorkerError
 
+
 def _usable_cpus():
     """CPUs this process may run on (a container's share on Linux), else all of them."""
     try:
@@ -81,8 +82,8 @@ class ChannelFits:
 
 
 def _in_threads(tasks, options, progress):
-    """Every task fitted in WORKERS threads (the fit is numpy work that releases the GIL, and
-    nothing in it touches Blender)."""
+    """Every task fitted in WORKERS threads (nothing in a fit touches Blender; threads gain less
+    than processes, see core.fit_processes, but cost nothing to start)."""
     with ThreadPoolExecutor(WORKERS) as pool:
         futures = [pool.submit(task.fit, options) for task in tasks]
         for done, _ in enumerate(as_completed(futures), 1):

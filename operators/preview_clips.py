@@ -202,7 +202,6 @@ def clip_for(action, slot, id_type, source, owner=None):
     return key, clip
 
 
-
 def forget():
     """Drop every cached player and writer (file loads, undo, add-on disabled)."""
     _clips.clear()
