@@ -49,7 +49,7 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
         raise ValueError(f"tolerance_deg must be positive, got {tolerance_deg!r}")
     times = _stored_times(np.asarray(fit.times, dtype=np.float64), written)
     check, curve = _curve(fit, check_times, times)
-    every_check, limit = check, quat.degrees_to_chord2(tolerance_deg)
+    every_check, limit = check, quat.chord2_limit(tolerance_deg)
     times = _with(times, _stored_times(_first_cut(times, check, curve, tolerance_deg), written))
     on_curve, accepted = _OnCurve(fit), _Accepted()
     for _ in range(MAX_ROUNDS):

@@ -209,6 +209,16 @@ def degrees_to_chord2(degrees):
     return (2.0 * np.sin(np.radians(degrees) / 4.0)) ** 2
 
 
+def chord2_limit(degrees):
+    """degrees_to_chord2, lowered by an ulp or two where chord2_to_degrees would report it above
+    ``degrees`` (about one tolerance in nine): a check against it never reports a maximum over
+    its own tolerance."""
+    limit = degrees_to_chord2(degrees)
+    while chord2_to_degrees(limit) > degrees:
+        limit = np.nextafter(limit, 0.0)
+    return limit
+
+
 def angle_between(q1, q2):
     """Angle between two rotations in degrees (conventions section 4); ignores signs and lengths."""
     r = multiply(conjugate(q1), q2)

@@ -231,9 +231,7 @@ class _Check:
             self.times = t = np.unique(t)  # the usual dense grid is sorted already
             self.q = _unit(target(t)) if len(t) else np.zeros((0, 4))
         self.q32 = screening.as_float32(self.q)
-        self.limit = quat.degrees_to_chord2(tolerance_deg)
-        while quat.chord2_to_degrees(self.limit) > tolerance_deg:  # a reported maximum never
-            self.limit = np.nextafter(self.limit, 0.0)               # exceeds the tolerance
+        self.limit = quat.chord2_limit(tolerance_deg)
         self.screen = screening.lowered(self.limit)
         self.worst = np.zeros(0)        # per segment, squared chord, valid where not dirty
         self.exact = np.zeros(0, dtype=bool)  # ... of a float64 check (else float32's)

@@ -338,3 +338,17 @@ def test_a_constant_factor_gives_the_same_product_as_row_by_row():
     row_by_row_right = np.array([Q.multiply(q[None], a[None])[0] for q in many])
     assert np.abs(Q.multiply(a, many) - row_by_row_left).max() < 1e-14
     assert np.abs(Q.multiply(many, a) - row_by_row_right).max() < 1e-14
+
+
+def test_chord2_limit_never_reports_a_maximum_over_its_tolerance():
+    # The angle of a squared chord, 4 asin(sqrt(c) / 2), worked with math's own functions: at the
+    # limit it never exceeds the tolerance, while the plain conversion does for some tolerances.
+    def degrees(chord2):
+        return math.degrees(4.0 * math.asin(math.sqrt(chord2) / 2.0))
+    tolerances = np.random.default_rng(8).uniform(1e-3, 1.0, 2000)
+    plain = [degrees(Q.degrees_to_chord2(t)) > t for t in tolerances]
+    assert any(plain)  # the case the limit is for
+    for t in tolerances:
+        limit = Q.chord2_limit(t)
+        assert Q.chord2_to_degrees(limit) <= t and degrees(limit) <= t * (1 + 1e-15)
+        assert limit >= Q.degrees_to_chord2(t) * (1 - 1e-15)  # an ulp or two lower at most
