@@ -264,12 +264,14 @@ def test(args):
     status = 0
     for env, full, code, counts in runs:
         ok = code == 0 or (code == NO_TESTS_COLLECTED and not full and nothing_to_run)
-        status = status if ok else 1
         skipped = f", {counts['skipped']} skipped" if counts["skipped"] else ""
         cause = f"killed by signal {-code}" if code < 0 else f"pytest exit code {code}"
+        if counts["skipped"]:  # a test that did not run proves nothing: the run fails
+            ok, cause = False, f"{cause}; skipped tests fail the run"
+        status = status if ok else 1
         if not ok and counts["failed"] == 0:  # crash, usage error, nothing collected: still a failure
             counts["failed"], cause = 1, f"{cause}; counted as 1 failed"
-        verdict = "ok" if code == 0 else "ok, none selected" if ok else f"FAILED ({cause})"
+        verdict = "ok" if ok and code == 0 else "ok, none selected" if ok else f"FAILED ({cause})"
         print(f"{env.title}, {'core and Blender tests' if full else 'Blender tests'}: "
               f"{counts['passed']} passed, {counts['failed']} failed{skipped}: {verdict}")
     print(f"{sum(c['passed'] for *_, c in runs)} passed, {sum(c['failed'] for *_, c in runs)} failed",

@@ -3,20 +3,22 @@ fallback's against the CUBICSLERP curve.
 
 Both checks evaluate a curve at tens of thousands of check times per channel and keep the largest
 angle per segment; nearly every segment passes by a wide margin (of the final segments of
-1,000-key tracks, 1 % come within 6 % of the limit). In float32, numpy's sin runs 15 times faster than in
-float64 (it is vectorized for float32 only) and every other operation twice as fast, so the checks
-evaluate everything in float32 first and only the segments within MARGIN_CHORD of the limit again
-in float64 (core.interpolation), which decides there.
+1,000-key tracks, 1 % come within 6 % of the limit). In float32, numpy's sin runs 15 times faster
+than in float64 (it is vectorized for float32 only) and every other operation twice as fast, so
+the checks evaluate everything in float32 first and only the segments within MARGIN_CHORD of the
+limit again in float64 (core.interpolation), which decides there.
 
 MARGIN_CHORD is how far the float32 pass may put a chord (between the played and the expected
 rotation, both unit quaternions) from its float64 value. Every quantity here is a unit quaternion,
 an angle of at most pi or a parameter in [0, 1], so each operation adds a few units of float32
 rounding (u = 2^-24) at most, and the errors of its operations do not grow through the chain: on
 100 channels of 1,000-key Blender tracks (6.6 million samples) the chords differ by 2.8 u at most,
-and tests/test_screening.py holds the curves to 16 u of the draft's formulas on random keys
-(nearly equal and nearly opposite neighbours included). The margin is 32 u: at the fit's limit
-(0.009 degrees) 2.4 % of the chord; on those tracks 2.2 % of the segments are played again in
-float64 (for a decision or for the reported maximum).
+and tests/test_screening.py holds each curve to 8 u of the draft's formulas on random keys (nearly
+equal and nearly opposite neighbours included) and a chord of float32-rounded rotations to 4 u.
+The margin is 32 u, enough for two curves and a chord (the LINEAR fallback's first pass compares
+its slerp with the screened CUBICSLERP curve): at the fit's limit (0.009 degrees) 2.4 % of the
+chord; on those tracks 2.2 % of the segments are played again in float64 (for a decision or for
+the reported maximum).
 """
 
 import numpy as np

@@ -17,7 +17,8 @@ import devpath  # noqa: E402
 
 
 def tool(relative):
-    """A dev script of the repository (e.g. 'tools/fidelity.py') as module gltf_sqlerp_<stem>."""
+    """A dev script of the repository ('tools/fidelity.py', 'bench/synthetic_rig.py') imported by
+    path once, as module ``gltf_sqlerp_<stem>`` (the tests and their child jobs alike)."""
     path = ROOT / relative
     return devpath.load_module(f"gltf_sqlerp_{path.stem}", path)
 

@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.append(str(ROOT / "tools"))
-import devpath  # noqa: E402  (tools/: how dev scripts import the package)
+from child_job import ROOT, tool  # noqa: F401 (tool: the tests' way to load dev scripts)
+import devpath  # tools/, put on the path by child_job: how dev scripts import the package
 
 SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
 ASSETS = SHARED / "assets"
@@ -28,13 +27,6 @@ BLENDER_FIXTURES = ("addon", "empty_scene", "fidelity")
 
 
 devpath.import_package()
-
-
-def tool(relative):
-    """A dev script of the repository ('tools/fidelity.py', 'bench/synthetic_rig.py') imported by
-    path once, as module ``gltf_sqlerp_<stem>`` (tests/child_job.py does the same in child jobs)."""
-    path = ROOT / relative
-    return devpath.load_module(f"gltf_sqlerp_{path.stem}", path)
 
 
 def pytest_configure(config):

@@ -14,9 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from child_job import finish, tool
-
-ROOT = Path(__file__).resolve().parents[1]
+from child_job import ROOT, finish, tool
 
 
 def world_rotations(frames):
@@ -212,6 +210,8 @@ def processes(folder):
     runs, python = {}, sys.executable
     for name, least, executable in (("threads", float("inf"), python), ("processes", 0, python),
                                     ("fallback", 0, str(Path(folder) / "no-python"))):
+        # Two workers whatever this machine has (one CPU would never start a pool).
+        export_fitting.WORKERS = 2
         export_fitting.PROCESS_MIN_CHECKS, sys.executable, before = least, executable, len(started)
         try:
             result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / f"{name}.glb"))

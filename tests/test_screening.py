@@ -12,16 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gltf_sqlerp.core import quaternions as Q
-from gltf_sqlerp.core import screening
+from gltf_sqlerp.core import screening, sqlerp_fit
 from gltf_sqlerp.core.fallback_fit import cubicspline_fallback, linear_fallback
 from gltf_sqlerp.core.sqlerp_fit import fit_cubicslerp
-from test_sqlerp_fit import check_grid, key_times, moving_axis, ref_slerp, ref_sqlerp
+from test_sqlerp_fit import _segment, check_grid, key_times, moving_axis, ref_slerp, ref_sqlerp
 
-# What the tests hold the float32 curves to: half the margin, so the target's own float32
-# rounding (one unit per component) and the chord's fit in the other half.
-HALF_MARGIN = screening.MARGIN_CHORD / 2.0
-
-
+U = 2.0 ** -24  # a unit of float32 rounding
+# What the tests hold a float32 curve to, and a chord of float32-rounded rotations. The margin
+# must cover two curves (the LINEAR fallback compares its slerp with the screened CUBICSLERP
+# curve) and the chord: 8 + 8 + 4 units.
+CURVE_BOUND, CHORD_BOUND = 8 * U, 4 * U
 def _unit_rows(draw, count):
     """Unit quaternions with some neighbours nearly equal or nearly opposite (the slerp branches
     where rounding hurts most)."""
@@ -54,44 +54,57 @@ def _chords(played32, reference):
 
 @settings(max_examples=200, deadline=None)
 @given(curves())
-def test_cubicslerp_in_float32_is_the_formula_within_half_the_margin(curve):
+def test_cubicslerp_in_float32_is_the_formula_within_its_bound(curve):
     times, rows, query = curve
     a, v, b = rows[0::3], rows[1::3], rows[2::3]
     played = screening.cubicslerp(times, rows, query)
     assert played.dtype == np.float32 and played.shape == (4, len(query))
-    assert _chords(played, ref_sqlerp(times, a, v, b, query)).max() <= HALF_MARGIN
+    assert _chords(played, ref_sqlerp(times, a, v, b, query)).max() <= CURVE_BOUND
 
 
 @settings(max_examples=200, deadline=None)
 @given(curves())
-def test_slerp_in_float32_is_appendix_c_within_half_the_margin(curve):
+def test_slerp_in_float32_is_appendix_c_within_its_bound(curve):
     times, rows, query = curve
     values = rows[1::3]
-    k = np.clip(np.searchsorted(times, query, side="right") - 1, 0, len(times) - 2)
-    t = np.clip((query - times[k]) / (times[k + 1] - times[k]), 0.0, 1.0)
+    k, t, _ = _segment(times, query)
     played = screening.slerp(times, values, query)
-    assert _chords(played, ref_slerp(values[k], values[k + 1], t)).max() <= HALF_MARGIN
+    assert _chords(played, ref_slerp(values[k], values[k + 1], t)).max() <= CURVE_BOUND
 
 
-def test_chords_of_float32_rotations_stay_within_the_margin():
+def _pairs(rng, degrees):
+    """Random unit quaternions p and q = +-p turned by ``degrees`` about random axes."""
+    p = rng.normal(size=(len(degrees), 4))
+    p /= np.linalg.norm(p, axis=1, keepdims=True)
+    axis = rng.normal(size=(len(degrees), 3))
+    half = np.radians(degrees)[:, None] / 2.0
+    turn = np.concatenate([axis / np.linalg.norm(axis, axis=1, keepdims=True) * np.sin(half),
+                           np.cos(half)], axis=1)
+    return p, Q.multiply(p, turn) * rng.choice([-1.0, 1.0], len(degrees))[:, None]
+
+
+def test_chords_of_float32_rotations_stay_within_their_bound():
     # The chord between two rotations a small angle apart (the checks' limits: 0.009 and 0.1
     # degrees), from their float32 roundings, against float64.
-    rng = np.random.default_rng(5)
-    p = rng.normal(size=(20000, 4))
-    p /= np.linalg.norm(p, axis=1, keepdims=True)
-    angle = np.radians(rng.uniform(0.0, 0.2, 20000))
-    axis = rng.normal(size=(20000, 3))
-    turn = np.concatenate([axis / np.linalg.norm(axis, axis=1, keepdims=True)
-                           * np.sin(angle / 2)[:, None], np.cos(angle / 2)[:, None]], axis=1)
-    q = Q.multiply(p, turn) * rng.choice([-1.0, 1.0], 20000)[:, None]
+    p, q = _pairs(np.random.default_rng(5), np.random.default_rng(6).uniform(0.0, 0.2, 20000))
     exact = np.sqrt(Q.chord2(p, q))
     float32 = np.sqrt(screening.chord2(screening.as_float32(p), screening.as_float32(q)))
-    assert np.abs(float32 - exact).max() <= HALF_MARGIN
+    assert np.abs(float32 - exact).max() <= CHORD_BOUND
 
 
-def test_lowered_limits_pass_only_what_float64_passes():
-    limit = Q.degrees_to_chord2(0.009)
-    assert np.sqrt(screening.lowered(limit)) == pytest.approx(np.sqrt(limit) - screening.MARGIN_CHORD)
+def test_the_margin_covers_two_curves_and_a_chord():
+    assert screening.MARGIN_CHORD >= 2 * CURVE_BOUND + CHORD_BOUND
+
+
+@pytest.mark.parametrize("tolerance", [0.009, 0.1])
+def test_lowered_limits_pass_only_what_float64_passes(tolerance):
+    # Rotations within 3 % of the limit's angle, rounded to float32: what their float32 chord
+    # passes at lowered(limit), their float64 chord passes at the limit itself.
+    rng = np.random.default_rng(7)
+    p, q = _pairs(rng, rng.uniform(0.97, 1.03, 20000) * tolerance)
+    limit = Q.chord2_limit(tolerance)
+    passed = screening.chord2(screening.as_float32(p), screening.as_float32(q)) <= screening.lowered(limit)
+    assert 0 < passed.sum() < len(passed) and (Q.chord2(p[passed], q[passed]) <= limit).all()
     assert screening.lowered(1e-14) == 0.0  # never negative
 
 
@@ -127,9 +140,17 @@ def test_the_float32_pass_changes_no_fit_and_no_fallback(monkeypatch, written):
         fit = fit_cubicslerp(moving_axis, times, check, tolerance_deg=0.009, written=written)
         return fit, linear_fallback(fit, check, 0.1, written=written), cubicspline_fallback(fit, check)
 
+    played = []  # segments the fit's check plays again in float64
+    float64 = sqlerp_fit._Check._played_exactly
+    monkeypatch.setattr(sqlerp_fit._Check, "_played_exactly",
+                        lambda check, curve, segments: played.append(len(segments))
+                        or float64(check, curve, segments))
     screened = everything()
+    rechecked, played[:] = sum(played), []
     monkeypatch.setattr(screening, "MARGIN_CHORD", 1.0)
     exact = everything()
+    # The float32 pass decided most segments (so the comparison is not of two float64 runs).
+    assert 0 < rechecked < sum(played) / 10
     fit, (times_s, values_s, error_s), (spline_times, spline_rows, spline_error) = screened
     other, (times_e, values_e, error_e), (times_c, rows_c, error_c) = exact
     assert np.array_equal(fit.times, other.times) and np.array_equal(fit.interleaved(), other.interleaved())
