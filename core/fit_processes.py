@@ -43,20 +43,35 @@ class WorkerError(RuntimeError):
     fit in its own process instead."""
 
 
+def start_workers(count):
+    """``count`` started worker processes, for FitProcesses: a caller may start them early (they
+    load numpy and this package while it does other work). Raises WorkerError, leaving none
+    running, when one cannot start."""
+    workers = []
+    try:
+        for _ in range(count):
+            workers.append(_Worker(__package__))
+    except WorkerError as error:
+        stop_workers(workers, kill=True)
+        raise WorkerError(f"could not start a fit process ({error})") from error
+    return workers
+
+
+def stop_workers(workers, kill=False):
+    """Stop worker processes: idle ones exit once their input closes; ``kill`` for busy ones."""
+    for worker in workers:
+        worker.stop(kill=kill)
+
+
 class FitProcesses:
     """``count`` worker processes fitting the tasks given to ``submit`` with ``options``, in any
-    order, while the caller goes on (reading the next channels from Blender, say)."""
+    order, while the caller goes on (reading the next channels from Blender, say). ``workers``:
+    ones start_workers() started earlier, used instead of starting ``count`` new ones."""
 
-    def __init__(self, count, options):
+    def __init__(self, count, options, workers=None):
         self._tasks, self._done = queue.Queue(), queue.Queue()
         self._submitted, self._finished = 0, False
-        self._workers = []
-        try:
-            for _ in range(count):
-                self._workers.append(_Worker(__package__))
-        except WorkerError as error:
-            self.close()
-            raise WorkerError(f"could not start a fit process ({error})") from error
+        self._workers = list(workers) if workers else start_workers(count)
         self._feeders = [threading.Thread(target=self._feed, args=(worker, options), daemon=True)
                          for worker in self._workers]
         for feeder in self._feeders:
@@ -88,8 +103,7 @@ class FitProcesses:
         were not all read (a failure: a worker may be busy still)."""
         for _ in self._workers:
             self._tasks.put(None)
-        for worker in self._workers:
-            worker.stop(kill=not self._finished)
+        stop_workers(self._workers, kill=not self._finished)
 
     def __enter__(self):
         return self

@@ -2,7 +2,7 @@
 
 import bpy
 
-from . import preview
+from . import export_fitting, preview
 from .check_file import GLTF_SQLERP_OT_check_file
 from .clips import GLTF_SQLERP_OT_activate_clip
 from .deviation import GLTF_SQLERP_OT_add_keys, GLTF_SQLERP_OT_deviation_report
@@ -30,4 +30,5 @@ def register():
 
 def unregister():
     preview.unregister()  # first: restores Blender's own evaluation where the preview posed
+    export_fitting.release()  # fit processes an unfinished export started
     _unregister_classes()

@@ -1,9 +1,12 @@
 """Fitting the exporter's rotation channels (core.channel_motion.ChannelTask) on every core.
 
-Big exports go to worker processes (core.fit_processes), started as soon as the channels read so
-far are worth them, so the workers fit while this thread reads the next channels from Blender;
-small ones are fitted in threads here, where starting processes would cost more than it saves.
-Either way the keys are the same. Progress shows on the cursor (a no-op in the background).
+Big exports go to worker processes (core.fit_processes), so the workers fit while this thread
+reads the next channels from Blender; small ones are fitted in threads here, where starting
+processes would cost more than it saves. Either way the keys are the same. The processes start
+when the export starts (``prepare``) if the scene's actions promise a big export, and load numpy
+on the core the bundled exporter leaves idle while it gathers (tens of seconds on big rigs); else
+as soon as the channels read are worth them. Progress shows on the cursor (a no-op in the
+background).
 """
 
 import os
@@ -12,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import bpy
 
-from ..core.fit_processes import FitProcesses, WorkerError
+from ..core.fit_processes import FitProcesses, WorkerError, start_workers, stop_workers
+from ..core.metrics import SAMPLES_PER_FRAME
 
 
 def _usable_cpus():
@@ -27,6 +31,47 @@ WORKERS = max(1, min(8, _usable_cpus()))
 # Worker processes pay off from about this many check times in all: starting two costs about
 # 0.15 s, and a channel's fit about 1.1 microseconds per check time (1,000-key tracks, 2 cores).
 PROCESS_MIN_CHECKS = 250_000
+_ROTATIONS = ("rotation_quaternion", "rotation_euler", "rotation_axis_angle")
+_early = []  # worker processes prepare() started for the running export
+
+
+def prepare(options):
+    """At an export's start (``options``: its ExportOptions, None when the extension is off):
+    start the worker processes now when the scene's actions promise an export worth them."""
+    release()
+    if options is None or WORKERS < 2 or expected_checks() < PROCESS_MIN_CHECKS:
+        return
+    try:
+        _early.extend(start_workers(WORKERS))
+    except WorkerError:
+        pass  # ChannelFits tries again when the channels are read, and reports it there
+
+
+def release():
+    """Stop the processes prepare() started that no fit took (the export was small after all,
+    or failed before its channels were read)."""
+    stop_workers(_early)
+    _early.clear()
+
+
+def expected_checks():
+    """About how many check times a full export of every action would fit: each rotation
+    channel's frame range at SAMPLES_PER_FRAME (an upper bound of what the export gathers)."""
+    total = 0.0
+    for action in bpy.data.actions:
+        start, end = action.frame_range
+        channels = sum(1 for curves in _curve_sets(action) for fcurve in curves
+                       if fcurve.array_index == 0 and fcurve.data_path.endswith(_ROTATIONS))
+        total += channels * (end - start) * SAMPLES_PER_FRAME
+    return total
+
+
+def _curve_sets(action):
+    """The F-curve collections of an action: per channelbag on 4.4+, the action's own on 4.2."""
+    if not getattr(action, "layers", None):
+        return [getattr(action, "fcurves", ())]
+    return [bag.fcurves for layer in action.layers for strip in layer.strips
+            for bag in getattr(strip, "channelbags", ())]
 
 
 class ChannelFits:
@@ -41,11 +86,12 @@ class ChannelFits:
 
     def __exit__(self, *exc):
         self._close()
+        release()
 
     def add(self, task):
         self.tasks.append(task)
         self.checks += task.check_count()
-        if self.pool is None and WORKERS > 1 and self.checks >= PROCESS_MIN_CHECKS:
+        if self.pool is None and WORKERS > 1 and (_early or self.checks >= PROCESS_MIN_CHECKS):
             self._start()
         elif self.pool:
             self.pool.submit(task)
@@ -66,8 +112,10 @@ class ChannelFits:
             window_manager.progress_end()
 
     def _start(self):
+        early = list(_early)
+        _early.clear()  # this pool's now: it stops them
         try:
-            self.pool = FitProcesses(WORKERS, self.options)
+            self.pool = FitProcesses(WORKERS, self.options, early)
         except WorkerError as error:
             _warn(f"{error}; fitting in Blender's process instead")
             self.pool = False  # never tried again for this export

@@ -12,6 +12,7 @@ import traceback
 
 import bpy
 
+from . import export_fitting
 from .export_outcome import ExportOptions, Outcome, bundled_rewrite
 
 _override = None      # ExportOptions of the running export_scene.gltf_sqlerp
@@ -40,6 +41,7 @@ class Override:
     def __exit__(self, *exc):
         global _override
         _override = None
+        export_fitting.release()  # processes started for an export that failed before its hook
 
 
 class glTF2ExportUserExtension:
@@ -51,6 +53,10 @@ class glTF2ExportUserExtension:
         else:
             settings = getattr(bpy.context.scene, "gltf_sqlerp_export", None)
             self.options = options_from(settings) if settings is not None else None
+        try:
+            export_fitting.prepare(self.options)
+        except Exception:  # noqa: BLE001 - a head start only: the export goes on without it
+            traceback.print_exc()
 
     def gather_gltf_hook(self, *args):
         """(active_scene_idx, scenes, animations, export_settings) from 4.2 to 5.0; taken by

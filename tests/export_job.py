@@ -190,8 +190,9 @@ def reexport(folder):
 def processes(folder):
     """The keyed rig exported three times: fitted in this process's threads (threads.glb), in
     worker processes (processes.glb), and with workers that cannot start (fallback.glb: the
-    interpreter path is missing). Prints how many worker pools started in each export, and
-    whether each export ended FINISHED."""
+    interpreter path is missing). Prints how many worker pools started in each export, how many
+    processes it started at its start and left running at its end, and whether it ended
+    FINISHED."""
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
     import bpy
@@ -202,11 +203,17 @@ def processes(folder):
     started = []
     pools = export_fitting.FitProcesses
 
-    def counted(*args):
-        pool = pools(*args)
+    def counted(*args, **kwargs):
+        pool = pools(*args, **kwargs)
         started.append(pool)
         return pool
     export_fitting.FitProcesses = counted
+    early, prepare = [], export_fitting.prepare
+
+    def early_workers(options):  # at the export's start: how many processes it started
+        prepare(options)
+        early.append(len(export_fitting._early))
+    export_fitting.prepare = early_workers
     runs, python = {}, sys.executable
     for name, least, executable in (("threads", float("inf"), python), ("processes", 0, python),
                                     ("fallback", 0, str(Path(folder) / "no-python"))):
@@ -217,7 +224,8 @@ def processes(folder):
             result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / f"{name}.glb"))
         finally:
             sys.executable = python
-        runs[name] = {"result": sorted(result), "pools": len(started) - before}
+        runs[name] = {"result": sorted(result), "pools": len(started) - before, "early": early[-1],
+                      "left": len(export_fitting._early)}
     fidelity.disable_addon()
     print(json.dumps(runs))
 

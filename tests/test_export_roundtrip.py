@@ -219,13 +219,16 @@ def test_animation_pointer_channels_get_the_right_time_too(tmp_path):
 def test_worker_processes_write_the_same_file_as_threads(tmp_path):
     """The same export fitted in threads, in worker processes, and with workers that cannot start
     (fitted in Blender's process after all): the same bytes, and worker pools started only where
-    asked for (the third one fails to start, so none is counted)."""
+    asked for (the third one fails to start, so none is counted), at the export's start."""
     done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "PROCESSES"], capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     runs = json.loads(done.stdout.strip().splitlines()[-1])
     assert {name: run["result"] for name, run in runs.items()} == dict.fromkeys(runs, ["FINISHED"])
     assert [runs[name]["pools"] for name in ("threads", "processes", "fallback")] == [0, 1, 0]
+    # The processes start with the export (the bundled exporter gathers meanwhile); none is left.
+    assert [runs[name]["early"] for name in ("threads", "processes", "fallback")] == [0, 2, 0]
+    assert [run["left"] for run in runs.values()] == [0, 0, 0]
     # One warning, from the pool that could not start; none from the workers that ran.
     assert done.stderr.count("fitting in Blender's process instead") == 1
     assert "could not start a fit process" in done.stderr
