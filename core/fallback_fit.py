@@ -57,7 +57,8 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
         values = as_stored(values, written) if written else values
         unit = quat.normalize(values)
         starts = np.searchsorted(check, times[:-1], side="left")
-        worst = _segment_max(screening.chord2(_played(times, unit, check), curve), starts)
+        played = _played(times, unit, check, everywhere=check is every_check)
+        worst = _segment_max(screening.chord2(played, curve), starts)
         exact = worst > screening.lowered(limit)
         if exact.any():  # within float32's margin of the limit: float64 decides
             worst[exact] = _played_exactly(times, unit, check, starts, np.flatnonzero(exact),
@@ -99,12 +100,14 @@ class _Accepted:
                                      lambda close: recheck(pieces[close]))
 
 
-def _played(times, values, check):
+def _played(times, values, check, everywhere=False):
     """(4, n) float32 LINEAR (slerp) keys played at the sorted check times (core.screening), set
-    up on the pieces holding check times only (a later round checks a few pieces of thousands);
+    up on the pieces holding check times only (a later round checks a few pieces of thousands;
+    ``everywhere``: the check times are all of them, every piece is set up without a search);
     each piece plays its own two keys, so a sampler of those pieces' keys plays the same numbers
     there."""
-    times, values = _keys_of(times, values, _occupied(times, check))
+    if not everywhere:
+        times, values = _keys_of(times, values, _occupied(times, check))
     return screening.slerp(times, values, check)
 
 
@@ -189,9 +192,9 @@ def _key_density(times, check, curve, tolerance_deg):
     middle /= np.sqrt(_dot(middle, middle))
     middle *= screening.signs(_dot(here, middle))  # chord2 (sign-free), in place
     np.subtract(here, middle, out=middle)
-    chord2 = np.where(even, _dot(middle, middle).astype(np.float64), 0.0)
+    chord2 = np.where(even, _dot(middle, middle), np.float32(0.0))
     density = np.zeros(len(check))
-    density[1:-1] = np.sqrt(quat.chord2_to_degrees(chord2) / tolerance_deg) / (2.0 * before)
+    density[1:-1] = np.sqrt(quat.chord2_to_degrees(chord2) / np.float32(tolerance_deg)) / (2.0 * before)
     known = np.zeros(len(check), dtype=bool)
     known[1:-1] = even
     largest = _segment_max(density, np.searchsorted(segment, np.arange(len(times) - 1)))

@@ -126,7 +126,9 @@ def fallback_keys(fit, check_times, options):
         return ("CUBICSPLINE",) + cubicspline_fallback(fit, check_times, written="FLOAT")
     if options.fallback == "NONE":
         # The schema needs channel.sampler: one STEP key holding v_1 (conventions section 3). Its
-        # error is reported only (tens of degrees): |p - v|^2 = 2 - 2 |p.v| for unit p and v.
-        dot = np.abs(fit.played @ quat.normalize(fit.values[0])).min(initial=1.0)
+        # error is reported only (tens of degrees): |p - v|^2 = 2 - 2 |p.v| for unit p and v,
+        # worked in the played curve's dtype (float32 from the fit: no float64 copy of it).
+        played = np.asarray(fit.played)
+        dot = np.abs(played @ quat.normalize(fit.values[0]).astype(played.dtype)).min(initial=1.0)
         return "STEP", fit.times[:1], fit.values[:1], float(quat.chord2_to_degrees(2.0 - 2.0 * min(dot, 1.0)))
     return None
