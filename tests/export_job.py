@@ -230,6 +230,39 @@ def processes(folder):
     print(json.dumps(runs))
 
 
+def constrained(folder):
+    """The keyed rig with constraints Blender plays on top of the keys: bone1 limited to a narrow
+    turn about X at every frame, bone2 held at its rest for one frame only (a Limit Rotation whose
+    influence is 1 at frame 31 and 0 around it, constant). Exports FOLDER/constrained.glb and
+    prints the outcome's channels and, per fitted or skipped target, how many keys its channel's
+    sampler has and whether the channel has the extension."""
+    fidelity = tool("tools/fidelity.py")
+    rig = tool("tools/keyed_rig.py")
+    import bpy
+    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators.fcurves import curves_of
+    fidelity.enable_addon()
+    fidelity.reset_scene()
+    armature, _ = rig.build()
+    narrow = armature.pose.bones["bone1"].constraints.new('LIMIT_ROTATION')
+    narrow.use_limit_x, narrow.min_x, narrow.max_x = True, -0.05, 0.05
+    held = armature.pose.bones["bone2"].constraints.new('LIMIT_ROTATION')
+    held.use_limit_x = held.use_limit_y = held.use_limit_z = True
+    for frame, influence in ((30, 0.0), (31, 1.0), (32, 0.0)):
+        held.influence = influence
+        held.keyframe_insert("influence", frame=frame)
+    data = armature.animation_data
+    for fcurve in curves_of(data.action, getattr(data, "action_slot", None)):
+        if fcurve.data_path.endswith("influence"):
+            for key in fcurve.keyframe_points:
+                key.interpolation = 'CONSTANT'
+    path = Path(folder) / "constrained.glb"
+    result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(path))
+    channels = [vars(c) for c in export_hook.last_outcome.channels]
+    fidelity.disable_addon()
+    print(json.dumps({"result": sorted(result), "channels": channels}))
+
+
 def pointer(folder):
     """File > Export > glTF 2.0 at 29.97 fps (fps 30, base 1.001) with KHR_animation_pointer
     channels (a material's colour, a light's energy, a camera's lens, keyed on whole frames beside
@@ -284,7 +317,7 @@ def _push_down(animation_data):
 
 def _run(args):
     jobs = {"REEXPORT": reexport, "FAIL": failing, "DIALOG": dialog, "DRIFT": drift, "POINTER": pointer,
-            "PROCESSES": processes}
+            "PROCESSES": processes, "CONSTRAINED": constrained}
     if args[1] in jobs:
         jobs[args[1]](args[0])
     else:

@@ -239,6 +239,31 @@ def test_worker_processes_write_the_same_file_as_threads(tmp_path):
                 if c.uses_extension]) == 6
 
 
+def test_a_rotation_blender_plays_otherwise_keeps_the_bundled_sampler(tmp_path):
+    """Constraints Blender plays on top of the keys (one at every frame, one at a single frame
+    only): those channels keep the bundled exporter's per-frame samples, the report says why, and
+    the other channels are fitted as usual."""
+    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "CONSTRAINED"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    job = json.loads(done.stdout.strip().splitlines()[-1])
+    assert job["result"] == ["FINISHED"]
+    skipped = {c["target"]: c["skipped"] for c in job["channels"]}
+    assert sorted(name for name, reason in skipped.items() if reason) == ["bone1", "bone2"]
+    assert all("plays something else" in skipped[name] for name in ("bone1", "bone2"))
+    document = load(str(tmp_path / "constrained.glb"))
+    names = [node.get("name") for node in document.json["nodes"]]
+    rotations = {names[c.node]: c for a in document.animations for c in a.channels
+                 if c.path == "rotation"}
+    assert sorted(rotations) == sorted(skipped)
+    for name, channel in rotations.items():
+        assert channel.uses_extension == (not skipped[name]), name
+    for name in ("bone1", "bone2"):  # the bundled sampler: LINEAR, a key per frame (24 fps)
+        sampler = rotations[name].sampler
+        assert sampler.interpolation == "LINEAR"
+        assert np.allclose(np.diff(sampler.times), 1.0 / 24.0, atol=1e-5)
+
+
 def test_a_failed_export_leaves_the_existing_file_untouched(tmp_path):
     done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "FAIL"], capture_output=True,
                           text=True, timeout=600)
