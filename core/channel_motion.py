@@ -15,7 +15,14 @@ from . import rotation_modes
 from .accessors import as_stored
 from .deviation import BlenderCurves
 from .metrics import SAMPLES_PER_FRAME
-from .rotation_export import check_grid, export_keys
+from .rotation_export import ChannelKeys, check_grid, export_keys
+
+# Blender's own samples of a channel (the bundled exporter's: float32 values of float32 matrices)
+# agree with the emulated motion within this, else Blender plays something else than the keys.
+AGREEMENT_DEG = 0.005
+# A sample's frame, from float32 seconds, is a check frame when this close to it, relative to
+# the frame (float32 keeps 2^-24 of it; four of those, and 1e-6 near 0).
+_ON_GRID = 4.0 * 2.0 ** -24
 
 
 @dataclass
@@ -66,27 +73,57 @@ class ChannelTarget:
         return quat.sandwich(self.a, self.motion.at(frames), self.b)
 
 
+def disagreement(worst_deg):
+    """Why a channel is not fitted when Blender's samples are ``worst_deg`` off the emulation."""
+    return (f"Blender plays something else than its keys ({worst_deg:.3g} deg off: constraints, "
+            "drivers, NLA or a parent's motion)")
+
+
 @dataclass
 class ChannelTask:
-    """A channel's fit: its target between frames ``start`` and ``end``, and the CUBICSLERP keys
-    it was imported with (``stored``: (times, rows), or None)."""
+    """A channel's fit: its target between frames ``start`` and ``end``, the CUBICSLERP keys
+    it was imported with (``stored``: (times, rows), or None) and Blender's own samples of it in
+    glTF space (``samples``: (frames, (n, 4) values), or None), which the target must play."""
     target: ChannelTarget
     start: float
     end: float
     stored: tuple = None
+    samples: tuple = None
 
     def fit(self, options):
         """core.rotation_export.ChannelKeys for ExportOptions ``options``: keys at the animator's
-        keys in the range (and its ends), checked at SAMPLES_PER_FRAME per frame."""
+        keys in the range (and its ends), checked at SAMPLES_PER_FRAME per frame; or, when the
+        samples are more than AGREEMENT_DEG off the target, ChannelKeys that only say so."""
         target = self.target
         keys = target.motion.key_frames
         inside = keys[(keys > self.start) & (keys < self.end)]
         key_frames = np.unique(np.concatenate([[self.start, self.end], inside]))
         check_frames = check_grid(self.start, self.end, key_frames)
+        expected = target.at_frames(check_frames)
+        worst = self._worst_sample(check_frames, expected)
+        if worst > AGREEMENT_DEG:
+            return ChannelKeys(None, "", skipped=disagreement(worst))
         key_times = as_stored((key_frames - target.slide) / target.rate, "FLOAT")  # as written
         check_times = (check_frames - target.slide) / target.rate
-        return export_keys(target, key_times, check_times, target.at_frames(check_frames), options,
-                           self.stored)
+        return export_keys(target, key_times, check_times, expected, options, self.stored)
+
+    def _worst_sample(self, check_frames, expected):
+        """The largest angle (degrees) between the samples and the target: at the check frame a
+        sample sits on (whole frames are check frames: the dense check's values serve), else
+        evaluated at the sample's own frame."""
+        if self.samples is None:
+            return 0.0
+        frames, values = (np.asarray(a, dtype=np.float64) for a in self.samples)
+        if not len(frames):
+            return 0.0
+        index = np.clip(np.searchsorted(check_frames, frames), 1, max(len(check_frames) - 1, 1))
+        index -= frames - check_frames[index - 1] <= check_frames[index] - frames  # the nearer one
+        on = np.abs(check_frames[index] - frames) <= _ON_GRID * np.maximum(np.abs(frames), 4.0)
+        played = np.empty((len(frames), 4))
+        played[on] = expected[index[on]]
+        if not on.all():
+            played[~on] = self.target.at_frames(frames[~on])
+        return float(quat.chord2_to_degrees(quat.chord2(played, values).max()))
 
     def check_count(self):
         """About how many check times the fit evaluates, as a float (its cost grows with them)."""

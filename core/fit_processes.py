@@ -192,8 +192,9 @@ def serve():
         task, options = _load(message, caller, WORKER_PACKAGE)
         try:
             keys = task.fit(options)
-            # The dense check's arrays stay here: the caller writes keys, not check samples.
-            reply = ("keys", replace(keys, fit=replace(keys.fit, check_times=None, played=None)))
+            if keys.fit is not None:  # the dense check's arrays stay here: keys are written
+                keys = replace(keys, fit=replace(keys.fit, check_times=None, played=None))
+            reply = ("keys", keys)
         except ValueError as error:
             reply = ("error", str(error))
         _send(sink, pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL))

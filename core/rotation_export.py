@@ -43,6 +43,7 @@ class ChannelKeys:
     fallback: tuple = None    # (interpolation, times, values) for channel.sampler, or None (keep it)
     fallback_error_deg: float = 0.0  # the fallback's largest angle to the CUBICSLERP curve
     fallback_precision: str = "FLOAT"  # how its values are written: "FLOAT" or "SHORT" (LINEAR)
+    skipped: str = ""  # why nothing is written (fit None): the channel keeps what it has
 
 
 def check_grid(start, end, key_frames):

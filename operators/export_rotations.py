@@ -19,15 +19,17 @@ import bpy
 import numpy as np
 
 from ..core import quaternions as quat
-from ..core.channel_motion import ChannelTarget, ChannelTask
+from ..core.channel_motion import AGREEMENT_DEG, ChannelTarget, ChannelTask, disagreement
 from . import export_accessors as gltf
 from .export_fitting import ChannelFits
 from .export_motion import rotation_motion
 from .export_outcome import ChannelOutcome, Outcome
 from .export_stored import stored_keys
 
-# The bundled exporter's samples are float32 values of mathutils (float32) matrices.
-AGREEMENT_DEG = 0.005
+# Samples of the bundled exporter's that pick the action and measure the map here; the fit checks
+# all of them against the dense check's values (core.channel_motion.ChannelTask.samples), where
+# they cost next to nothing instead of a second emulation of the motion at every frame.
+PICKED_SAMPLES = 64
 _Y_UP = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])  # -90 degrees about X: Blender Z-up -> glTF Y-up
 _BONE = 3  # VExportNode.BONE
 
@@ -94,8 +96,8 @@ def _channel(animation, channel, nodes, export_settings, timing):
         if isinstance(motion, str):
             reason = motion
             continue
-        target, reason = _measured_target(motion, bundled, vnode, bone, export_settings, owner_uuid,
-                                          animation.name, timing)
+        target, samples, reason = _measured_target(motion, bundled, vnode, bone, export_settings,
+                                                   owner_uuid, animation.name, timing)
         if target is not None:
             break
     else:
@@ -106,7 +108,7 @@ def _channel(animation, channel, nodes, export_settings, timing):
         result.skipped = "the range is a single frame"
         return result, None
     stored = stored_keys(action, vnode.blender_object, bone, target)
-    return result, _Job(animation, channel, ChannelTask(target, start, end, stored), result)
+    return result, _Job(animation, channel, ChannelTask(target, start, end, stored, samples), result)
 
 
 @dataclass
@@ -120,6 +122,9 @@ class _Job:
     def write(self, keys, options):
         """The CUBICSLERP sampler, the extension on the channel, the fallback in its sampler."""
         animation, channel, result, fit = self.animation, self.channel, self.result, keys.fit
+        if keys.skipped:  # Blender's samples showed another motion: the bundled sampler stays
+            result.skipped = keys.skipped
+            return
         result.keys, result.max_error_deg = len(fit.times), fit.max_error_deg
         result.kept = keys.precision == "KEPT"
         index = len(animation.samplers)
@@ -152,27 +157,30 @@ def _candidate_actions(obj, name):
 
 
 def _measured_target(motion, bundled, vnode, bone, export_settings, owner_uuid, action_name, timing):
-    """The channel's ChannelTarget, with its constant ``a`` measured from the bundled samples, or
-    (None, reason) when Blender's samples are not the emulated motion."""
+    """(the channel's ChannelTarget, with its constant ``a`` measured from the bundled samples;
+    the samples as (frames, values) for the fit's check of them all; ""), or (None, None, reason)
+    when the samples picked here are not the emulated motion (another action plays, say)."""
     slide = export_settings.get("slide", {}).get(owner_uuid, {}).get(action_name, 0)
     times, values = gltf.read(bundled.input), gltf.read(bundled.output)
     if bundled.interpolation not in ("LINEAR", "STEP") or len(values) != len(times):
-        return None, f"the bundled sampler is {bundled.interpolation} (sampling was off)"
+        return None, None, f"the bundled sampler is {bundled.interpolation} (sampling was off)"
+    if not len(times):
+        return None, None, "the bundled sampler has no keys"
     frames = times * timing.bundled_rate + slide
     identity = np.array([0.0, 0.0, 0.0, 1.0])
     b = quat.conjugate(_Y_UP) if bone is None and export_settings.get("gltf_yup", True) else identity
     target = ChannelTarget(motion, identity, b, slide, timing.rate)
-    played = target.at_frames(frames)
+    picked = np.unique(np.linspace(0, len(frames) - 1, min(len(frames), PICKED_SAMPLES)).astype(np.intp))
+    played, seen = target.at_frames(frames[picked]), values[picked]
     # a = G · (P · b)^-1 per sample, averaged (signs aligned) against float32 noise.
-    estimates = quat.multiply(values, quat.conjugate(played))
+    estimates = quat.multiply(seen, quat.conjugate(played))
     estimates *= np.where(estimates @ estimates[0] < 0.0, -1.0, 1.0)[:, None]
     target.a = quat.normalize(estimates.mean(axis=0))
     # a · (P · b): the motion once, a the constant on the left.
-    worst = float(quat.chord2_to_degrees(quat.chord2(quat.multiply(target.a, played), values).max()))
+    worst = float(quat.chord2_to_degrees(quat.chord2(quat.multiply(target.a, played), seen).max()))
     if worst > AGREEMENT_DEG:
-        return None, (f"Blender plays something else than its keys ({worst:.3g} deg off: "
-                      "constraints, drivers, NLA or a parent's motion)")
-    return target, ""
+        return None, None, disagreement(worst)
+    return target, (frames, values), ""
 
 
 def _frame_range(export_settings, owner_uuid, action_name, target, action, motion):

@@ -70,6 +70,38 @@ def test_a_failed_fit_is_the_fits_own_error():
     assert str(there.value) == str(here.value) and "ELASTIC" in str(here.value)
 
 
+def test_a_task_checks_every_sample_blender_gave_it():
+    """Blender's samples of the channel (the bundled exporter's) are checked at fit time: on the
+    check grid (whole frames) and off it (evaluated there). Samples that are the motion change
+    nothing; one sample turned by 0.01 degrees (more than AGREEMENT_DEG) leaves the channel
+    unfitted, saying how far off it is; by 0.004 degrees, fitted as usual."""
+    options = ExportOptions(fallback="NONE")
+    task = euler_task(3)
+    frames = np.concatenate([np.arange(task.start, task.end), task.start + 0.3 + np.arange(5)])
+    played = task.target.at_frames(frames)
+    plain = task.fit(options)
+    checked = ChannelTask(task.target, task.start, task.end, samples=(frames, played)).fit(options)
+    assert not checked.skipped and np.array_equal(checked.fit.interleaved(), plain.fit.interleaved())
+    for at, degrees, skipped in ((7, 0.01, True), (len(frames) - 2, 0.01, True), (7, 0.004, False)):
+        half = np.radians(degrees) / 2.0  # a turn about x by ``degrees``, on the right
+        turned = quat_multiply_x(played[at], half)
+        samples = played.copy()
+        samples[at] = turned
+        keys = ChannelTask(task.target, task.start, task.end, samples=(frames, samples)).fit(options)
+        assert bool(keys.skipped) == skipped, (at, degrees)
+        if skipped:
+            assert keys.fit is None and f"({degrees:.3g} deg off" in keys.skipped
+        else:
+            assert np.array_equal(keys.fit.interleaved(), plain.fit.interleaved())
+
+
+def quat_multiply_x(q, half):
+    """q · (sin h, 0, 0, cos h), (x, y, z, w), written out (Hamilton product)."""
+    x, y, z, w = q
+    s, c = np.sin(half), np.cos(half)
+    return np.array([w * s + x * c, y * c + z * s, z * c - y * s, w * c - x * s])
+
+
 @dataclass
 class Unknown:
     """A class the workers cannot import (this test module is not theirs): the worker stops."""
