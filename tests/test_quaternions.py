@@ -208,9 +208,10 @@ def test_multiply_composes_rotation_matrices(axis1, deg1, axis2, deg2):
 
 @given(axes, st.floats(-359.9, 359.9))
 def test_log_is_half_angle_vector_of_shorter_rotation(axis, deg):
-    # Independent: rotation by deg about axis is rotation by deg' in (-180, 180] about that axis;
-    # its half-angle vector is axis * deg'/2 in radians.
-    short = (deg + 180.0) % 360.0 - 180.0
+    # Independent: rotation by deg about axis is rotation by deg' in [-180, 180] about that axis;
+    # its half-angle vector is axis * deg'/2 in radians. At exactly +-180 degrees w = cos(+-90)
+    # rounds to +6e-17, so the quaternion itself is the shorter one: deg' = deg there.
+    short = deg if abs(deg) <= 180.0 else deg - math.copysign(360.0, deg)
     unit = np.asarray(axis) / np.linalg.norm(axis)
     assert np.allclose(Q.log(about(axis, deg)), unit * math.radians(short) / 2.0, atol=1e-13)
 
