@@ -14,6 +14,7 @@ from . import quaternions as quat
 from . import rotation_modes
 from .accessors import as_stored
 from .deviation import BlenderCurves
+from .interpolation import nearest_index
 from .metrics import SAMPLES_PER_FRAME
 from .rotation_export import ChannelKeys, check_grid, export_keys
 
@@ -116,8 +117,7 @@ class ChannelTask:
         frames, values = (np.asarray(a, dtype=np.float64) for a in self.samples)
         if not len(frames):
             return 0.0
-        index = np.clip(np.searchsorted(check_frames, frames), 1, max(len(check_frames) - 1, 1))
-        index -= frames - check_frames[index - 1] <= check_frames[index] - frames  # the nearer one
+        index = nearest_index(check_frames, frames)  # the grid holds start and end at least
         on = np.abs(check_frames[index] - frames) <= _ON_GRID * np.maximum(np.abs(frames), 4.0)
         played = np.empty((len(frames), 4))
         played[on] = expected[index[on]]

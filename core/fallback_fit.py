@@ -187,14 +187,13 @@ def _key_density(times, check, curve, tolerance_deg):
     # precision) moves the bend estimate by far less than it varies: on 12 1,000-key tracks the
     # fallbacks got 86,100 keys against 86,123 from the float64 curve.
     previous, here, following = curve[:, :-2], curve[:, 1:-1], curve[:, 2:]
-    middle = following * screening.signs(_dot(previous, following))
+    middle = following * screening.signs(screening.dot(previous, following))
     middle += previous  # the slerp midpoint of the neighbours, unnormalized
-    middle /= np.sqrt(_dot(middle, middle))
-    middle *= screening.signs(_dot(here, middle))  # chord2 (sign-free), in place
-    np.subtract(here, middle, out=middle)
-    chord2 = np.where(even, _dot(middle, middle), np.float32(0.0))
+    middle /= np.sqrt(screening.dot(middle, middle))
+    chord2 = np.where(even, screening.chord2(here, middle), np.float32(0.0))
     density = np.zeros(len(check))
-    density[1:-1] = np.sqrt(quat.chord2_to_degrees(chord2) / np.float32(tolerance_deg)) / (2.0 * before)
+    bend = quat.chord2_to_degrees(chord2) / np.float32(tolerance_deg)
+    density[1:-1] = np.sqrt(bend) / (2.0 * before)
     known = np.zeros(len(check), dtype=bool)
     known[1:-1] = even
     largest = _segment_max(density, np.searchsorted(segment, np.arange(len(times) - 1)))
@@ -255,11 +254,6 @@ def _inside(check_times, times):
     t = np.asarray(check_times, dtype=np.float64).reshape(-1)
     t = t[(t >= times[0]) & (t <= times[-1])]
     return t if (t[1:] > t[:-1]).all() else np.unique(t)
-
-
-def _dot(a, b):
-    """Per-column dot of component-major (4, n) quaternions."""
-    return np.einsum("ij,ij->j", a, b)
 
 
 def _segment_max(x, starts):

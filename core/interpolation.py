@@ -157,6 +157,14 @@ def segment_index(times, query, ordered=False, out=None):
     return np.clip(k, 0, len(times) - 2, out=out if out is not None else k)
 
 
+def nearest_index(times, query):
+    """Per query, the index of the nearest of the sorted ``times`` (at least two; the earlier one
+    on a tie, as float subtraction measures the distances)."""
+    index = np.clip(np.searchsorted(times, query), 1, len(times) - 1)
+    index -= query - times[index - 1] <= times[index] - query
+    return index
+
+
 def segment_runs(times, query):
     """For sorted ``query``: (first, runs), the queries falling in segments first, first + 1, ...
     of ``times`` (as segment_index assigns them), runs[i] of them in segment first + i. Only the

@@ -131,5 +131,6 @@ def fallback_keys(fit, check_times, options):
         # worked in the played curve's dtype (float32 from the fit: no float64 copy of it).
         played = np.asarray(fit.played)
         dot = np.abs(played @ quat.normalize(fit.values[0]).astype(played.dtype)).min(initial=1.0)
-        return "STEP", fit.times[:1], fit.values[:1], float(quat.chord2_to_degrees(2.0 - 2.0 * min(dot, 1.0)))
+        error = float(quat.chord2_to_degrees(2.0 - 2.0 * min(dot, 1.0)))
+        return "STEP", fit.times[:1], fit.values[:1], error
     return None

@@ -65,9 +65,14 @@ def as_float32(q):
 
 def chord2(p, q):
     """Squared chord |p - sign(p.q) q| (sign-free) of (4, n) float32 quaternions, as float32."""
-    d = q * signs(np.einsum("ij,ij->j", p, q))
+    d = q * signs(dot(p, q))
     np.subtract(p, d, out=d)
-    return np.einsum("ij,ij->j", d, d)
+    return dot(d, d)
+
+
+def dot(p, q):
+    """Per-column dot of component-major (4, n) quaternions, in their dtype."""
+    return np.einsum("ij,ij->j", p, q)
 
 
 def signs(dots):
@@ -88,9 +93,9 @@ def _outer_slerp(p, s, h, out):
     """slerp(p, s, h) for h <= 1/2 in float32: p cos(h angle) + e sin(h angle), e the unit part
     of s' = sign(p.s) s orthogonal to p, written as the orthogonal part times sin / its length
     (which tends to h / |p.s| as the angle vanishes: the lerp branch's limit)."""
-    d = np.einsum("ij,ij->j", p, s)
+    d = dot(p, s)
     s -= p * d
-    length = np.sqrt(np.einsum("ij,ij->j", s, s))
+    length = np.sqrt(dot(s, s))
     angle = np.arctan2(length, np.abs(d))
     angle *= h
     sine = np.sin(angle)
@@ -100,7 +105,7 @@ def _outer_slerp(p, s, h, out):
 
 
 def _normalize(q, out):
-    inverse = np.sqrt(np.einsum("ij,ij->j", q, q))
+    inverse = np.sqrt(dot(q, q))
     np.divide(np.float32(1.0), inverse, out=inverse, where=inverse > 0.0)
     np.multiply(q, inverse, out=out)
 

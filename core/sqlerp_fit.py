@@ -22,7 +22,7 @@ import numpy as np
 from . import quaternions as quat
 from . import screening
 from .accessors import as_stored
-from .interpolation import Evaluator
+from .interpolation import Evaluator, nearest_index
 from .sqlerp_tangents import EVEN_PROBES, Probes, uniform_probes, unit as _unit
 
 # Probe errors (first order in the error of s: within 0.5 % of the exact angle) above this share of
@@ -249,9 +249,7 @@ class _Check:
         def sample(start, duration):
             if len(self.times) < 2:
                 return even(start, duration)
-            ideal = start[:, None] + duration[:, None] * EVEN_PROBES
-            index = np.clip(np.searchsorted(self.times, ideal), 1, len(self.times) - 1)
-            index -= ideal - self.times[index - 1] <= self.times[index] - ideal  # the nearer one
+            index = nearest_index(self.times, start[:, None] + duration[:, None] * EVEN_PROBES)
             t = (self.times[index] - start[:, None]) / duration[:, None]
             usable = (t[:, 0] > 0.0) & (t[:, -1] < 1.0) & (np.diff(t, axis=1) > 0.0).all(axis=1)
             q = np.empty(t.shape + (4,))

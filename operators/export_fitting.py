@@ -17,6 +17,8 @@ import bpy
 
 from ..core.fit_processes import FitProcesses, WorkerError, start_workers, stop_workers
 from ..core.metrics import SAMPLES_PER_FRAME
+from ..core.rotation_modes import DATA_PATHS
+from .fcurves import curve_sets
 
 
 def _usable_cpus():
@@ -31,7 +33,7 @@ WORKERS = max(1, min(8, _usable_cpus()))
 # Worker processes pay off from about this many check times in all: starting two costs about
 # 0.15 s, and a channel's fit about 1.1 microseconds per check time (1,000-key tracks, 2 cores).
 PROCESS_MIN_CHECKS = 250_000
-_ROTATIONS = ("rotation_quaternion", "rotation_euler", "rotation_axis_angle")
+_ROTATIONS = tuple({path for path, _ in DATA_PATHS.values()})  # F-curve paths of rotations
 _early = []  # worker processes prepare() started for the running export
 
 
@@ -60,18 +62,10 @@ def expected_checks():
     total = 0.0
     for action in bpy.data.actions:
         start, end = action.frame_range
-        channels = sum(1 for curves in _curve_sets(action) for fcurve in curves
+        channels = sum(1 for curves in curve_sets(action) for fcurve in curves
                        if fcurve.array_index == 0 and fcurve.data_path.endswith(_ROTATIONS))
         total += channels * (end - start) * SAMPLES_PER_FRAME
     return total
-
-
-def _curve_sets(action):
-    """The F-curve collections of an action: per channelbag on 4.4+, the action's own on 4.2."""
-    if not getattr(action, "layers", None):
-        return [getattr(action, "fcurves", ())]
-    return [bag.fcurves for layer in action.layers for strip in layer.strips
-            for bag in getattr(strip, "channelbags", ())]
 
 
 class ChannelFits:

@@ -22,6 +22,15 @@ def curves_of(action, slot):
     return action.layers[0].strips[0].channelbag(slot, ensure=True).fcurves
 
 
+def curve_sets(action):
+    """Every F-curve collection of ``action``: one per channelbag (slot) on 4.4+, the action's
+    own on 4.2."""
+    if not getattr(action, "layers", None):
+        return [getattr(action, "fcurves", ())]
+    return [bag.fcurves for layer in action.layers for strip in layer.strips
+            for bag in getattr(strip, "channelbags", ())]
+
+
 def _groups_of(action, slot):
     if slot is None or not hasattr(action, "layers"):
         return action.groups

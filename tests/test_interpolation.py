@@ -3,6 +3,7 @@ worked by hand, and a scalar reference written from the tutorial's slerp pseudo-
 
 import bisect
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -327,3 +328,16 @@ def test_segment_index_is_the_last_key_at_or_before_each_query(keys, queries, re
     assert I.segment_index(times, query[::-1]).tolist() == expected[::-1]
     out = np.empty(len(query), dtype=np.int64)
     assert I.segment_index(times, query, ordered=True, out=out) is out and out.tolist() == expected
+
+
+@given(st.lists(st.integers(-400, 400), min_size=2, max_size=12, unique=True),
+       st.lists(st.integers(-1000, 1000), max_size=80))
+def test_nearest_index_is_the_closest_key_earlier_on_a_tie(keys, queries):
+    """Against the first minimum of |times - q| per query, in exact arithmetic (fractions), on
+    grids of frames as the callers have them (keys in eighths, queries in sixteenths: float
+    subtraction is exact there; keys and midpoints included)."""
+    times = np.sort(np.array(keys)) / 8.0
+    query = np.concatenate([np.array(queries) / 16.0, times, 0.5 * (times[1:] + times[:-1])])
+    exact = [Fraction(t) for t in times]
+    expected = [min(range(len(times)), key=lambda i: abs(exact[i] - Fraction(q))) for q in query]
+    assert I.nearest_index(times, query).tolist() == expected
