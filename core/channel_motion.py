@@ -125,7 +125,40 @@ class ChannelTask:
             played[~on] = self.target.at_frames(frames[~on])
         return float(quat.chord2_to_degrees(quat.chord2(played, values).max()))
 
+    def fits_like(self, other):
+        """Whether ``other`` is fitted to the same keys: the same motion (object), map, range and
+        stored keys; the samples aside (``refusal`` checks them apart)."""
+        mine, theirs = self.target, other.target
+        return (mine.motion is theirs.motion and np.array_equal(mine.a, theirs.a)
+                and np.array_equal(mine.b, theirs.b) and (mine.slide, mine.rate) == (theirs.slide, theirs.rate)
+                and (self.start, self.end) == (other.start, other.end) and _same(self.stored, other.stored))
+
+    def refusal(self):
+        """Why Blender's samples refuse the target ('' when they agree), each evaluated at its own
+        frame: for keys a task without samples fitted (fits_like this one)."""
+        if self.samples is None or not len(self.samples[0]):
+            return ""
+        frames, values = (np.asarray(a, dtype=np.float64) for a in self.samples)
+        worst = float(quat.chord2_to_degrees(quat.chord2(self.target.at_frames(frames), values).max()))
+        return disagreement(worst) if worst > AGREEMENT_DEG else ""
+
     def check_count(self):
         """About how many check times the fit evaluates, as a float (its cost grows with them)."""
         return max(0.0, (self.end - self.start) * SAMPLES_PER_FRAME)
 
+
+@dataclass
+class SampleCheck:
+    """Blender's samples checked against keys fitted before they existed (ChannelTask.refusal),
+    sent where a task would go: ``fit`` gives ChannelKeys that only say why they refuse
+    (``skipped``, '' when they agree)."""
+    task: ChannelTask
+
+    def fit(self, options):
+        return ChannelKeys(None, "", skipped=self.task.refusal())
+
+
+def _same(stored, other):
+    if stored is None or other is None:
+        return stored is other
+    return all(np.array_equal(mine, theirs) for mine, theirs in zip(stored, other))

@@ -35,7 +35,9 @@ _BOOT = ("import sys\n"
          "package = util.module_from_spec(spec)\n"
          "sys.modules[name] = package\n"
          "spec.loader.exec_module(package)\n"
-         "import_module(name + '.fit_processes').serve()\n")
+         "import_module(name + '.fit_processes').serve()\n"
+         "import os\n"
+         "os._exit(0)\n")  # nothing to tidy: skips the interpreter's teardown (tens of ms)
 
 
 class WorkerError(RuntimeError):
@@ -44,8 +46,7 @@ class WorkerError(RuntimeError):
 
 
 def start_workers(count):
-    """``count`` started worker processes, for FitProcesses: a caller may start them early (they
-    load numpy and this package while it does other work). Raises WorkerError, leaving none
+    """``count`` started worker processes, for FitProcesses. Raises WorkerError, leaving none
     running, when one cannot start."""
     workers = []
     try:
@@ -58,41 +59,63 @@ def start_workers(count):
 
 
 def stop_workers(workers, kill=False):
-    """Stop worker processes: idle ones exit once their input closes; ``kill`` for busy ones."""
+    """Stop worker processes: idle ones exit once their input closes; ``kill`` for busy ones.
+    All are told before any is waited for, so they exit together."""
     for worker in workers:
-        worker.stop(kill=kill)
+        worker.stop(kill=kill, wait=False)
+    for worker in workers:
+        worker.stop()
 
 
 class FitProcesses:
     """``count`` worker processes fitting the tasks given to ``submit`` with ``options``, in any
-    order, while the caller goes on (reading the next channels from Blender, say). ``workers``:
-    ones start_workers() started earlier, used instead of starting ``count`` new ones."""
+    order, while the caller goes on (reading the next channels from Blender, say). Only
+    ``active`` of them fit (all when None) until ``activate``: a caller leaves a core to another
+    job meanwhile."""
 
-    def __init__(self, count, options, workers=None):
+    def __init__(self, count, options, active=None):
         self._tasks, self._done = queue.Queue(), queue.Queue()
-        self._submitted, self._finished = 0, False
-        self._workers = list(workers) if workers else start_workers(count)
-        self._feeders = [threading.Thread(target=self._feed, args=(worker, options), daemon=True)
-                         for worker in self._workers]
-        for feeder in self._feeders:
+        self._submitted, self._finished, self._withdrawn = 0, False, set()
+        self._workers = start_workers(count)
+        self._options, self._feeders = options, []
+        self.activate(active)
+
+    def activate(self, count=None):
+        """Let ``count`` workers fit (all when None)."""
+        for worker in self._workers[len(self._feeders):count]:
+            feeder = threading.Thread(target=self._feed, args=(worker, self._options), daemon=True)
+            self._feeders.append(feeder)
             feeder.start()
 
+    @property
+    def submitted(self):
+        """How many tasks ``submit`` queued."""
+        return self._submitted
+
     def submit(self, task):
+        """Queue ``task``; returns its index in ``results``."""
         self._tasks.put((self._submitted, task))
         self._submitted += 1
+        return self._submitted - 1
+
+    def withdraw(self, indices):
+        """Tasks no longer wanted: those not begun are never fitted, and a failure of one that
+        began is not raised; their results are None."""
+        self._withdrawn.update(indices)
 
     def results(self, progress=None):
         """The ChannelKeys of every submitted task, in order of submission, once all are fitted;
         ``progress(done)`` after each. Raises the first failure to arrive: a fit's ValueError, or
         WorkerError."""
+        self.activate()
         for _ in self._feeders:
             self._tasks.put(None)  # nothing more to fit
         results = [None] * self._submitted
         for done in range(1, self._submitted + 1):
             index, result, error = self._done.get()
-            if error is not None:
+            if error is not None and not (isinstance(error, ValueError) and index in self._withdrawn):
                 raise error
-            results[index] = result
+            results[index] = None if index in self._withdrawn else result
             if progress is not None:
                 progress(done)
         self._finished = True
@@ -117,6 +140,9 @@ class FitProcesses:
             if item is None:
                 return
             index, task = item
+            if index in self._withdrawn:
+                self._done.put((index, None, None))
+                continue
             try:
                 self._done.put((index, worker.fit(task, options), None))
             except ValueError as error:  # the fit's own: the export fails as it would here
@@ -166,17 +192,20 @@ class _Worker:
         except (OSError, ValueError) as error:  # ValueError: a pipe closed by stop()
             raise WorkerError(f"a fit process stopped ({error})") from error
 
-    def stop(self, kill=False):
+    def stop(self, kill=False, wait=True):
+        """Close its input (killed first if ``kill``), and with ``wait`` wait for its exit."""
         try:
             if kill:
                 self.process.kill()
             self.process.stdin.close()
-            self.process.wait(timeout=5)
+            if wait:
+                self.process.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
             self.process.kill()
             self.process.wait()
         finally:
-            self.process.stdout.close()
+            if wait:
+                self.process.stdout.close()
 
 
 def serve():

@@ -19,6 +19,7 @@ class ChannelOutcome:
     fallback_error_deg: float = 0.0
     skipped: str = ""
     kept: bool = False  # the keys and tangents stored at import, unchanged
+    head_start: bool = False  # fitted while the bundled exporter gathered (export_fitting.HeadStart)
 
 
 @dataclass

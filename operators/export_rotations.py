@@ -7,10 +7,13 @@ export_fitting) and hung off the channel as ``extensions.EXT_animation_sqlerp``;
 sampler becomes the fallback (conventions section 3).
 
 The map into glTF space is the exporter's own: it writes ``C · q_basis`` for bones (C its constant
-rest correction) and ``X · C · q_basis · X⁻¹`` for objects (X the Y-up axis change). C is measured
-from the exporter's per-frame samples of the same channel, and those samples also check the whole
-emulation: a channel whose samples differ (constraints, drivers, NLA blending, a parent bone) keeps
-what the bundled exporter wrote, and the outcome says why.
+rest correction) and ``X · C · q_basis · X⁻¹`` for objects (X the Y-up axis change). C comes from the
+rest pose (export_headstart.rest_correction) when the exporter's per-frame samples of the channel
+agree with it, else it is measured from them; those samples also check the whole emulation: a
+channel whose samples differ (constraints, drivers, NLA blending, a parent bone) keeps what the
+bundled exporter wrote, and the outcome says why. Channels predicted at the export's start were
+fitted while the exporter gathered (export_fitting.HeadStart); they keep those keys when their task
+is the one predicted.
 """
 
 from dataclasses import dataclass
@@ -22,6 +25,7 @@ from ..core import quaternions as quat
 from ..core.channel_motion import AGREEMENT_DEG, ChannelTarget, ChannelTask, disagreement
 from . import export_accessors as gltf
 from .export_fitting import ChannelFits
+from .export_headstart import frame_range, rest_correction
 from .export_motion import rotation_motion
 from .export_outcome import ChannelOutcome, Outcome
 from .export_stored import stored_keys
@@ -30,7 +34,6 @@ from .export_stored import stored_keys
 # all of them against the dense check's values (core.channel_motion.ChannelTask.samples), where
 # they cost next to nothing instead of a second emulation of the motion at every frame.
 PICKED_SAMPLES = 64
-_Y_UP = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])  # -90 degrees about X: Blender Z-up -> glTF Y-up
 _BONE = 3  # VExportNode.BONE
 
 
@@ -49,13 +52,14 @@ def rewrite(animations, export_settings, options):
                 inputs.setdefault(id(sampler.input), (sampler.input, gltf.read(sampler.input)))
             for channel in list(animation.channels):
                 if channel.target.path == "rotation" and channel.target.node is not None:
-                    result, job = _channel(animation, channel, nodes, export_settings, timing)
+                    result, job = _channel(animation, channel, nodes, export_settings, timing, fits)
                     outcome.channels.append(result)
                     if job is not None:
                         jobs.append(job)
-                        fits.add(job.task)
+                        fits.add(job.task, job.key)
         fitted = fits.results()
-    for job, keys in zip(jobs, fitted):
+    for position, (job, keys) in enumerate(zip(jobs, fitted)):
+        job.result.head_start = position in fits.early
         job.write(keys, options)
     for accessor, times in inputs.values():
         timing.fix(accessor, times)
@@ -77,7 +81,7 @@ class _Timing:
             gltf.replace_times(accessor, bundled_times * self.bundled_rate / self.rate)
 
 
-def _channel(animation, channel, nodes, export_settings, timing):
+def _channel(animation, channel, nodes, export_settings, timing, fits):
     """(ChannelOutcome, the channel's _Job or None when it keeps the bundled sampler)."""
     uuid, vnode = nodes.get(id(channel.target.node), (None, None))
     name = getattr(channel.target.node, "name", "?")
@@ -91,24 +95,28 @@ def _channel(animation, channel, nodes, export_settings, timing):
     reason = "no action plays it"
     # The animation's action: by name (4.4+), else by NLA track (4.2 names animations after
     # tracks), else the active one. Blender's own samples decide, so a wrong guess costs nothing.
-    for action in _candidate_actions(vnode.blender_object, animation.name):
-        motion = rotation_motion(vnode.blender_object, bone, action)
+    obj, yup = vnode.blender_object, export_settings.get("gltf_yup", True)
+    for action in _candidate_actions(obj, animation.name):
+        key = (obj.name, bone, action.name)  # the head start's, whose F-curves serve when it read them
+        motion = fits.motion(key) or rotation_motion(obj, bone, action)
         if isinstance(motion, str):
             reason = motion
             continue
-        target, samples, reason = _measured_target(motion, bundled, vnode, bone, export_settings,
-                                                   owner_uuid, animation.name, timing)
-        if target is not None:
+        slide = export_settings.get("slide", {}).get(owner_uuid, {}).get(animation.name, 0)
+        target = ChannelTarget(motion, *rest_correction(obj, bone, yup), slide, timing.rate)
+        samples, reason = _measured_map(target, bundled, timing)
+        if samples is not None:
             break
     else:
         result.skipped = reason
         return result, None
-    start, end = _frame_range(export_settings, owner_uuid, animation.name, target, action, motion)
+    exported = export_settings.get("ranges", {}).get(owner_uuid, {}).get(animation.name)
+    start, end = frame_range(exported, action, motion, target.slide)
     if end <= start:
         result.skipped = "the range is a single frame"
         return result, None
-    stored = stored_keys(action, vnode.blender_object, bone, target)
-    return result, _Job(animation, channel, ChannelTask(target, start, end, stored, samples), result)
+    stored = stored_keys(action, obj, bone, target)
+    return result, _Job(animation, channel, ChannelTask(target, start, end, stored, samples), result, key)
 
 
 @dataclass
@@ -118,6 +126,7 @@ class _Job:
     channel: object
     task: ChannelTask
     result: ChannelOutcome
+    key: tuple  # (object, bone, action) names: the head start's key
 
     def write(self, keys, options):
         """The CUBICSLERP sampler, the extension on the channel, the fallback in its sampler."""
@@ -156,44 +165,31 @@ def _candidate_actions(obj, name):
     return unique
 
 
-def _measured_target(motion, bundled, vnode, bone, export_settings, owner_uuid, action_name, timing):
-    """(the channel's ChannelTarget, with its constant ``a`` measured from the bundled samples;
-    the samples as (frames, values) for the fit's check of them all; ""), or (None, None, reason)
-    when the samples picked here are not the emulated motion (another action plays, say)."""
-    slide = export_settings.get("slide", {}).get(owner_uuid, {}).get(action_name, 0)
+def _measured_map(target, bundled, timing):
+    """The samples of the bundled sampler as (frames, values) for the fit's check of them all,
+    with the constant ``target.a`` kept when the samples picked here agree with it (the rest
+    pose's), else measured from them; ""; or (None, reason) when they are not the emulated motion
+    (another action plays, say)."""
     times, values = gltf.read(bundled.input), gltf.read(bundled.output)
     if bundled.interpolation not in ("LINEAR", "STEP") or len(values) != len(times):
-        return None, None, f"the bundled sampler is {bundled.interpolation} (sampling was off)"
+        return None, f"the bundled sampler is {bundled.interpolation} (sampling was off)"
     if not len(times):
-        return None, None, "the bundled sampler has no keys"
-    frames = times * timing.bundled_rate + slide
-    identity = np.array([0.0, 0.0, 0.0, 1.0])
-    b = quat.conjugate(_Y_UP) if bone is None and export_settings.get("gltf_yup", True) else identity
-    target = ChannelTarget(motion, identity, b, slide, timing.rate)
+        return None, "the bundled sampler has no keys"
+    frames = times * timing.bundled_rate + target.slide
     picked = np.unique(np.linspace(0, len(frames) - 1, min(len(frames), PICKED_SAMPLES)).astype(np.intp))
     played, seen = target.at_frames(frames[picked]), values[picked]
-    # a = G · (P · b)^-1 per sample, averaged (signs aligned) against float32 noise.
-    estimates = quat.multiply(seen, quat.conjugate(played))
-    estimates *= np.where(estimates @ estimates[0] < 0.0, -1.0, 1.0)[:, None]
-    target.a = quat.normalize(estimates.mean(axis=0))
-    # a · (P · b): the motion once, a the constant on the left.
-    worst = float(quat.chord2_to_degrees(quat.chord2(quat.multiply(target.a, played), seen).max()))
+    if _worst(played, seen) > AGREEMENT_DEG:
+        # a' = G · (a · P · b)^-1 · a per sample, averaged (signs aligned) against float32 noise.
+        estimates = quat.multiply(quat.multiply(seen, quat.conjugate(played)), target.a)
+        estimates *= np.where(estimates @ estimates[0] < 0.0, -1.0, 1.0)[:, None]
+        measured = quat.normalize(estimates.mean(axis=0))
+        played = quat.multiply(quat.multiply(measured, quat.conjugate(target.a)), played)
+        target.a = measured
+    worst = _worst(played, seen)
     if worst > AGREEMENT_DEG:
-        return None, None, disagreement(worst)
-    return target, (frames, values), ""
+        return None, disagreement(worst)
+    return (frames, values), ""
 
 
-def _frame_range(export_settings, owner_uuid, action_name, target, action, motion):
-    """First and last frame of the curve: the bundled exporter's range, extended to a last key
-    it drops (a fractional end frame), never before glTF time 0."""
-    exported = export_settings.get("ranges", {}).get(owner_uuid, {}).get(action_name)
-    if exported is not None:
-        start, end = float(exported["start"]), float(exported["end"])
-    else:
-        start, end = (float(f) for f in action.frame_range) if action else (0.0, 0.0)
-    keys = motion.key_frames
-    if action is not None and len(keys):
-        last = keys[keys <= float(action.frame_range[1]) + 1e-6]
-        if len(last):
-            end = max(end, float(last[-1]))
-    return max(start, target.slide), end
+def _worst(played, seen):
+    return float(quat.chord2_to_degrees(quat.chord2(played, seen).max()))

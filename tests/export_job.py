@@ -188,18 +188,22 @@ def reexport(folder):
 
 
 def processes(folder):
-    """The keyed rig exported three times: fitted in this process's threads (threads.glb), in
-    worker processes (processes.glb), and with workers that cannot start (fallback.glb: the
-    interpreter path is missing). Prints how many worker pools started in each export, how many
-    processes it started at its start and left running at its end, and whether it ended
-    FINISHED."""
+    """The keyed rig, with one more empty parented to a bone (a map the head start does not
+    predict), exported three times: fitted in this process's threads (threads.glb), in worker
+    processes (processes.glb), and with workers that cannot start (fallback.glb: the interpreter
+    path is missing). Prints how many worker pools started in each export, how many channels its
+    head start predicted at its start, how many channels took the head start's keys, how many
+    head starts were left at its end, and whether it ended FINISHED."""
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
     import bpy
-    from gltf_sqlerp.operators import export_fitting
+    from gltf_sqlerp.operators import export_fitting, export_hook
     fidelity.enable_addon()
     fidelity.reset_scene()
-    rig.build()
+    armature, empties = rig.build()
+    child = empties[0].copy()  # shares Empty0's action: the same motion under another parent
+    bpy.context.scene.collection.objects.link(child)
+    child.parent, child.parent_type, child.parent_bone = armature, 'BONE', "bone1"
     started = []
     pools = export_fitting.FitProcesses
 
@@ -208,12 +212,12 @@ def processes(folder):
         started.append(pool)
         return pool
     export_fitting.FitProcesses = counted
-    early, prepare = [], export_fitting.prepare
+    predicted, prepare = [], export_fitting.prepare
 
-    def early_workers(options):  # at the export's start: how many processes it started
+    def head_start(options):  # at the export's start: how many channels it began to fit
         prepare(options)
-        early.append(len(export_fitting._early))
-    export_fitting.prepare = early_workers
+        predicted.append(sum(len(head.tasks) for head in export_fitting._head))
+    export_fitting.prepare = head_start
     runs, python = {}, sys.executable
     for name, least, executable in (("threads", float("inf"), python), ("processes", 0, python),
                                     ("fallback", 0, str(Path(folder) / "no-python"))):
@@ -224,8 +228,11 @@ def processes(folder):
             result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / f"{name}.glb"))
         finally:
             sys.executable = python
-        runs[name] = {"result": sorted(result), "pools": len(started) - before, "early": early[-1],
-                      "left": len(export_fitting._early)}
+        channels = export_hook.last_outcome.channels
+        runs[name] = {"result": sorted(result), "pools": len(started) - before, "predicted": predicted[-1],
+                      "head_start": sorted(c.target for c in channels if c.head_start),
+                      "fitted": sorted(c.target for c in channels if not c.skipped),
+                      "left": len(export_fitting._head)}
     fidelity.disable_addon()
     print(json.dumps(runs))
 
@@ -233,14 +240,15 @@ def processes(folder):
 def constrained(folder):
     """The keyed rig with constraints Blender plays on top of the keys: bone1 limited to a narrow
     turn about X at every frame, bone2 held at its rest for one frame only (a Limit Rotation whose
-    influence is 1 at frame 31 and 0 around it, constant). Exports it twice: to
-    FOLDER/constrained64.glb as usual, and to FOLDER/constrained2.glb with only 2 of Blender's
-    samples picked to measure the map (the fit's check of all of them must find the rest); prints
-    each export's result and channels, by the number of picked samples."""
+    influence is 1 at frame 31 and 0 around it, constant). Exports it three times: to
+    FOLDER/constrained64.glb as usual, to FOLDER/constrained2.glb with only 2 of Blender's
+    samples picked to measure the map (the fit's check of all of them must find the rest), and so
+    again to FOLDER/constrainedhead.glb with the head start's worker processes; prints each
+    export's result and channels, by run."""
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
     import bpy
-    from gltf_sqlerp.operators import export_hook, export_rotations
+    from gltf_sqlerp.operators import export_fitting, export_hook, export_rotations
     from gltf_sqlerp.operators.fcurves import curves_of
     fidelity.enable_addon()
     fidelity.reset_scene()
@@ -258,11 +266,15 @@ def constrained(folder):
             for key in fcurve.keyframe_points:
                 key.interpolation = 'CONSTANT'
     runs = {}
-    for picked in (export_rotations.PICKED_SAMPLES, 2):  # 2: the fit's check of every sample decides
+    # 2: the fit's check of every sample decides; "head": in worker processes, which fit at the
+    # export's start, before any sample exists (the head start's check of them decides).
+    for run, picked in ((64, 64), (2, 2), ("head", 2)):
         export_rotations.PICKED_SAMPLES = picked
-        result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / f"constrained{picked}.glb"))
-        runs[picked] = {"result": sorted(result),
-                        "channels": [vars(c) for c in export_hook.last_outcome.channels]}
+        if run == "head":
+            export_fitting.WORKERS, export_fitting.PROCESS_MIN_CHECKS = 2, 0
+        result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / f"constrained{run}.glb"))
+        runs[run] = {"result": sorted(result),
+                     "channels": [vars(c) for c in export_hook.last_outcome.channels]}
     fidelity.disable_addon()
     print(json.dumps(runs))
 

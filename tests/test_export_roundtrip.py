@@ -219,15 +219,22 @@ def test_animation_pointer_channels_get_the_right_time_too(tmp_path):
 def test_worker_processes_write_the_same_file_as_threads(tmp_path):
     """The same export fitted in threads, in worker processes, and with workers that cannot start
     (fitted in Blender's process after all): the same bytes, and worker pools started only where
-    asked for (the third one fails to start, so none is counted), at the export's start."""
+    asked for (the third one fails to start, so none is counted), at the export's start. There,
+    the channels predicted from the scene were fitted while the bundled exporter gathered: those
+    it really gathered as predicted took those keys, and the empty parented to a bone (whose map
+    the prediction misses) was fitted anew, so that the bytes still equal the threads'."""
     done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "PROCESSES"], capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     runs = json.loads(done.stdout.strip().splitlines()[-1])
     assert {name: run["result"] for name, run in runs.items()} == dict.fromkeys(runs, ["FINISHED"])
     assert [runs[name]["pools"] for name in ("threads", "processes", "fallback")] == [0, 1, 0]
-    # The processes start with the export (the bundled exporter gathers meanwhile); none is left.
-    assert [runs[name]["early"] for name in ("threads", "processes", "fallback")] == [0, 2, 0]
+    # 4 bones and 3 empties, every one fitted; the head start only where its processes started.
+    every = ["Empty0", "Empty0.001", "Empty1", "bone0", "bone1", "bone2", "bone3"]
+    assert [run["fitted"] for run in runs.values()] == [every] * 3
+    assert [runs[name]["predicted"] for name in ("threads", "processes", "fallback")] == [0, 7, 0]
+    assert runs["processes"]["head_start"] == [name for name in every if name != "Empty0.001"]
+    assert runs["threads"]["head_start"] == runs["fallback"]["head_start"] == []
     assert [run["left"] for run in runs.values()] == [0, 0, 0]
     # One warning, from the pool that could not start; none from the workers that ran.
     assert done.stderr.count("fitting in Blender's process instead") == 1
@@ -236,24 +243,29 @@ def test_worker_processes_write_the_same_file_as_threads(tmp_path):
     assert (tmp_path / "processes.glb").read_bytes() == threads
     assert (tmp_path / "fallback.glb").read_bytes() == threads
     assert len([c for a in load(str(tmp_path / "threads.glb")).animations for c in a.channels
-                if c.uses_extension]) == 6
+                if c.uses_extension]) == 7
 
 
 def test_a_rotation_blender_plays_otherwise_keeps_the_bundled_sampler(tmp_path):
     """Constraints Blender plays on top of the keys (one at every frame, one at a single frame
     only): those channels keep the bundled exporter's per-frame samples, the report says why, and
     the other channels are fitted as usual; also when the samples that measure the map miss the
-    single frame (the fit checks every sample)."""
+    single frame (the fit checks every sample), and when the channels were fitted at the export's
+    start, before the samples existed (the head start checks them all)."""
     done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "CONSTRAINED"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     runs = json.loads(done.stdout.strip().splitlines()[-1])
-    assert sorted(runs) == ["2", "64"]
-    for picked, job in runs.items():  # 2 picked samples: the fit's check of all of them decides
+    assert sorted(runs) == ["2", "64", "head"]
+    for run, job in runs.items():  # 2 picked samples: the fit's check of all of them decides
         assert job["result"] == ["FINISHED"]
         skipped = {c["target"]: c["skipped"] for c in job["channels"]}
-        assert sorted(name for name, reason in skipped.items() if reason) == ["bone1", "bone2"], picked
+        assert sorted(name for name, reason in skipped.items() if reason) == ["bone1", "bone2"], run
         assert all("plays something else" in skipped[name] for name in ("bone1", "bone2"))
+    # bone2 agrees at the 2 picked samples, so its head start's keys were taken, then refused.
+    head_start = sorted(c["target"] for c in runs["head"]["channels"] if c["head_start"])
+    assert head_start == ["Empty0", "Empty1", "bone0", "bone2", "bone3"]
+    assert (tmp_path / "constrainedhead.glb").read_bytes() == (tmp_path / "constrained2.glb").read_bytes()
     document = load(str(tmp_path / "constrained64.glb"))
     names = [node.get("name") for node in document.json["nodes"]]
     rotations = {names[c.node]: c for a in document.animations for c in a.channels

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core.channel_motion import ChannelTarget, ChannelTask, RotationMotion
+from gltf_sqlerp.core.channel_motion import ChannelTarget, ChannelTask, RotationMotion, SampleCheck
 from gltf_sqlerp.core.deviation import CurveKeys
 from gltf_sqlerp.core.fit_processes import FitProcesses, WorkerError
 from gltf_sqlerp.core.rotation_export import ExportOptions
@@ -93,6 +93,45 @@ def test_a_task_checks_every_sample_blender_gave_it():
             assert keys.fit is None and f"({degrees:.3g} deg off" in keys.skipped
         else:
             assert np.array_equal(keys.fit.interleaved(), plain.fit.interleaved())
+
+
+def test_a_sample_check_in_a_worker_says_what_the_fit_says():
+    """Keys fitted before Blender's samples existed (the export's head start) are checked by a
+    SampleCheck in a worker: samples that are the motion pass; one sample turned by 0.01 degrees
+    is refused with the fit's own words. fits_like tells the tasks whose keys are the same."""
+    task = euler_task(4)
+    frames = np.concatenate([np.arange(task.start, task.end), task.start + 0.3 + np.arange(5)])
+    played = task.target.at_frames(frames)
+    turned = played.copy()
+    turned[9] = quat_multiply_x(played[9], np.radians(0.01) / 2.0)
+    agreeing = ChannelTask(task.target, task.start, task.end, samples=(frames, played))
+    refusing = ChannelTask(task.target, task.start, task.end, samples=(frames, turned))
+    with FitProcesses(2, ExportOptions()) as pool:
+        for checked in (agreeing, refusing):
+            pool.submit(SampleCheck(checked))
+        passed, refused = pool.results()
+    assert passed.fit is None and passed.skipped == ""
+    assert refused.skipped == refusing.fit(ExportOptions()).skipped and "(0.01 deg off" in refused.skipped
+    assert task.fits_like(agreeing) and task.fits_like(refusing)
+    other = ChannelTarget(task.target.motion, quat_multiply_x(IDENTITY, 1e-9), IDENTITY,
+                          task.target.slide, task.target.rate)
+    assert not task.fits_like(ChannelTask(other, task.start, task.end))
+    assert not task.fits_like(ChannelTask(task.target, task.start, task.end - 1.0))
+    assert not task.fits_like(euler_task(4))  # the same keys, read again: another motion
+
+
+def test_withdrawn_tasks_are_never_sent_and_their_results_are_none():
+    """A pool whose workers do not fit yet (active=0): a withdrawn task is never sent (an Unknown
+    one would stop its worker), a failing one is not raised, and both results are None."""
+    options = ExportOptions()
+    failing = euler_task(1, interpolation="ELASTIC")
+    with FitProcesses(2, options, active=0) as pool:
+        indices = [pool.submit(task) for task in (Unknown(), euler_task(5), failing)]
+        assert indices == [0, 1, 2] and pool.submitted == 3
+        pool.withdraw({0, 2})
+        results = pool.results()
+    assert results[0] is None and results[2] is None
+    assert same_keys(results[1], euler_task(5).fit(options))
 
 
 def quat_multiply_x(q, half):
