@@ -59,9 +59,10 @@ def played_actions(obj):
 def rest_correction(obj, bone_name, yup=True):
     """(a, b): the bundled exporter writes ``a · q · b`` for the rotation ``q`` Blender keys.
 
-    A bone's node holds its rest in its parent's rest times q (the armature's node turns a root
-    bone to Y-up, so a root bone's rest is taken back from it); an object's holds the axis change
-    X on both sides of its parent inverse, delta rotation and q."""
+    A bone's node holds its rest in its parent's rest times q (a root bone's: its rest in the
+    armature, after the axis change X); an object's holds X on both sides of its parent inverse,
+    delta rotation and q. As measured on the exporter's output (4.2 to 5.0); where it differs
+    (another parent type, say), export_rotations measures the map from the samples instead."""
     if bone_name is not None:
         bone = obj.data.bones.get(bone_name)
         if bone is None:
