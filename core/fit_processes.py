@@ -213,6 +213,7 @@ def serve():
     message) to stdout, until stdin closes."""
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not break the replies
+    _give_way()
     caller = _receive(source)
     if caller is None:
         return
@@ -227,6 +228,15 @@ def serve():
         except ValueError as error:
             reply = ("error", str(error))
         _send(sink, pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _give_way():
+    """Lower this worker's priority: where Blender's own threads want a core too (the bundled
+    exporter gathers while the export's head start fits), they get it; idle cores stay ours."""
+    try:
+        os.nice(10)
+    except (AttributeError, OSError):  # no nice on Windows
+        pass
 
 
 def _send(stream, data):
