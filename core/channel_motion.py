@@ -101,29 +101,31 @@ class ChannelTask:
         key_frames = np.unique(np.concatenate([[self.start, self.end], inside]))
         check_frames = check_grid(self.start, self.end, key_frames)
         expected = target.at_frames(check_frames)
-        worst = self._worst_sample(check_frames, expected)
-        if worst > AGREEMENT_DEG:
-            return ChannelKeys(None, "", skipped=disagreement(worst))
+        refused = self.refusal(check_frames, expected)
+        if refused:
+            return ChannelKeys(None, "", skipped=refused)
         key_times = as_stored((key_frames - target.slide) / target.rate, "FLOAT")  # as written
         check_times = (check_frames - target.slide) / target.rate
         return export_keys(target, key_times, check_times, expected, options, self.stored)
 
-    def _worst_sample(self, check_frames, expected):
-        """The largest angle (degrees) between the samples and the target: at the check frame a
-        sample sits on (whole frames are check frames: the dense check's values serve), else
-        evaluated at the sample's own frame."""
-        if self.samples is None:
-            return 0.0
+    def refusal(self, check_frames=None, expected=None):
+        """Why Blender's samples refuse the target ('' when they agree within AGREEMENT_DEG).
+        With the dense check's ``check_frames`` and their ``expected`` values, a sample on a check
+        frame (whole frames are) takes its value there; any other sample, or every sample without
+        them (keys a task without samples fitted, fits_like this one), is evaluated at its frame."""
+        if self.samples is None or not len(self.samples[0]):
+            return ""
         frames, values = (np.asarray(a, dtype=np.float64) for a in self.samples)
-        if not len(frames):
-            return 0.0
-        index = nearest_index(check_frames, frames)  # the grid holds start and end at least
-        on = np.abs(check_frames[index] - frames) <= _ON_GRID * np.maximum(np.abs(frames), 4.0)
+        on = np.zeros(len(frames), dtype=bool)
         played = np.empty((len(frames), 4))
-        played[on] = expected[index[on]]
+        if check_frames is not None:
+            index = nearest_index(check_frames, frames)  # the grid holds start and end at least
+            on = np.abs(check_frames[index] - frames) <= _ON_GRID * np.maximum(np.abs(frames), 4.0)
+            played[on] = expected[index[on]]
         if not on.all():
             played[~on] = self.target.at_frames(frames[~on])
-        return float(quat.chord2_to_degrees(quat.chord2(played, values).max()))
+        worst = quat.max_angle_deg(played, values)
+        return disagreement(worst) if worst > AGREEMENT_DEG else ""
 
     def fits_like(self, other):
         """Whether ``other`` is fitted to the same keys: the same motion (object), map, range and
@@ -132,15 +134,6 @@ class ChannelTask:
         return (mine.motion is theirs.motion and np.array_equal(mine.a, theirs.a)
                 and np.array_equal(mine.b, theirs.b) and (mine.slide, mine.rate) == (theirs.slide, theirs.rate)
                 and (self.start, self.end) == (other.start, other.end) and _same(self.stored, other.stored))
-
-    def refusal(self):
-        """Why Blender's samples refuse the target ('' when they agree), each evaluated at its own
-        frame: for keys a task without samples fitted (fits_like this one)."""
-        if self.samples is None or not len(self.samples[0]):
-            return ""
-        frames, values = (np.asarray(a, dtype=np.float64) for a in self.samples)
-        worst = float(quat.chord2_to_degrees(quat.chord2(self.target.at_frames(frames), values).max()))
-        return disagreement(worst) if worst > AGREEMENT_DEG else ""
 
     def check_count(self):
         """About how many check times the fit evaluates, as a float (its cost grows with them)."""

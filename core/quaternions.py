@@ -205,6 +205,11 @@ def chord2_to_degrees(chord2_):
     return np.degrees(4.0 * np.arcsin(np.minimum(np.sqrt(chord2_) / 2.0, 1.0)))
 
 
+def max_angle_deg(p, q):
+    """The largest rotation angle (degrees) between rows of (n, 4) unit quaternions p and q."""
+    return float(chord2_to_degrees(chord2(p, q).max()))
+
+
 def degrees_to_chord2(degrees):
     return (2.0 * np.sin(np.radians(degrees) / 4.0)) ** 2
 

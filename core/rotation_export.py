@@ -100,7 +100,7 @@ def _kept(stored, check_times, expected, tolerance_deg):
     if len(times) < 2 or np.any(np.diff(times) <= 0.0) or times[0] < 0.0:
         return None
     played = evaluate("CUBICSLERP", times, quat.normalize(values), check_times, rotation=True)
-    error = float(quat.chord2_to_degrees(quat.chord2(played, expected).max()))
+    error = quat.max_angle_deg(played, expected)
     if error > tolerance_deg:
         return None
     v = quat.make_continuous(values[1::3])

@@ -113,13 +113,13 @@ class ChannelFits:
     def motion(self, key):
         """The RotationMotion the head start read for ``key`` (object, bone, action names), or
         None: the same F-curves, read once."""
-        entry = self.head.tasks.get(key) if self.head else None
+        entry = self._predicted(key)
         return entry[1].target.motion if entry else None
 
     def add(self, task, key=None):
         """Fit ``task``: with the head start's keys for ``key`` when its task fits_like this one
         (checked here against this one's samples), else anew."""
-        entry = self.head.tasks.get(key) if self.head else None
+        entry = self._predicted(key)
         if entry is not None and entry[0] not in self.taken:
             if entry[1].fits_like(task):
                 self._adopt(task, entry[0])
@@ -132,6 +132,10 @@ class ChannelFits:
             self._start()
         elif self.pool:
             self.indices[-1] = self.pool.submit(task)
+
+    def _predicted(self, key):
+        """(index in the pool, task) of the head start's prediction for ``key``, or None."""
+        return self.head.tasks.get(key) if self.head else None
 
     def _adopt(self, task, index):
         """The head start's keys (at ``index`` in the pool) for ``task``, once a worker has

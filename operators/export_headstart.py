@@ -47,8 +47,12 @@ def played_actions(obj):
     animation = obj.animation_data
     if animation is None:
         return []
-    actions = [animation.action] + [strip.action for track in animation.nla_tracks
-                                    for strip in track.strips]
+    return unique_actions([animation.action] + [strip.action for track in animation.nla_tracks
+                                                for strip in track.strips])
+
+
+def unique_actions(actions):
+    """``actions`` in order, each once, without None."""
     unique = []
     for action in actions:
         if action is not None and action not in unique:

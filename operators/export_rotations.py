@@ -25,7 +25,7 @@ from ..core import quaternions as quat
 from ..core.channel_motion import AGREEMENT_DEG, ChannelTarget, ChannelTask, disagreement
 from . import export_accessors as gltf
 from .export_fitting import ChannelFits
-from .export_headstart import frame_range, rest_correction
+from .export_headstart import frame_range, rest_correction, unique_actions
 from .export_motion import rotation_motion
 from .export_outcome import ChannelOutcome, Outcome
 from .export_stored import stored_keys
@@ -158,11 +158,7 @@ def _candidate_actions(obj, name):
         candidates += [strip.action for track in animation.nla_tracks for strip in track.strips
                        if name in (track.name, strip.name)]
         candidates.append(animation.action)
-    unique = []
-    for action in candidates:
-        if action is not None and action not in unique:
-            unique.append(action)
-    return unique
+    return unique_actions(candidates)
 
 
 def _measured_map(target, bundled, timing):
@@ -178,18 +174,15 @@ def _measured_map(target, bundled, timing):
     frames = times * timing.bundled_rate + target.slide
     picked = np.unique(np.linspace(0, len(frames) - 1, min(len(frames), PICKED_SAMPLES)).astype(np.intp))
     played, seen = target.at_frames(frames[picked]), values[picked]
-    if _worst(played, seen) > AGREEMENT_DEG:
+    if quat.max_angle_deg(played, seen) > AGREEMENT_DEG:
         # a' = G · (a · P · b)^-1 · a per sample, averaged (signs aligned) against float32 noise.
         estimates = quat.multiply(quat.multiply(seen, quat.conjugate(played)), target.a)
         estimates *= np.where(estimates @ estimates[0] < 0.0, -1.0, 1.0)[:, None]
         measured = quat.normalize(estimates.mean(axis=0))
         played = quat.multiply(quat.multiply(measured, quat.conjugate(target.a)), played)
         target.a = measured
-    worst = _worst(played, seen)
+    worst = quat.max_angle_deg(played, seen)
     if worst > AGREEMENT_DEG:
         return None, disagreement(worst)
     return (frames, values), ""
 
-
-def _worst(played, seen):
-    return float(quat.chord2_to_degrees(quat.chord2(played, seen).max()))
