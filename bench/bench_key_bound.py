@@ -42,7 +42,8 @@ RIGS = {  # keyed_rig.build() arguments of bench_export.py's rigs (1) and (2)
           dict(bones=20, objects=2, keys=60, max_turn_deg=30.0)),
 }
 KEY_RATIO_TARGET = 4.0
-quat = Evaluator = Probes = uniform_probes = check_grid = None  # core's, imported in main() (after ensure_bpy)
+# core's, imported in main() (after ensure_bpy)
+quat = Evaluator = Probes = uniform_probes = check_grid = None
 
 
 class Channel:
