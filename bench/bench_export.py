@@ -39,7 +39,7 @@ must be ~0.
 Targets, per rig, the CUBICSLERP sampler against the bundled per-frame LINEAR sampler: at least
 4x fewer keys and 2x fewer bytes, with a lower maximum error; and fitting 100 bones x 1,000 keys
 in under 2 s of the export's time (Blender's thread). How many keys a rig's motion allows once the
-animator's keys are kept: bench_key_bound.py (rig (1)'s turns: at most 3.25x fewer). The bpy
+animator's keys are kept: bench_key_bound.py (rig (1)'s turns: at most 3.23x fewer). The bpy
 module of Blender 4.2 crashes at exit after a glTF export: the script ends with os._exit.
 """
 

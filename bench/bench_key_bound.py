@@ -17,10 +17,10 @@ fits), cutting each segment between two animator keys in three ways:
   needs fewer pieces: the greedy count is the bound for these tangents and for added keys on the
   motion (values off the motion, within the tolerance, are not tried).
 
-A piece "follows the motion" when, with its ends on the motion and its tangents fitted by
-core.sqlerp_tangents.Probes (the fit's own step), it stays within the export's fitting tolerance
-(0.01 deg x FIT_MARGIN) at every dense check time inside it (core.rotation_export.check_grid,
-8 per frame), played by the spec's evaluator (core.interpolation). The allowed count is the
+A piece "follows the motion" when the export's own fit (core.sqlerp_fit.fit_cubicslerp) of it,
+its ends on the motion, needs no key more to stay within the export's fitting tolerance (0.01 deg
+x FIT_MARGIN) at every dense check time inside it (core.rotation_export.check_grid, 8 per frame);
+in float64, which follows at least as well as the file's rounded keys. The allowed count is the
 bundled exporter's keys (one per frame of each channel's range) divided by 4.
 """
 
@@ -42,8 +42,7 @@ RIGS = {  # keyed_rig.build() arguments of bench_export.py's rigs (1) and (2)
           dict(bones=20, objects=2, keys=60, max_turn_deg=30.0)),
 }
 KEY_RATIO_TARGET = 4.0
-# core's, imported in main() (after ensure_bpy)
-quat = Evaluator = Probes = uniform_probes = check_grid = None
+fit_cubicslerp = None  # core's, imported in main() (after ensure_bpy)
 
 
 class Channel:
@@ -51,25 +50,23 @@ class Channel:
 
     def __init__(self, task, tolerance_deg):
         self.target, self.tolerance_deg = task.target, tolerance_deg
-        keys = self.target.motion.key_frames
-        frames = np.unique(np.concatenate([[task.start, task.end],
-                                           keys[(keys > task.start) & (keys < task.end)]]))
-        self.key_times = self._seconds(frames)
-        self.check_times = self._seconds(check_grid(task.start, task.end, frames))
-        self.expected = quat.normalize(self.target(self.check_times))
+        key_frames, check_frames = task.frames()
+        self.key_times, self.check_times = self._seconds(key_frames), self._seconds(check_frames)
+        self.expected = self.target(self.check_times)
 
     def _seconds(self, frames):
-        return (np.asarray(frames, dtype=np.float64) - self.target.slide) / self.target.rate
+        return (frames - self.target.slide) / self.target.rate
 
     def follows(self, start, end):
-        """Whether one CUBICSLERP segment from ``start`` to ``end`` (seconds) follows the motion."""
-        times = np.array([start, end])
-        values = quat.make_continuous(quat.normalize(self.target(times)))
-        b, a, _ = Probes(times, values, np.array([0]), uniform_probes(self.target)).fit(self.tolerance_deg)
-        rows = np.stack([values[0], values[0], b[0], a[0], values[1], values[1]])
-        inside = (self.check_times >= start) & (self.check_times <= end)
-        played = Evaluator("CUBICSLERP", times, rows)(self.check_times[inside])
-        return quat.max_angle_deg(played, self.expected[inside]) <= self.tolerance_deg
+        """Whether one CUBICSLERP segment from ``start`` to ``end`` (seconds) follows the motion:
+        the export's fit of it, allowed no key more (float64 keys: they follow at least as well
+        as the file's rounded ones, so the count stays a bound)."""
+        try:
+            fit_cubicslerp(self.target, [start, end], self.check_times, self.tolerance_deg,
+                           max_keys=2, check_values=self.expected)
+        except ValueError:
+            return False
+        return True
 
     def equal_pieces(self, start, end, most=64):
         count = 1
@@ -138,11 +135,8 @@ def main():
     started = time.perf_counter()
     fidelity = devpath.load_module("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
     keyed_rig = devpath.load_module("gltf_sqlerp_keyed_rig", ROOT / "tools" / "keyed_rig.py")
-    global quat, Evaluator, Probes, uniform_probes, check_grid
-    from gltf_sqlerp.core import quaternions as quat
-    from gltf_sqlerp.core.interpolation import Evaluator
-    from gltf_sqlerp.core.rotation_export import check_grid
-    from gltf_sqlerp.core.sqlerp_tangents import Probes, uniform_probes
+    global fit_cubicslerp
+    from gltf_sqlerp.core.sqlerp_fit import fit_cubicslerp
     bpy = fidelity.bpy
     print("CUBICSLERP keys at the export's tolerance, the animator's keys kept (see the docstring).")
     for name in args.rig or sorted(RIGS):

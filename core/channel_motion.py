@@ -96,10 +96,7 @@ class ChannelTask:
         keys in the range (and its ends), checked at SAMPLES_PER_FRAME per frame; or, when the
         samples are more than AGREEMENT_DEG off the target, ChannelKeys that only say so."""
         target = self.target
-        keys = target.motion.key_frames
-        inside = keys[(keys > self.start) & (keys < self.end)]
-        key_frames = np.unique(np.concatenate([[self.start, self.end], inside]))
-        check_frames = check_grid(self.start, self.end, key_frames)
+        key_frames, check_frames = self.frames()
         expected = target.at_frames(check_frames)
         refused = self.refusal(check_frames, expected)
         if refused:
@@ -107,6 +104,14 @@ class ChannelTask:
         key_times = as_stored((key_frames - target.slide) / target.rate, "FLOAT")  # as written
         check_times = (check_frames - target.slide) / target.rate
         return export_keys(target, key_times, check_times, expected, options, self.stored)
+
+    def frames(self):
+        """(key frames, check frames): the animator's keys in the range and its ends, sorted,
+        and the dense check's frames (core.rotation_export.check_grid)."""
+        keys = self.target.motion.key_frames
+        inside = keys[(keys > self.start) & (keys < self.end)]
+        key_frames = np.unique(np.concatenate([[self.start, self.end], inside]))
+        return key_frames, check_grid(self.start, self.end, key_frames)
 
     def refusal(self, check_frames=None, expected=None):
         """Why Blender's samples refuse the target ('' when they agree within AGREEMENT_DEG).

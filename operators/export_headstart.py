@@ -137,4 +137,3 @@ def _xyzw(rotation):
     """A mathutils matrix's or quaternion's rotation as (x, y, z, w)."""
     q = rotation.to_quaternion() if hasattr(rotation, "to_quaternion") else rotation
     return np.array([q.x, q.y, q.z, q.w])
-

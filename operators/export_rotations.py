@@ -162,10 +162,10 @@ def _candidate_actions(obj, name):
 
 
 def _measured_map(target, bundled, timing):
-    """The samples of the bundled sampler as (frames, values) for the fit's check of them all,
-    with the constant ``target.a`` kept when the samples picked here agree with it (the rest
-    pose's), else measured from them; ""; or (None, reason) when they are not the emulated motion
-    (another action plays, say)."""
+    """((frames, values) of the bundled sampler's samples, for the fit's check of them all, "");
+    or (None, reason) when they are not the emulated motion (another action plays, say). The
+    constant ``target.a`` (the rest pose's) stays when the samples picked here agree with it,
+    else it is measured from them."""
     times, values = gltf.read(bundled.input), gltf.read(bundled.output)
     if bundled.interpolation not in ("LINEAR", "STEP") or len(values) != len(times):
         return None, f"the bundled sampler is {bundled.interpolation} (sampling was off)"
