@@ -24,6 +24,11 @@ AGREEMENT_DEG = 0.005
 # A sample's frame, from float32 seconds, is a check frame when this close to it, relative to
 # the frame (float32 keeps 2^-24 of it; four of those, and 1e-6 near 0).
 _ON_GRID = 4.0 * 2.0 ** -24
+# A channel whose keys are at most this many frames apart (the median spacing), with at least
+# DENSE_MIN_KEYS of them, is dense: samples of a motion (capture, baking, an imported clip), whose
+# key times the export chooses freely (core.rotation_export). Animators key every 3 frames or more.
+DENSE_SPACING = 2.0
+DENSE_MIN_KEYS = 6
 
 
 @dataclass
@@ -103,7 +108,17 @@ class ChannelTask:
             return ChannelKeys(None, "", skipped=refused)
         key_times = as_stored((key_frames - target.slide) / target.rate, "FLOAT")  # as written
         check_times = (check_frames - target.slide) / target.rate
-        return export_keys(target, key_times, check_times, expected, options, self.stored)
+        frame_times = as_stored((self.sample_frames() - target.slide) / target.rate, "FLOAT")
+        return export_keys(target, key_times, check_times, expected, options, self.stored,
+                           dense=is_dense(key_frames), frame_times=frame_times)
+
+    def sample_frames(self):
+        """The frames of the bundled exporter's per-frame keys: its samples' where the task has
+        them, else every whole frame of the range and its ends."""
+        if self.samples is not None and len(self.samples[0]):
+            return np.unique(np.asarray(self.samples[0], dtype=np.float64))
+        whole = np.arange(np.ceil(self.start), np.floor(self.end) + 1.0)
+        return np.unique(np.concatenate([[self.start, self.end], whole]))
 
     def frames(self):
         """(key frames, check frames): the animator's keys in the range and its ends, sorted,
@@ -143,6 +158,12 @@ class ChannelTask:
     def check_count(self):
         """About how many check times the fit evaluates, as a float (its cost grows with them)."""
         return max(0.0, (self.end - self.start) * SAMPLES_PER_FRAME)
+
+
+def is_dense(key_frames):
+    """Whether sorted key frames are samples of a motion rather than an animator's keys."""
+    frames = np.asarray(key_frames, dtype=np.float64)
+    return len(frames) >= DENSE_MIN_KEYS and float(np.median(np.diff(frames))) <= DENSE_SPACING
 
 
 @dataclass

@@ -79,6 +79,21 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
                      f"{MAX_ROUNDS} rounds")
 
 
+def on_times(fit, check_times, times, written=None):
+    """(times, values, max_error_deg) of LINEAR rotation keys at the given ``times`` (inside the
+    fit's keys), their values on the CUBICSLERP curve ``fit``: the fallback with the bundled
+    exporter's per-frame key times, when following the curve within its tolerance would need more
+    keys than those. The error is over the check times, as written (``written`` as
+    linear_fallback's)."""
+    times = _stored_times(np.unique(np.asarray(times, dtype=np.float64)), written)
+    times = times[(times >= fit.times[0]) & (times <= fit.times[-1])]
+    values = quat.make_continuous(fit.evaluate(times))
+    values = as_stored(values, written) if written else values
+    check = _inside(check_times, times)
+    played = Evaluator("LINEAR", times, quat.normalize(values), rotation=True)(check)
+    return times, values, float(quat.max_angle_deg(played, fit.evaluate(check)))
+
+
 class _Accepted:
     """The pieces each round accepts (they are never split again), by start time, with their
     largest squared chords (float64 where exact, float32 elsewhere)."""
@@ -207,8 +222,8 @@ def cubicspline_fallback(fit, check_times, written=None):
     Segments are independent (segment k has key k's out-tangent and key k+1's in-tangent); the
     first in-tangent and last out-tangent are zeros (core spec). max_error_deg is the largest angle
     between the core spec's CUBICSPLINE evaluation and the curve over the check times; with
-    ``written`` ("FLOAT"), of the float32 times and rows a file stores (its tangents are no unit
-    quaternions: floats only).
+    ``written`` ("FLOAT", or "SHORT" when every row lies in [-1, 1]: tangents are per second, no
+    unit quaternions), of the float32 times and rows a file stores.
     """
     times = _stored_times(np.asarray(fit.times, dtype=np.float64), written)
     values = quat.make_continuous(np.asarray(fit.values, dtype=np.float64))
@@ -216,7 +231,7 @@ def cubicspline_fallback(fit, check_times, written=None):
     a = np.concatenate([np.zeros((1, 4)), in_tangents])
     b = np.concatenate([out_tangents, np.zeros((1, 4))])
     interleaved = np.stack([a, values, b], axis=1).reshape(-1, 4)
-    interleaved = as_stored(interleaved, "FLOAT") if written else interleaved  # tangents: floats only
+    interleaved = as_stored(interleaved, written) if written else interleaved
     check, curve = _curve(fit, check_times, times)
     played = Evaluator("CUBICSPLINE", times, interleaved, rotation=True)(check)
     starts = np.searchsorted(check, times[:-1], side="left")

@@ -5,6 +5,12 @@ viewers without EXT_animation_sqlerp play (conventions section 3).
 operators/export_rotations feeds it the motion Blender plays and writes the results into the
 bundled exporter's objects (many channels at once, in threads: nothing here touches Blender);
 the "as exported" preview plays the same results.
+
+Dense channels (a key per frame or closer: motion capture, baked and imported clips) are samples of a
+motion, not an animator's keys: their key times are chosen freely, and they take whichever form
+writes fewer bytes within the tolerance: CUBICSLERP keys with their fallback, or LINEAR keys alone
+(core.linear_reduction: a core sampler that plays the motion itself, in every viewer, so the channel
+needs no extension). Real clips' corners make the LINEAR form the smaller one at fine tolerances.
 """
 
 from dataclasses import dataclass
@@ -13,8 +19,9 @@ import numpy as np
 
 from . import quaternions as quat
 from .accessors import as_stored
-from .fallback_fit import cubicspline_fallback, linear_fallback
+from .fallback_forms import QUATERNION_BYTES, TIME_BYTES, fallback_keys, sampler_bytes
 from .interpolation import evaluate
+from .linear_reduction import LinearKeys, reduce_linear
 from .metrics import SAMPLES_PER_FRAME
 from .sqlerp_fit import CubicSlerpFit, fit_cubicslerp
 
@@ -30,20 +37,37 @@ QUANTIZATION_DEG = {"FLOAT": 0.0, "SHORT": 0.0035}
 @dataclass
 class ExportOptions:
     tolerance_deg: float = 0.01         # CUBICSLERP against the motion
-    fallback: str = "LINEAR"            # "LINEAR", "CUBICSPLINE", "NONE" or "SAMPLED" (the caller's)
+    fallback: str = "AUTO"  # "AUTO", "LINEAR", "CUBICSPLINE", "NONE" or "SAMPLED" (core.fallback_forms)
     fallback_tolerance_deg: float = 0.1  # the LINEAR fallback against the CUBICSLERP curve
     precision: str = "SHORT"  # CUBICSLERP output components: "FLOAT" (32-bit) or "SHORT" (normalized 16-bit)
 
 
 @dataclass
 class ChannelKeys:
-    """What one rotation channel writes."""
+    """What one rotation channel writes: CUBICSLERP keys (``fit``) with a fallback, or LINEAR keys
+    alone (``linear``, a dense channel whose core sampler holds the motion: no extension)."""
     fit: CubicSlerpFit        # the CUBICSLERP keys as written, with their dense check (played)
     precision: str            # "FLOAT" or "SHORT" components; "KEPT": stored keys, written as floats
     fallback: tuple = None    # (interpolation, times, values) for channel.sampler, or None (keep it)
     fallback_error_deg: float = 0.0  # the fallback's largest angle to the CUBICSLERP curve
     fallback_precision: str = "FLOAT"  # how its values are written: "FLOAT" or "SHORT" (LINEAR)
     skipped: str = ""  # why nothing is written (fit None): the channel keeps what it has
+    linear: LinearKeys = None  # the LINEAR keys that replace the channel's sampler (fit None)
+    dense: bool = False       # the channel's keys were samples of a motion (key times chosen freely)
+
+    @property
+    def written_bytes(self):
+        """Bytes of the samplers' data this channel writes (key times counted per sampler)."""
+        if self.linear is not None:
+            return len(self.linear.times) * (TIME_BYTES + QUATERNION_BYTES[self.precision])
+        if self.fit is None:
+            return 0
+        stored = "FLOAT" if self.precision == "KEPT" else self.precision
+        total = len(self.fit.times) * (TIME_BYTES + 3 * QUATERNION_BYTES[stored])
+        if self.fallback is not None:
+            interpolation, times, _ = self.fallback
+            total += sampler_bytes(interpolation, times, self.fallback_precision, self.fit.times)
+        return total
 
 
 def check_grid(start, end, key_frames):
@@ -60,34 +84,67 @@ def check_grid(start, end, key_frames):
     return np.insert(grid, at[~on_grid], extra[~on_grid])
 
 
-def export_keys(target, key_times, check_times, expected, options, stored=None):
+def export_keys(target, key_times, check_times, expected, options, stored=None, dense=False,
+                frame_times=None):
     """ChannelKeys for a motion ``target(seconds) -> (T, 4)`` that plays ``expected`` at the
     sorted ``check_times``. ``key_times``: the animator's keys, float32 values (as written).
     ``options``: ExportOptions. ``stored``: (times, rows) of CUBICSLERP keys imported earlier,
-    kept when they still play the motion."""
-    fit, precision = written_fit(target, key_times, check_times, expected, options, stored)
-    keys = ChannelKeys(fit, precision)
-    found = fallback_keys(fit, check_times, options)
+    kept when they still play the motion. ``dense``: the keys are samples of a motion (only the
+    first and last are kept; the form that writes fewer bytes is chosen). ``frame_times``: the
+    times of the bundled exporter's per-frame keys, which a LINEAR fallback never outnumbers."""
+    kept = _kept(stored, check_times, expected, options.tolerance_deg)
+    if kept is not None:
+        return _with_fallback(ChannelKeys(kept, "KEPT"), check_times, options, frame_times)
+    if dense:
+        return _dense_keys(target, key_times, check_times, expected, options, frame_times)
+    fit = written_fit(target, key_times, check_times, expected, options)
+    return _with_fallback(ChannelKeys(fit, options.precision), check_times, options, frame_times)
+
+
+def _with_fallback(keys, check_times, options, frame_times=None):
+    """``keys`` with the fallback of ``options`` for its CUBICSLERP fit."""
+    found = fallback_keys(keys.fit, check_times, options, frame_times)
     if found is not None:
-        interpolation, times, values, keys.fallback_error_deg = found
-        keys.fallback = (interpolation, times, values)
-        # Quaternion keys take the CUBICSLERP precision; CUBICSPLINE tangents are no unit
-        # quaternions (normalized shorts cannot hold them), the one STEP key stays a float.
-        keys.fallback_precision = options.precision if interpolation == "LINEAR" else "FLOAT"
+        keys.fallback = (found.interpolation, found.times, found.values)
+        keys.fallback_error_deg, keys.fallback_precision = found.error_deg, found.precision
     return keys
 
 
-def written_fit(target, key_times, check_times, expected, options, stored=None):
-    """(fit, precision) of the CUBICSLERP keys as a file stores them: the stored keys when Blender
-    still plays them within the tolerance ("KEPT": a re-export keeps them to float32), else a fit
-    checked in the written precision at every check time."""
-    kept = _kept(stored, check_times, expected, options.tolerance_deg)
-    if kept is not None:
-        return kept, "KEPT"
+def _dense_keys(target, key_times, check_times, expected, options, frame_times):
+    """The smallest of LINEAR keys alone and CUBICSLERP keys with their fallback, within the
+    tolerance. CUBICSLERP is fitted twice: from the range's ends, each missing segment split at
+    its worst check time (a polyline's error sits at its corners: capture and imported clips play
+    LINEAR between their keys), and keeping every key, segments halved where they miss (smooth
+    curves through the keys: baked Bezier motion). Each stops as soon as it would need more keys
+    than the LINEAR form's bytes buy."""
+    tolerance = options.tolerance_deg * FIT_MARGIN
+    linear = ChannelKeys(None, options.precision, dense=True)
+    try:
+        linear.linear = reduce_linear(check_times, expected, tolerance, written=options.precision)
+    except ValueError:  # the written rounding alone misses: floats
+        linear.precision = "FLOAT"
+        linear.linear = reduce_linear(check_times, expected, tolerance, written="FLOAT")
+    budget = max(2, (linear.written_bytes - 1) // (TIME_BYTES + 3 * QUATERNION_BYTES[options.precision]))
+    candidates = [linear]
+    for keys, split_at in ((np.asarray(key_times)[[0, -1]], "worst"), (key_times, "middle")):
+        if len(keys) > budget:
+            continue
+        try:
+            fit = written_fit(target, keys, check_times, expected, options, split_at, budget)
+        except ValueError:  # more keys than the LINEAR form's bytes
+            continue
+        candidates.append(_with_fallback(ChannelKeys(fit, options.precision, dense=True),
+                                         check_times, options, frame_times))
+    return min(candidates, key=lambda keys: keys.written_bytes)
+
+
+def written_fit(target, key_times, check_times, expected, options, split_at="middle", max_keys=None):
+    """The CUBICSLERP keys as a file stores them, fitted and checked in the written precision at
+    every check time (``split_at`` and ``max_keys`` as core.sqlerp_fit.fit_cubicslerp's)."""
     aim = (options.tolerance_deg - QUANTIZATION_DEG[options.precision]) * FIT_MARGIN
-    fit = fit_cubicslerp(target, key_times, check_times, options.tolerance_deg * FIT_MARGIN,
-                         check_values=expected, written=options.precision, aim_deg=aim)
-    return fit, options.precision
+    return fit_cubicslerp(target, key_times, check_times, options.tolerance_deg * FIT_MARGIN,
+                          max_keys=max_keys, check_values=expected, split_at=split_at,
+                          written=options.precision, aim_deg=aim)
 
 
 def _kept(stored, check_times, expected, tolerance_deg):
@@ -114,23 +171,3 @@ def _kept(stored, check_times, expected, tolerance_deg):
 def _same_side(q, v):
     """Tangents flipped to the side of their key (sign rules 2 and 3: the same rotations)."""
     return q * np.where(np.einsum("ij,ij->i", q, v) < 0.0, -1.0, 1.0)[:, None]
-
-
-def fallback_keys(fit, check_times, options):
-    """(interpolation, times, values, largest angle to the CUBICSLERP curve as written) of the
-    fallback sampler, all as written (float32 times; LINEAR values in the CUBICSLERP precision),
-    or None to keep the caller's sampled one."""
-    if options.fallback == "LINEAR":
-        return ("LINEAR",) + linear_fallback(fit, check_times, options.fallback_tolerance_deg,
-                                             written=options.precision)
-    if options.fallback == "CUBICSPLINE":
-        return ("CUBICSPLINE",) + cubicspline_fallback(fit, check_times, written="FLOAT")
-    if options.fallback == "NONE":
-        # The schema needs channel.sampler: one STEP key holding v_1 (conventions section 3). Its
-        # error is reported only (tens of degrees): |p - v|^2 = 2 - 2 |p.v| for unit p and v,
-        # worked in the played curve's dtype (float32 from the fit: no float64 copy of it).
-        played = np.asarray(fit.played)
-        dot = np.abs(played @ quat.normalize(fit.values[0]).astype(played.dtype)).min(initial=1.0)
-        error = float(quat.chord2_to_degrees(2.0 - 2.0 * min(dot, 1.0)))
-        return "STEP", fit.times[:1], fit.values[:1], error
-    return None

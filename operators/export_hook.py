@@ -91,11 +91,15 @@ def summary(outcome):
     if not fitted:
         text = "EXT_animation_sqlerp: no rotation channel to fit"
     else:
-        keys = sum(c.keys for c in fitted)
+        cubic = [c for c in fitted if c.form == "CUBICSLERP"]
+        linear = [c for c in fitted if c.form == "LINEAR"]
         worst = max(c.max_error_deg for c in fitted)
-        fallback = sum(c.fallback_keys for c in fitted)
-        text = (f"EXT_animation_sqlerp: {len(fitted)} rotation channels, {keys} CUBICSLERP keys "
-                f"(max {worst:.4f} deg from Blender), fallback {fallback} keys")
+        text = (f"EXT_animation_sqlerp: {len(fitted)} rotation channels (max {worst:.4f} deg from "
+                f"Blender): {len(cubic)} CUBICSLERP, {sum(c.keys for c in cubic)} keys, fallback "
+                f"{sum(c.fallback_keys for c in cubic)} keys")
+        if linear:
+            text += (f"; {len(linear)} dense ones as LINEAR keys alone, smaller ("
+                     f"{sum(c.keys for c in linear)} keys)")
     if skipped:
         text += f"; {len(skipped)} left as sampled ({skipped[0].target}: {skipped[0].skipped})"
     return text

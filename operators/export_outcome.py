@@ -20,6 +20,8 @@ class ChannelOutcome:
     skipped: str = ""
     kept: bool = False  # the keys and tangents stored at import, unchanged
     head_start: bool = False  # fitted while the bundled exporter gathered (export_fitting.HeadStart)
+    dense: bool = False  # keys a frame or two apart: samples of a motion, key times chosen freely
+    form: str = "CUBICSLERP"  # or "LINEAR": a dense channel's LINEAR keys alone were smaller
 
 
 @dataclass

@@ -60,7 +60,8 @@ def rewrite(animations, export_settings, options):
         fitted = fits.results()
     for position, (job, keys) in enumerate(zip(jobs, fitted)):
         job.result.head_start = position in fits.early
-        job.write(keys, options)
+        bundled = inputs[id(job.animation.samplers[job.channel.sampler].input)][1]
+        job.write(keys, options, timing.written(bundled))
     for accessor, times in inputs.values():
         timing.fix(accessor, times)
     return outcome
@@ -75,6 +76,10 @@ class _Timing:
 
     def __init__(self, fps, fps_base):
         self.bundled_rate, self.rate = fps * fps_base, fps / fps_base
+
+    def written(self, bundled_times):
+        """The times ``fix`` writes for an input of the bundled exporter's."""
+        return bundled_times * self.bundled_rate / self.rate
 
     def fix(self, accessor, bundled_times):
         if self.bundled_rate != self.rate and len(bundled_times):
@@ -128,27 +133,62 @@ class _Job:
     result: ChannelOutcome
     key: tuple  # (object, bone, action) names: the head start's key
 
-    def write(self, keys, options):
-        """The CUBICSLERP sampler, the extension on the channel, the fallback in its sampler."""
+    def write(self, keys, options, bundled_times=None):
+        """The CUBICSLERP sampler, the extension on the channel, the fallback in its sampler; or,
+        for a dense channel whose LINEAR keys alone are smaller, those keys in its sampler and no
+        extension. ``bundled_times``: the times of the bundled sampler's input as they will be
+        written; a fallback with the same times shares that accessor (as the bundled exporter's
+        channels share it), one with the CUBICSLERP key times shares the CUBICSLERP input."""
         animation, channel, result, fit = self.animation, self.channel, self.result, keys.fit
         if keys.skipped:  # Blender's samples showed another motion: the bundled sampler stays
             result.skipped = keys.skipped
+            return
+        result.dense = keys.dense
+        if keys.linear is not None:
+            self._write_linear(keys)
             return
         result.keys, result.max_error_deg = len(fit.times), fit.max_error_deg
         result.kept = keys.precision == "KEPT"
         index = len(animation.samplers)
         output = gltf.accessor(fit.interleaved(), short=keys.precision == "SHORT")
-        animation.samplers.append(gltf.sampler(gltf.accessor(fit.times, bounds=True), output, "CUBICSLERP"))
+        inputs = _Inputs(animation.samplers[channel.sampler].input, bundled_times)
+        animation.samplers.append(gltf.sampler(inputs.get(fit.times), output, "CUBICSLERP"))
         if keys.fallback is not None:
             interpolation, times, values = keys.fallback
             output = gltf.accessor(values, short=keys.fallback_precision == "SHORT")
-            animation.samplers[channel.sampler] = gltf.sampler(gltf.accessor(times, bounds=True), output,
-                                                               interpolation)
+            animation.samplers[channel.sampler] = gltf.sampler(inputs.get(times), output, interpolation)
             result.fallback_error_deg = keys.fallback_error_deg
         result.fallback_keys = animation.samplers[channel.sampler].input.count
         extensions = dict(channel.extensions or {})
         extensions[gltf.EXTENSION_NAME] = gltf.sqlerp_extension(index, required=options.fallback == "NONE")
         channel.extensions = extensions
+
+    def _write_linear(self, keys):
+        """A dense channel's LINEAR keys as its sampler: every viewer plays the motion."""
+        linear, result = keys.linear, self.result
+        output = gltf.accessor(linear.values, short=keys.precision == "SHORT")
+        self.animation.samplers[self.channel.sampler] = gltf.sampler(
+            gltf.accessor(linear.times, bounds=True), output, "LINEAR")
+        result.form = "LINEAR"
+        result.keys = result.fallback_keys = len(linear.times)
+        result.max_error_deg = result.fallback_error_deg = linear.max_error_deg
+
+
+class _Inputs:
+    """Input accessors of one channel's samplers: the bundled sampler's (whose times are
+    ``bundled``) or an earlier one of the channel's own where the times are the same, else new."""
+
+    def __init__(self, bundled_input, bundled):
+        self.known = [] if bundled is None else [(np.asarray(bundled, dtype=np.float32), bundled_input)]
+
+    def get(self, times):
+        stored = np.asarray(times, dtype=np.float32)
+        for known, accessor in self.known:
+            if np.array_equal(known, stored):
+                return accessor
+        made = gltf.accessor(times, bounds=True)
+        self.known.append((stored, made))
+        return made
 
 
 def _candidate_actions(obj, name):

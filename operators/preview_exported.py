@@ -47,14 +47,18 @@ def _record(obj, bone, slot, motion, rate, options):
     start, end = float(motion.key_frames[0]), float(motion.key_frames[-1])
     # The exporter's fit in the target's own space (time 0 at frame 0): an isometry away from it.
     keys = ChannelTask(ChannelTarget(motion, _NO_TURN, _NO_TURN, 0.0, rate), start, end).fit(options)
-    written = keys.fit  # as a file stores it; played normalized, as an import reads it
     prop, width = DATA_PATHS[motion.mode]
     prefix = f'pose.bones["{bpy.utils.escape_identifier(bone)}"].' if bone else ""
     record = {"node": -1, "path": "rotation", "pointer": "", "id_name": obj.name, "id_type": "Object",
               "slot": slot or "", "data_path": prefix + prop, "rotation_mode": motion.mode,
               "curves": [{"data_path": prefix + prop, "index": i} for i in range(width)],
-              "matrix": _IDENTITY, "offset": [0.0] * 4, "source": "EXTENSION",
-              "sampler": _sampler("CUBICSLERP", written.times, normalize(written.interleaved()))}
+              "matrix": _IDENTITY, "offset": [0.0] * 4, "source": "EXTENSION"}
+    if keys.linear is not None:  # a dense channel written as LINEAR keys alone: both play them
+        record["sampler"] = _sampler("LINEAR", keys.linear.times, normalize(keys.linear.values))
+        record["fallback"] = record["sampler"]
+        return record
+    written = keys.fit  # as a file stores it; played normalized, as an import reads it
+    record["sampler"] = _sampler("CUBICSLERP", written.times, normalize(written.interleaved()))
     if keys.fallback is not None:
         interpolation, times, values = keys.fallback
         if interpolation == "LINEAR":

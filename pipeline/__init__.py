@@ -70,8 +70,8 @@ def _parser():
     export.add_argument("--object", metavar="NAME", action="append",
                         help="with --action: the object(s) to give it (default: every object "
                              "with animation data, else the active object)")
-    export.add_argument("--fallback", choices=("LINEAR", "SAMPLED", "CUBICSPLINE", "NONE"),
-                        default="LINEAR")
+    export.add_argument("--fallback", choices=("AUTO", "LINEAR", "SAMPLED", "CUBICSPLINE", "NONE"),
+                        default="AUTO")
     export.add_argument("--tolerance", type=float, default=0.01, metavar="DEG")
     export.add_argument("--fallback-tolerance", type=float, default=0.1, metavar="DEG")
     export.add_argument("--precision", choices=("SHORT", "FLOAT"), default="SHORT")

@@ -323,6 +323,46 @@ def pointer(folder):
     print(json.dumps(outcomes))
 
 
+def dense(folder):
+    """Empties keyed on every frame, as capture, baked and imported clips are: "Rough" turns by
+    0.5 to 3 degrees a frame about random axes with LINEAR interpolation (corners no smooth curve
+    follows within 0.01 degrees), "Baked" has the same keys with Bezier interpolation (a smooth
+    curve through them), "Smooth" swings slowly with LINEAR interpolation (0.035 degrees of
+    corner a frame). Exported with the default settings to FOLDER/dense.glb; prints the
+    outcome's channels and Blender's world rotations at 8 samples per frame."""
+    import bpy
+    import numpy as np
+    fidelity = tool("tools/fidelity.py")
+    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators.export_motion import action_curves
+    fidelity.enable_addon()
+    fidelity.reset_scene(24, 1.0)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 0, 48
+    rng = np.random.default_rng(5)
+    rough = np.cumsum(np.radians(rng.uniform(0.5, 3.0, (49, 3))) * rng.choice([-1, 1], (49, 3)), axis=0)
+    smooth = np.radians(np.stack([10.0 * np.sin(0.3 * np.arange(49) / 24.0), np.zeros(49),
+                                  80.0 * np.sin(0.5 * np.arange(49) / 24.0)], axis=1))
+    for name, eulers, interpolation in (("Rough", rough, 'LINEAR'), ("Baked", rough, 'BEZIER'),
+                                        ("Smooth", smooth, 'LINEAR')):
+        obj = bpy.data.objects.new(name, None)
+        scene.collection.objects.link(obj)
+        for frame, euler in enumerate(eulers):
+            obj.rotation_euler = euler
+            obj.keyframe_insert("rotation_euler", frame=frame)
+        for curve in action_curves(obj.animation_data.action, obj):
+            for key in curve.keyframe_points:
+                key.interpolation = interpolation
+    frames = [f / 8.0 for f in range(48 * 8 + 1)]
+    original = world_rotations(frames)
+    path = Path(folder) / "dense.glb"
+    result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(path))
+    outcome = export_hook.last_outcome
+    fidelity.disable_addon()
+    print(json.dumps({"result": sorted(result), "channels": [vars(c) for c in outcome.channels],
+                      "frames": frames, "original": original}))
+
+
 def _push_down(animation_data):
     action = animation_data.action
     strip = animation_data.nla_tracks.new().strips.new(action.name, 1, action)
@@ -333,7 +373,7 @@ def _push_down(animation_data):
 
 def _run(args):
     jobs = {"REEXPORT": reexport, "FAIL": failing, "DIALOG": dialog, "DRIFT": drift, "POINTER": pointer,
-            "PROCESSES": processes, "CONSTRAINED": constrained}
+            "PROCESSES": processes, "CONSTRAINED": constrained, "DENSE": dense}
     if args[1] in jobs:
         jobs[args[1]](args[0])
     else:

@@ -53,7 +53,8 @@ def motion_error(original, played):
 
 # (fallback, file format, fps, fps_base): every fallback mode; the 29.97 preset (fps 30, base
 # 1.001), where the bundled exporter's seconds (frame / (fps * fps_base)) are 0.2 % off.
-JOBS = {"LINEAR": ("LINEAR", "glb", 24, 1.0), "SAMPLED": ("SAMPLED", "glb", 24, 1.0),
+JOBS = {"AUTO": ("AUTO", "glb", 24, 1.0), "LINEAR": ("LINEAR", "glb", 24, 1.0),
+        "SAMPLED": ("SAMPLED", "glb", 24, 1.0),
         "CUBICSPLINE": ("CUBICSPLINE", "gltf", 24, 1.0), "NONE": ("NONE", "glb", 24, 1.0),
         "LINEAR-29.97": ("LINEAR", "gltf", 30, 1.001)}
 
@@ -318,3 +319,39 @@ def test_version_drift_is_a_clear_message_and_never_breaks_the_bundled_export(tm
     assert job["hook_error"].startswith("Blender ")
     assert not [c for a in load(str(tmp_path / "bundled.glb")).animations for c in a.channels
                 if c.uses_extension]
+
+
+X_TURN = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])  # -90 degrees about x (x, y, z, w): Z-up to Y-up
+
+
+def test_dense_channels_take_the_smaller_form_and_play_blenders_motion(tmp_path):
+    """Keys on every frame (tests/export_job.py dense()): the rough LINEAR channel is written as
+    LINEAR keys alone (no extension), the same keys played as Bezier and the slow swing as
+    CUBICSLERP with fewer keys than frames; Blender's own world rotations at 8 samples per frame
+    against the file as the core plays it, mapped back from Y-up by hand (an object's glTF
+    rotation is X q X^-1)."""
+    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "DENSE"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    job = json.loads(done.stdout.strip().splitlines()[-1])
+    assert job["result"] == ["FINISHED"]
+    channels = {c["target"]: c for c in job["channels"]}
+    assert all(c["dense"] for c in channels.values())
+    assert channels["Rough"]["form"] == "LINEAR"  # with keys inside frames: Euler lines are no slerps
+    assert channels["Baked"]["form"] == "CUBICSLERP" and channels["Baked"]["keys"] <= 49
+    assert channels["Smooth"]["form"] == "CUBICSLERP" and channels["Smooth"]["keys"] < 49 / 4
+    path = tmp_path / "dense.glb"
+    assert gltf_validator.errors(gltf_validator.validate(path)) == []
+    document = load(str(path))
+    names = [node.get("name") for node in document.json["nodes"]]
+    times = np.asarray(job["frames"]) / 24.0
+    for name, channel_keys in channels.items():
+        channel = next(c for a in document.animations for c in a.channels
+                       if c.path == "rotation" and names[c.node] == name)
+        assert channel.uses_extension == (channel_keys["form"] == "CUBICSLERP")
+        if not channel.uses_extension:
+            assert channel.sampler.interpolation == "LINEAR"
+            assert len(channel.sampler.times) == channel_keys["keys"]
+        played = quat.multiply(quat.multiply(quat.conjugate(X_TURN), channel.evaluate(times)), X_TURN)
+        blender = np.roll(np.asarray(job["original"][name], dtype=np.float64), -1, axis=1)
+        assert quat.angle_between(played, blender).max() <= TOLERANCE, name

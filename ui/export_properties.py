@@ -5,6 +5,8 @@
 import bpy
 
 FALLBACK_ITEMS = (
+    ('AUTO', "Smallest Fitted", "LINEAR or CUBICSPLINE, whichever writes fewer bytes within the "
+     "fallback tolerance of the CUBICSLERP curve, never with more keys than a key per frame"),
     ('LINEAR', "LINEAR, Fitted", "A LINEAR sampler with as few keys as keep it within the fallback "
      "tolerance of the CUBICSLERP curve (viewers without the extension play it)"),
     ('SAMPLED', "LINEAR, Every Frame", "The bundled exporter's own per-frame LINEAR sampler"),
@@ -32,7 +34,7 @@ def tolerance_property():
 
 
 def fallback_property():
-    return bpy.props.EnumProperty(name="Fallback", items=FALLBACK_ITEMS, default='LINEAR')
+    return bpy.props.EnumProperty(name="Fallback", items=FALLBACK_ITEMS, default='AUTO')
 
 
 def precision_property():
