@@ -21,7 +21,7 @@ import numpy as np
 
 from . import quaternions as quat
 from .accessors import as_stored
-from .interpolation import Evaluator
+from .interpolation import Evaluator, nearest_index
 from .screening import group_max
 
 
@@ -59,6 +59,22 @@ def reduce_linear(check_times, motion, tolerance_deg, written=None, max_keys=Non
         if len(keys) + np.count_nonzero(over) > limit_keys:
             raise ValueError(f"reduce_linear: needs more than {limit_keys} keys within {tolerance_deg:g} deg")
         keys, worst, at, dirty = _split(keys, worst, at, over)
+
+
+def linear_on(check_times, motion, times, written=None) -> LinearKeys:
+    """LinearKeys at the check times nearest the given sorted ``times`` (each within a
+    microsecond of one), values on ``motion``, with their largest error over the check times
+    between the first and the last: the bundled exporter's per-frame keys, whose input accessor
+    every such channel can share."""
+    t = np.asarray(check_times, dtype=np.float64).reshape(-1)
+    q = quat.make_continuous(quat.normalize(np.asarray(motion, dtype=np.float64).reshape(-1, 4)))
+    times = np.asarray(times, dtype=np.float64).reshape(-1)
+    keys = np.unique(nearest_index(t, times))
+    if len(keys) != len(times) or len(keys) < 2 or np.abs(t[keys] - times).max() > 1e-6:
+        raise ValueError("linear_on: the key times must be two or more of the check times")
+    key_times, values = _written(t, q, keys, written)
+    worst, _ = _errors(t, q, keys, key_times, values, np.arange(len(keys) - 1))
+    return LinearKeys(key_times, values, float(quat.chord2_to_degrees(worst.max())))
 
 
 def _written(t, q, keys, written):

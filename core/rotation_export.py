@@ -21,7 +21,7 @@ from . import quaternions as quat
 from .accessors import as_stored
 from .fallback_forms import QUATERNION_BYTES, TIME_BYTES, fallback_keys, sampler_bytes
 from .interpolation import evaluate
-from .linear_reduction import LinearKeys, reduce_linear
+from .linear_reduction import LinearKeys, linear_on, reduce_linear
 from .metrics import SAMPLES_PER_FRAME
 from .sqlerp_fit import CubicSlerpFit, fit_cubicslerp
 
@@ -32,6 +32,9 @@ from .sqlerp_fit import CubicSlerpFit, fit_cubicslerp
 # components move a rotation by up to 2 asin(2 x 0.5 / 32767) = 0.0035 degrees.
 FIT_MARGIN = 0.9
 QUANTIZATION_DEG = {"FLOAT": 0.0, "SHORT": 0.0035}
+# A channel whose CUBICSLERP curve needs at most this many keys may be still, or nearly a slerp
+# between its ends: LINEAR keys alone (no extension) are then tried, and written when smaller.
+FEW_KEYS = 4
 
 
 @dataclass
@@ -54,12 +57,14 @@ class ChannelKeys:
     skipped: str = ""  # why nothing is written (fit None): the channel keeps what it has
     linear: LinearKeys = None  # the LINEAR keys that replace the channel's sampler (fit None)
     dense: bool = False       # the channel's keys were samples of a motion (key times chosen freely)
+    frame_keys: bool = False  # ``linear`` is at the bundled per-frame times (their input is shared)
 
     @property
     def written_bytes(self):
         """Bytes of the samplers' data this channel writes (key times counted per sampler)."""
         if self.linear is not None:
-            return len(self.linear.times) * (TIME_BYTES + QUATERNION_BYTES[self.precision])
+            time_bytes = 0 if self.frame_keys else TIME_BYTES
+            return len(self.linear.times) * (time_bytes + QUATERNION_BYTES[self.precision])
         if self.fit is None:
             return 0
         stored = "FLOAT" if self.precision == "KEPT" else self.precision
@@ -98,7 +103,23 @@ def export_keys(target, key_times, check_times, expected, options, stored=None, 
     if dense:
         return _dense_keys(target, key_times, check_times, expected, options, frame_times)
     fit = written_fit(target, key_times, check_times, expected, options)
-    return _with_fallback(ChannelKeys(fit, options.precision), check_times, options, frame_times)
+    keys = _with_fallback(ChannelKeys(fit, options.precision), check_times, options, frame_times)
+    if len(fit.times) <= FEW_KEYS:  # still, or nearly a slerp: LINEAR keys alone may be smaller
+        few = _few_linear_keys(check_times, expected, options, keys.written_bytes)
+        keys = few if few is not None else keys
+    return keys
+
+
+def _few_linear_keys(check_times, expected, options, budget_bytes):
+    """ChannelKeys of LINEAR keys alone within the tolerance when they write fewer than
+    ``budget_bytes``, else None."""
+    per_key = TIME_BYTES + QUATERNION_BYTES[options.precision]
+    try:
+        linear = reduce_linear(check_times, expected, options.tolerance_deg * FIT_MARGIN,
+                               written=options.precision, max_keys=(budget_bytes - 1) // per_key)
+    except ValueError:  # more keys than that, or the written rounding alone misses
+        return None
+    return ChannelKeys(None, options.precision, linear=linear)
 
 
 def _with_fallback(keys, check_times, options, frame_times=None):
@@ -118,12 +139,7 @@ def _dense_keys(target, key_times, check_times, expected, options, frame_times):
     curves through the keys: baked Bezier motion). Each stops as soon as it would need more keys
     than the LINEAR form's bytes buy."""
     tolerance = options.tolerance_deg * FIT_MARGIN
-    linear = ChannelKeys(None, options.precision, dense=True)
-    try:
-        linear.linear = reduce_linear(check_times, expected, tolerance, written=options.precision)
-    except ValueError:  # the written rounding alone misses: floats
-        linear.precision = "FLOAT"
-        linear.linear = reduce_linear(check_times, expected, tolerance, written="FLOAT")
+    linear = _linear_alone(check_times, expected, tolerance, options.precision, frame_times)
     budget = max(2, (linear.written_bytes - 1) // (TIME_BYTES + 3 * QUATERNION_BYTES[options.precision]))
     candidates = [linear]
     for keys, split_at in ((np.asarray(key_times)[[0, -1]], "worst"), (key_times, "middle")):
@@ -136,6 +152,28 @@ def _dense_keys(target, key_times, check_times, expected, options, frame_times):
         candidates.append(_with_fallback(ChannelKeys(fit, options.precision, dense=True),
                                          check_times, options, frame_times))
     return min(candidates, key=lambda keys: keys.written_bytes)
+
+
+def _linear_alone(check_times, expected, tolerance, precision, frame_times):
+    """ChannelKeys of the fewest LINEAR keys within ``tolerance``, or of the per-frame keys
+    (whose times the bundled sampler's input accessor holds already) when those hold it too
+    and write fewer bytes."""
+    keys = ChannelKeys(None, precision, dense=True)
+    try:
+        keys.linear = reduce_linear(check_times, expected, tolerance, written=precision)
+    except ValueError:  # the written rounding alone misses: floats
+        keys.precision = "FLOAT"
+        keys.linear = reduce_linear(check_times, expected, tolerance, written="FLOAT")
+    if frame_times is None:
+        return keys
+    try:
+        on_frames = linear_on(check_times, expected, frame_times, written=keys.precision)
+    except ValueError:  # frames outside the check times (another range): not shareable
+        return keys
+    shared = ChannelKeys(None, keys.precision, dense=True, linear=on_frames, frame_keys=True)
+    if on_frames.max_error_deg <= tolerance and shared.written_bytes < keys.written_bytes:
+        return shared
+    return keys
 
 
 def written_fit(target, key_times, check_times, expected, options, split_at="middle", max_keys=None):

@@ -98,7 +98,7 @@ def summary(outcome):
                 f"Blender): {len(cubic)} CUBICSLERP, {sum(c.keys for c in cubic)} keys, fallback "
                 f"{sum(c.fallback_keys for c in cubic)} keys")
         if linear:
-            text += (f"; {len(linear)} dense ones as LINEAR keys alone, smaller ("
+            text += (f"; {len(linear)} as LINEAR keys alone, smaller ("
                      f"{sum(c.keys for c in linear)} keys)")
     if skipped:
         text += f"; {len(skipped)} left as sampled ({skipped[0].target}: {skipped[0].skipped})"

@@ -144,14 +144,14 @@ class _Job:
             result.skipped = keys.skipped
             return
         result.dense = keys.dense
+        inputs = _Inputs(animation.samplers[channel.sampler].input, bundled_times)
         if keys.linear is not None:
-            self._write_linear(keys)
+            self._write_linear(keys, inputs)
             return
         result.keys, result.max_error_deg = len(fit.times), fit.max_error_deg
         result.kept = keys.precision == "KEPT"
         index = len(animation.samplers)
         output = gltf.accessor(fit.interleaved(), short=keys.precision == "SHORT")
-        inputs = _Inputs(animation.samplers[channel.sampler].input, bundled_times)
         animation.samplers.append(gltf.sampler(inputs.get(fit.times), output, "CUBICSLERP"))
         if keys.fallback is not None:
             interpolation, times, values = keys.fallback
@@ -163,12 +163,12 @@ class _Job:
         extensions[gltf.EXTENSION_NAME] = gltf.sqlerp_extension(index, required=options.fallback == "NONE")
         channel.extensions = extensions
 
-    def _write_linear(self, keys):
+    def _write_linear(self, keys, inputs):
         """A dense channel's LINEAR keys as its sampler: every viewer plays the motion."""
         linear, result = keys.linear, self.result
         output = gltf.accessor(linear.values, short=keys.precision == "SHORT")
-        self.animation.samplers[self.channel.sampler] = gltf.sampler(
-            gltf.accessor(linear.times, bounds=True), output, "LINEAR")
+        self.animation.samplers[self.channel.sampler] = gltf.sampler(inputs.get(linear.times), output,
+                                                                     "LINEAR")
         result.form = "LINEAR"
         result.keys = result.fallback_keys = len(linear.times)
         result.max_error_deg = result.fallback_error_deg = linear.max_error_deg

@@ -226,3 +226,38 @@ def test_a_fallback_that_cannot_hold_its_tolerance_is_the_closer_of_its_forms():
     if interpolation == "CUBICSPLINE":
         played = hermite_by_hand(times, rows, check)
         assert keys.fallback_error_deg == pytest.approx(angle_deg(played, curve).max(), abs=1e-3)
+
+
+def test_per_frame_linear_keys_share_the_bundled_input_when_they_write_fewer_bytes():
+    # A turn about z with a corner at every frame: LINEAR keys on the frames play it exactly (a
+    # slerp about one axis is linear in the angle), and nearly every frame is needed.
+    rng = np.random.default_rng(7)
+    frames = np.arange(0.0, 49.0)
+    steps = np.cumsum(rng.uniform(0.5, 4.0, len(frames)))
+    target, key_times, check, expected = per_frame_task(lambda f: np.interp(f, frames, steps), frames)
+    alone = export_keys(target, key_times, check, expected, ExportOptions(), dense=True)
+    assert not alone.frame_keys and len(alone.linear.times) > 2 * len(frames) / 3
+    per_frame = (frames / RATE).astype(np.float32)
+    shared = export_keys(target, key_times, check, expected, ExportOptions(), dense=True,
+                         frame_times=per_frame)
+    assert shared.frame_keys and shared.fit is None
+    np.testing.assert_array_equal(shared.linear.times, per_frame)
+    # 8 bytes a key (16-bit values; the times are the bundled sampler's) against 12.
+    assert shared.written_bytes == 8 * len(frames) < alone.written_bytes == 12 * len(alone.linear.times)
+    angles = np.degrees(2 * np.arctan2(shared.linear.values[:, 2], shared.linear.values[:, 3]))
+    assert np.abs(np.interp(check, per_frame, angles) - np.interp(check * RATE, frames, steps)).max() <= 0.009
+
+
+@pytest.mark.parametrize("degrees", [0.0, 30.0])
+def test_a_still_or_slerp_channel_keyed_by_an_animator_is_two_linear_keys(degrees):
+    # A constant rotation (what the bundled exporter's "optimize" collapses) and an even turn about
+    # one axis: two LINEAR keys hold them exactly, fewer bytes than any CUBICSLERP sampler.
+    frames = np.array([0.0, 12.0, 30.0, 48.0])
+    target, _, check, expected = per_frame_task(lambda f: degrees * np.asarray(f) / 48.0, np.arange(49.0))
+    key_times = (frames / RATE).astype(np.float32).astype(np.float64)
+    keys = export_keys(target, key_times, check, expected, ExportOptions())
+    assert keys.fit is None and not keys.dense
+    np.testing.assert_array_equal(keys.linear.times, key_times[[0, -1]])
+    angles = np.degrees(2 * np.arctan2(keys.linear.values[:, 2], keys.linear.values[:, 3]))
+    np.testing.assert_allclose(angles, [0.0, degrees], atol=0.004)
+    assert keys.written_bytes == 2 * 12

@@ -1,0 +1,393 @@
+"""Export of real dense animation: Blender's bundled glTF exporter, ours and two peers, in one run.
+
+    python dev.py run bench/bench_real_export.py                   # every clip (re-runs itself under .venv without bpy)
+    python dev.py run bench/bench_real_export.py --quick           # CesiumMan and one mocap clip
+    python dev.py run bench/bench_real_export.py --clips CesiumMan 75_03
+    python dev.py run bench/bench_real_export.py --keep            # keep the exported files (prints where)
+
+Clips (../shared/assets, or $GLTF_SQLERP_SHARED/assets; files are read there, never copied): every
+Khronos model with animations (its glTF-Binary .glb where there is one, else its .gltf), imported
+with Blender's bundled importer alone (our "Exact Animation" import switched off, and checked: no
+action carries our import's data), and the CMU mocap clips 16_27 and 75_03 imported with Blender's
+bundled BVH importer at the file's 120 fps. A model with several glTF animations (InterpolationTest)
+is one clip: its errors are the worst over all of them.
+
+Modes, each one .glb export of the same imported scene in the same run: "bundled" (Blender's
+exporter alone, our export switched off: per-frame LINEAR rotations), "no animation" (the bundled
+exporter with export_animations=False), "ours AUTO" (the default) / "ours LINEAR" / "ours NONE"
+(export_scene.gltf_sqlerp with that fallback, other settings default), and two peers applied to the
+bundled exporter's file: gltfpack (`gltfpack -i in.glb -o out.glb`, default options: resampled to
+30 Hz, 12-bit rotations) and glTF-Transform (`gltf-transform resample in.glb out.glb`). The peers
+are pinned by bench/peers/package.json and its lock file and installed on first use into
+.node-peers/ with `npm ci` (Node.js 18+ and npm on PATH); a peer that fails says so in its row.
+
+Columns: ext/rot: rotation channels with an EXT_animation_sqlerp sampler / all rotation channels.
+rot keys: the summed input counts of the samplers the rotation channels play (ours: the CUBICSLERP
+sampler where a channel has the extension, else its core sampler); fb keys: ours' core samplers
+behind the extension (the fallback). file B: the .glb's bytes. anim B: file bytes minus the "no
+animation" file's bytes; the peers' too subtract that same file, so gltfpack's figure also holds
+what its mesh quantization saved (a note line gives each peer applied to the no-animation file).
+bundled/this: the bundled exporter's animation bytes over this row's. max deg: the largest WORLD
+rotation error over every object and bone, every animation and every sample (the project's rule: a
+rotation tolerance bounds the world rotation of every bone and object at >= 8 samples per frame);
+fb max deg: the same with the fallback played (ours NONE's is the one-key STEP placeholder of the
+required form: meaningless); worst: where the maximum is (node @frame, and the animation when there
+are several; ours: then the fallback's). The bundled exporter's error at 8 samples per frame is its
+row's max deg.
+
+World error: Blender itself is sampled with scene.frame_set(frame, subframe) at 8 samples per frame
+(fewer only for clips over 1,000 frames: the header says so) from the action's first whole frame to
+its end: matrix_world of objects, armature.matrix_world @ pose_bone.matrix of bones, rotation part
+by polar decomposition (scale removed the same way on both sides: it commutes with the constant
+corrections below). Each file is played by the add-on's core: core.load, then the world matrices of
+Document.node_matrices (batched over all times, checked against node_matrices at one sample) at
+t = (frame - slide) / (fps / fps_base), slide = the action's first frame when negative, else 0
+(the bundled exporter writes keys from the action's first whole frame at frame / (fps * fps_base):
+checked against its file per animation, a WARNING line shows a mismatch); times within float32
+resolution of a key are taken at the key. glTF nodes are Blender objects and bones of the same
+name; glTF world = AXES^T @ Blender world @ C with the Y-up change AXES known and one constant C per
+node, measured from the bundled file at a whole frame and reused for every mode. The sanity line
+gives the bundled file's error at whole frames timed as it keys them (its own samples: ~1e-5 deg,
+else the calibration is wrong). Nodes of an object the animation does not drive (another clip's
+object) are not compared. The bpy module of Blender 4.2 crashes at exit after a glTF export: the
+script ends with os._exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSETS = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared")) / "assets"
+PEERS_SPEC = [ROOT / "bench" / "peers" / name for name in ("package.json", "package-lock.json")]
+PEERS_FOLDER = ROOT / ".node-peers"
+PEERS = {  # row label -> (executable in node_modules/.bin, arguments given input and output)
+    "gltfpack": ("gltfpack", lambda src, dst: ["-i", src, "-o", dst]),
+    "glTF-Transform": ("gltf-transform", lambda src, dst: ["resample", src, dst]),
+}
+PEER_TIMEOUT = 600
+OURS = ("AUTO", "LINEAR", "NONE")  # AUTO: the default
+QUICK = ("CesiumMan", "16_27")
+EXTENSION = "EXT_animation_sqlerp"
+rc = None  # bench/real_clips.py, loaded in main() once bpy is there
+
+
+@dataclass
+class Row:
+    clip: str
+    mode: str
+    ext_channels: int = 0
+    rot_channels: int = 0
+    keys: int = 0
+    fallback_keys: int = 0
+    file_bytes: int = 0
+    anim_bytes: int = 0
+    max_deg: float | None = None
+    fallback_max_deg: float | None = None
+    worst: str = ""
+    failed: str = ""
+    problems: list[str] = field(default_factory=list)
+
+
+# --- peers -----------------------------------------------------------------------------------------
+
+def ensure_peers() -> Path:
+    """Install the pinned peers into .node-peers/ unless there already (a hash stamp of the spec
+    files, as dev.py does for the validator); return its node_modules/.bin. Raises RuntimeError."""
+    npm = shutil.which("npm")
+    if not npm or not shutil.which("node"):
+        raise RuntimeError("Node.js and npm are not on PATH")
+    digest = hashlib.sha256()
+    for path in PEERS_SPEC:
+        digest.update(path.read_bytes().replace(b"\r\n", b"\n"))
+    stamp, modules = PEERS_FOLDER / "peers.sha256", PEERS_FOLDER / "node_modules"
+    if stamp.exists() and stamp.read_text().strip() == digest.hexdigest():
+        return modules / ".bin"
+    print(f"installing the pinned peers into {PEERS_FOLDER.name}/ with npm ci ...", flush=True)
+    stamp.unlink(missing_ok=True)  # written only after a complete install
+    PEERS_FOLDER.mkdir(exist_ok=True)
+    for path in PEERS_SPEC:
+        (PEERS_FOLDER / path.name).write_bytes(path.read_bytes())
+    done = subprocess.run([npm, "ci", "--prefix", str(PEERS_FOLDER), "--no-audit", "--no-fund"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"npm ci failed: {(done.stderr or done.stdout).strip()[-300:]}")
+    stamp.write_text(digest.hexdigest() + "\n")
+    return modules / ".bin"
+
+
+def run_peer(bin_dir: Path, label: str, source: Path, output: Path) -> None:
+    """One peer on one file; raises RuntimeError with the peer's own message."""
+    executable, arguments = PEERS[label]
+    found = shutil.which(executable, path=str(bin_dir))  # .cmd on Windows
+    if found is None:
+        raise RuntimeError(f"{executable} is not in {bin_dir}")
+    done = subprocess.run([found, *arguments(str(source), str(output))], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=PEER_TIMEOUT)
+    if done.returncode != 0 or not output.is_file():
+        message = " ".join((done.stderr or done.stdout).split())[-300:]
+        raise RuntimeError(f"exit code {done.returncode}: {message}")
+
+
+# --- exports ---------------------------------------------------------------------------------------
+
+def export(mode: str, path: Path) -> None:
+    """One .glb export of the current scene in ``mode``; raises on failure."""
+    bpy = rc.bpy
+    bpy.context.scene.gltf_sqlerp_export.enabled = mode.startswith("ours")
+    if mode == "bundled":
+        call = lambda: bpy.ops.export_scene.gltf(filepath=str(path), export_format='GLB')  # noqa: E731
+    elif mode == "no animation":
+        call = lambda: bpy.ops.export_scene.gltf(filepath=str(path), export_format='GLB',  # noqa: E731
+                                                 export_animations=False)
+    else:
+        call = lambda: bpy.ops.export_scene.gltf_sqlerp(filepath=str(path), fallback=mode.split()[1])  # noqa: E731
+    result = devpath.quiet(call)
+    if result != {'FINISHED'} or not path.is_file():
+        raise RuntimeError(f"the export returned {result}")
+
+
+def attempt(action: Callable[[], object]) -> str:
+    """'' when ``action()`` succeeds, else its error in one line (a failed mode is a row, not the end)."""
+    try:
+        action()
+        return ""
+    except Exception as error:  # noqa: BLE001
+        return f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
+
+
+def write_files(name: str, folder: Path, peers_bin: Path | str) -> tuple[dict, dict]:
+    """Every mode's file of the current scene: ({mode: path}, {mode: error}). All exports run
+    before Blender is sampled, which switches actions. The peers also run on the no-animation
+    file (their own baseline for the note line: key '<peer> baseline')."""
+    modes = ["bundled", "no animation"] + [f"ours {fallback}" for fallback in OURS]
+    paths = {mode: folder / f"{name}_{mode.replace(' ', '_')}.glb" for mode in modes}
+    errors = {mode: attempt(lambda: export(mode, paths[mode])) for mode in modes}
+    for label in PEERS:
+        for source, key in (("bundled", label), ("no animation", f"{label} baseline")):
+            paths[key] = folder / f"{name}_{key.replace(' ', '_')}.glb"
+            if isinstance(peers_bin, str):  # why the peers cannot run
+                errors[key] = peers_bin
+            elif errors[source]:
+                errors[key] = f"no {source} file"
+            else:
+                errors[key] = attempt(lambda: run_peer(peers_bin, label, paths[source], paths[key]))
+    return paths, {mode: error for mode, error in errors.items() if error}
+
+
+# --- measuring one file ----------------------------------------------------------------------------
+
+def count_rotations(document, row: Row) -> None:
+    """Rotation channels and keys of the samplers they play (see the module docstring)."""
+    accessors = document.json.get("accessors", [])
+    for animation in document.json.get("animations", []):
+        samplers = animation["samplers"]
+        for channel in (c for c in animation["channels"] if c["target"].get("path") == "rotation"):
+            core_keys = accessors[samplers[channel["sampler"]]["input"]]["count"]
+            extension = channel.get("extensions", {}).get(EXTENSION)
+            row.rot_channels += 1
+            if extension is None:
+                row.keys += core_keys
+                continue
+            row.ext_channels += 1
+            row.keys += accessors[samplers[extension["sampler"]]["input"]]["count"]
+            row.fallback_keys += core_keys
+
+
+def measure(row: Row, path: Path, motions: list, calibration, rate: float, baseline: int) -> Row:
+    """Fill ``row`` from one written file (its failure to read back is the row's failure)."""
+    try:
+        document = rc.core.load(str(path))  # ours must read back without error
+    except Exception as error:  # noqa: BLE001
+        row.failed = f"core.load: {' '.join(str(error).split())[:300]}"
+        return row
+    row.file_bytes = path.stat().st_size
+    row.anim_bytes = row.file_bytes - baseline
+    count_rotations(document, row)
+    played = rc.world_error(document, motions, calibration, rate)
+    row.max_deg, row.worst, row.problems = played.max_deg, played.worst, played.problems
+    if row.mode.startswith("ours"):
+        fallback = rc.world_error(document, motions, calibration, rate, use_fallback=True)
+        row.fallback_max_deg = fallback.max_deg
+        row.worst += f"; fb {fallback.worst}"
+    return row
+
+
+# --- one clip --------------------------------------------------------------------------------------
+
+def blender_motions(bundled, render) -> tuple[list, object, list[str]]:
+    """Blender's motion per animation of the bundled file, the calibration, and notes."""
+    targets, missing = rc.map_targets(bundled)
+    notes = [f"nodes without a Blender object or bone (not compared): {missing}"] if missing else []
+    motions, calibration, index = [], rc.Calibration(), rc.file_index(bundled)
+    keyed_rate = render.fps * render.fps_base  # how the bundled exporter times its keys
+    for animation in range(len(bundled.json.get("animations", []))):
+        motion = rc.measure_motion(bundled, targets, animation)
+        if motion is None:
+            notes.append(f"animation {animation}: no Blender action of its name, not compared")
+            continue
+        times = (motion.frames - motion.slide) / keyed_rate
+        calibration.add(motion, rc.file_world(bundled, animation, times), index)
+        motions.append(motion)
+        notes += motion.notes
+    return motions, calibration, notes
+
+
+def clip_header(source, motions: list, render) -> str:
+    samples = sum(len(m.frames) for m in motions)
+    per_frame = min((m.per_frame for m in motions), default=rc.PER_FRAME)
+    ranges = ", ".join(f"{m.frames[0]:g}-{m.frames[-1]:g}" for m in motions[:3]) + (" ..." if len(motions) > 3 else "")
+    reduced = "" if per_frame == rc.PER_FRAME else f" (REDUCED from {rc.PER_FRAME}: over {rc.LONG_CLIP:,} frames)"
+    nodes = max((len(m.targets) for m in motions), default=0)
+    return (f"\n{source.name} ({source.path.relative_to(ASSETS)}): {len(motions)} animation(s), frames {ranges} "
+            f"at {render.fps}/{render.fps_base:.7g} fps, {per_frame} samples per frame{reduced}, "
+            f"{samples:,} samples, up to {nodes} nodes compared")
+
+
+def run_clip(source, folder: Path, peers_bin: Path | str) -> list[Row]:
+    """Import, write every mode's file, sample Blender, print the clip's rows."""
+    started = time.perf_counter()
+    rc.import_clip(source)
+    paths, errors = write_files(source.name, folder, peers_bin)
+    if "bundled" in errors or "no animation" in errors:
+        print(f"\n{source.name}: cannot measure: {errors}", flush=True)
+        return []
+    render = rc.bpy.context.scene.render
+    bundled = rc.core.load(str(paths["bundled"]))
+    motions, calibration, notes = blender_motions(bundled, render)
+    print(clip_header(source, motions, render), flush=True)
+    baseline, rate = paths["no animation"].stat().st_size, render.fps / render.fps_base
+    sanity = rc.world_error(bundled, motions, calibration, render.fps * render.fps_base, whole_frames=True)
+    line = (f"  sanity: bundled file at whole frames, timed as it keys them (frame / (fps * fps_base)): "
+            f"max {sanity.max_deg:.2e} deg ({sanity.worst})")
+    if render.fps_base != 1.0:  # its timing is off by fps_base^2: what that alone costs at its keys
+        real = rc.world_error(bundled, motions, calibration, rate, whole_frames=True)
+        line += f"; at Blender's rate (fps / fps_base): {real.max_deg:.2e} deg ({real.worst})"
+    print(line, flush=True)
+    rows = [Row(source.name, "no animation", file_bytes=baseline)]
+    for mode in ["bundled"] + [f"ours {f}" for f in OURS] + list(PEERS):
+        row = Row(source.name, mode, failed=errors.get(mode, ""))
+        rows.append(row if row.failed else measure(row, paths[mode], motions, calibration, rate, baseline))
+    for row in rows:
+        print(format_row(row, rows[1]), flush=True)
+    for line in notes + peer_notes(paths, errors, rows):
+        print(f"  note: {line}", flush=True)
+    print(f"  ({time.perf_counter() - started:.1f} s for this clip)", flush=True)
+    return rows
+
+
+def peer_notes(paths: dict, errors: dict, rows: list[Row]) -> list[str]:
+    """Each peer applied to the no-animation file, for the part of its bytes that is not animation."""
+    bundled = next(r for r in rows if r.mode == "bundled")
+    notes = []
+    for row in (r for r in rows if r.mode in PEERS and not r.failed):
+        key = f"{row.mode} baseline"
+        if key in errors:
+            notes.append(f"{row.mode} on the no-animation file failed: {errors[key]}")
+            continue
+        own = row.file_bytes - paths[key].stat().st_size
+        notes.append(f"{row.mode} on the no-animation file: {paths[key].stat().st_size:,} B, so its "
+                     f"animation takes {own:,} B (bundled/this {ratio(bundled.anim_bytes, own)})")
+    return notes
+
+
+# --- report ----------------------------------------------------------------------------------------
+
+HEADER = (f"{'clip':<18}{'mode':<18}{'ext/rot':>8}{'rot keys':>10}{'fb keys':>9}{'file B':>11}{'anim B':>10}"
+          f"{'bundled/this':>13}{'max deg':>10}{'fb max deg':>11}  worst")
+
+
+def degrees(value: float | None) -> str:
+    return "-" if value is None else f"{value:.5f}" if value < 10 else f"{value:.2f}"
+
+
+def ratio(bundled: int, this: int) -> str:
+    return f"{bundled / this:.2f}x" if this > 0 and bundled > 0 else "n/a"
+
+
+def format_row(row: Row, bundled: Row) -> str:
+    start = f"{row.clip:<18}{row.mode:<18}"
+    if row.failed:
+        return f"{start}FAILED: {row.failed}"
+    if row.mode == "no animation":
+        return f"{start}{'-':>8}{'-':>10}{'-':>9}{row.file_bytes:>11,}{0:>10,}{'-':>13}"
+    ours = row.mode.startswith("ours")
+    text = (f"{start}{f'{row.ext_channels}/{row.rot_channels}':>8}{row.keys:>10,}"
+            f"{(f'{row.fallback_keys:,}' if ours else '-'):>9}{row.file_bytes:>11,}{row.anim_bytes:>10,}"
+            f"{ratio(bundled.anim_bytes, row.anim_bytes) if not bundled.failed else 'n/a':>13}"
+            f"{degrees(row.max_deg):>10}{degrees(row.fallback_max_deg):>11}  {row.worst}")
+    return text + "".join(f"\n{'':<36}problem: {p}" for p in row.problems)
+
+
+def pinned_peers() -> str:
+    pins = json.loads(PEERS_SPEC[0].read_text())["dependencies"]
+    return ", ".join(f"{name} {version}" for name, version in pins.items())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clips", nargs="+", metavar="NAME", help="only these clips (model folder or .bvh stem)")
+    parser.add_argument("--quick", action="store_true", help=f"only {' and '.join(QUICK)}")
+    parser.add_argument("--keep", action="store_true", help="keep the exported files")
+    args = parser.parse_args()
+    devpath.ensure_bpy(__file__)
+    started = time.perf_counter()
+    global rc
+    rc = devpath.load_module("gltf_sqlerp_real_clips", ROOT / "bench" / "real_clips.py")
+    if not ASSETS.is_dir():
+        sys.exit(f"no assets at {ASSETS}: clone the project with shared/ beside it or set GLTF_SQLERP_SHARED")
+    wanted = {name.lower() for name in (args.clips or (QUICK if args.quick else ()))}
+    clips = [c for c in rc.find_clips(ASSETS) if not wanted or c.name.lower() in wanted]
+    unknown = wanted - {c.name.lower() for c in clips}
+    if unknown:
+        sys.exit(f"unknown or unanimated clips: {sorted(unknown)}")
+    peers_bin = ensure_peers_or_reason()
+    folder = Path(tempfile.mkdtemp(prefix="gltf_sqlerp_bench_real_"))
+    print(f"Blender {rc.bpy.app.version_string} (bpy module), Python {platform.python_version()}, "
+          f"{os.cpu_count()} CPUs; peers: {pinned_peers()}; {len(clips)} clips. Degrees: world rotation "
+          f"error against Blender at {rc.PER_FRAME} samples per frame.\n{HEADER}", flush=True)
+    rc.fidelity.enable_addon()
+    try:
+        for source in clips:
+            problem = attempt(lambda: run_clip(source, folder, peers_bin))
+            if problem:  # an import that fails, say: the other clips still run
+                print(f"\n{source.name}: FAILED: {problem}", flush=True)
+    finally:
+        rc.fidelity.disable_addon()
+        if args.keep:
+            print(f"files kept in {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+    print(f"total {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+def ensure_peers_or_reason() -> Path | str:
+    """The peers' bin folder, or why they cannot run (every peer row then says so)."""
+    try:
+        return ensure_peers()
+    except (OSError, RuntimeError) as error:
+        print(f"peers unavailable: {error}", flush=True)
+        return f"peers unavailable: {error}"
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
