@@ -225,15 +225,28 @@ def cubicspline_fallback(fit, check_times, written=None):
     ``written`` ("FLOAT", or "SHORT" when every row lies in [-1, 1]: tangents are per second, no
     unit quaternions), of the float32 times and rows a file stores.
     """
+    times, rows = cubicspline_rows(fit, written)
+    rows = as_stored(rows, written) if written else rows
+    return times, rows, cubicspline_error(fit, check_times, times, rows)
+
+
+def cubicspline_rows(fit, written=None):
+    """(key times, as written when ``written``; interleaved rows, unrounded) of the CUBICSPLINE
+    sampler cubicspline_fallback describes: a caller choosing the stored form from the rows
+    rounds them itself and measures them with cubicspline_error."""
     times = _stored_times(np.asarray(fit.times, dtype=np.float64), written)
     values = quat.make_continuous(np.asarray(fit.values, dtype=np.float64))
     out_tangents, in_tangents = _hermite_tangents(fit, times, values)
     a = np.concatenate([np.zeros((1, 4)), in_tangents])
     b = np.concatenate([out_tangents, np.zeros((1, 4))])
-    interleaved = np.stack([a, values, b], axis=1).reshape(-1, 4)
-    interleaved = as_stored(interleaved, written) if written else interleaved
+    return times, np.stack([a, values, b], axis=1).reshape(-1, 4)
+
+
+def cubicspline_error(fit, check_times, times, rows):
+    """The largest angle (degrees) between CUBICSPLINE ``rows`` at ``times`` (as the spec plays
+    them) and the CUBICSLERP curve ``fit`` over the check times inside them."""
     check, curve = _curve(fit, check_times, times)
-    played = Evaluator("CUBICSPLINE", times, interleaved, rotation=True)(check)
+    played = Evaluator("CUBICSPLINE", times, rows, rotation=True)(check)
     starts = np.searchsorted(check, times[:-1], side="left")
     worst = _segment_max(quat.chord2(played, curve.T), starts)  # the curve to float32
 
@@ -242,7 +255,7 @@ def cubicspline_fallback(fit, check_times, written=None):
         exact = quat.chord2(played[index], fit.evaluate(check[index]))
         return screening.group_max(exact, offsets, lengths)
     error = screening.settled_max(worst, np.zeros(len(worst), dtype=bool), recheck)
-    return times, interleaved, float(quat.chord2_to_degrees(error))
+    return float(quat.chord2_to_degrees(error))
 
 
 def _curve(fit, check_times, times):

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import quaternions as quat
-from .fallback_fit import cubicspline_fallback, linear_fallback, on_times
+from .accessors import as_stored
+from .fallback_fit import cubicspline_error, cubicspline_rows, linear_fallback, on_times
 
 # Bytes of one stored quaternion, by precision, and of one key time.
 QUATERNION_BYTES = {"FLOAT": 16, "SHORT": 8}
@@ -87,13 +88,12 @@ def _linear(fit, check_times, tolerance, precision):
 
 
 def _cubicspline(fit, check_times, precision):
-    """CUBICSPLINE at the CUBICSLERP key times: 16-bit when ``precision`` is and every tangent
-    fits in [-1, 1] (seen on the float fit; the same tangents are then measured as shorts)."""
-    times, values, error = cubicspline_fallback(fit, check_times, written="FLOAT")
-    if precision == "SHORT" and np.abs(values).max() <= 1.0:
-        times, values, error = cubicspline_fallback(fit, check_times, written="SHORT")
-        return Fallback("CUBICSPLINE", times, values, error, "SHORT")
-    return Fallback("CUBICSPLINE", times, values, error, "FLOAT")
+    """CUBICSPLINE at the CUBICSLERP key times: 16-bit when ``precision`` is and every row fits
+    in [-1, 1], else floats; measured as written."""
+    times, rows = cubicspline_rows(fit, written="FLOAT")
+    stored = "SHORT" if precision == "SHORT" and np.abs(rows).max() <= 1.0 else "FLOAT"
+    rows = as_stored(rows, stored)
+    return Fallback("CUBICSPLINE", times, rows, cubicspline_error(fit, check_times, times, rows), stored)
 
 
 def _first_key(fit):

@@ -22,7 +22,7 @@ import numpy as np
 from . import quaternions as quat
 from .accessors import as_stored
 from .interpolation import Evaluator, nearest_index
-from .screening import group_max
+from .screening import group_argmax, group_max, ranges
 
 
 @dataclass(frozen=True)
@@ -88,28 +88,16 @@ def _written(t, q, keys, written):
 def _errors(t, q, keys, times, values, segments):
     """(largest squared chord of each of the given segments over its check times, keys included;
     per segment, the check index of its largest error strictly between its keys, or -1)."""
-    starts = keys[:-1]
-    ends = keys[1:] + 1  # the end key's check time too: its rounding counts
-    index, offsets = _runs(starts[segments], ends[segments])
-    lengths = ends[segments] - starts[segments]
+    starts = keys[:-1][segments]
+    ends = keys[1:][segments] + 1  # the end key's check time too: its rounding counts
+    index, offsets = ranges(starts, ends)
+    lengths = ends - starts
     played = Evaluator("LINEAR", times, quat.normalize(values), rotation=True)(t[index])
     chord2 = quat.chord2(played, q[index])
-    worst = group_max(chord2, offsets, lengths)
-    inner = np.where((index > np.repeat(starts[segments], lengths))
-                     & (index < np.repeat(keys[1:][segments], lengths)), chord2, -1.0)
-    group = np.repeat(np.arange(len(segments)), lengths)
-    order = np.lexsort((-inner, group))
-    first = order[offsets]
-    at = np.where(inner[first] >= 0.0, index[first], -1)
-    return worst, at
-
-
-def _runs(begins, ends):
-    """(concatenated check indices of the ranges [begins, ends), where each range starts)."""
-    lengths = ends - begins
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.intp)
-    index = np.arange(lengths.sum()) - np.repeat(offsets - begins, lengths)
-    return index.astype(np.intp), offsets
+    inside = (index > np.repeat(starts, lengths)) & (index < np.repeat(ends - 1, lengths))
+    first = group_argmax(np.where(inside, chord2, -1.0), offsets, lengths)
+    at = np.where(inside[first], index[first], -1)
+    return group_max(chord2, offsets, lengths), at
 
 
 def _split(keys, worst, at, over):

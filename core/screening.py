@@ -141,6 +141,14 @@ def ranges(starts, ends):
     return np.arange(lengths.sum()) + shift, offsets
 
 
+def group_argmax(x, offsets, lengths):
+    """Position in x of the maximum of each non-empty group x[offsets[i]:offsets[i] + lengths[i]]
+    (the first, where several are equal)."""
+    index, starts = ranges(offsets, offsets + lengths)
+    order = np.lexsort((-x[index], np.repeat(np.arange(len(offsets)), lengths)))
+    return index[order[starts]]
+
+
 def group_max(x, offsets, lengths):
     """Maximum of each group x[offsets[i]:offsets[i] + lengths[i]] (0 for an empty one)."""
     if not len(x):

@@ -289,7 +289,7 @@ class _Check:
                 index, chord2, offsets, lengths = self._played_exactly(curve, near)
                 over = self.worst[near] > self.limit
                 if locate and over.any():
-                    at[near[over]] = index[_argmax(chord2, offsets[over], lengths[over])]
+                    at[near[over]] = index[screening.group_argmax(chord2, offsets[over], lengths[over])]
         return self.worst > self.limit, at
 
     def _starts(self, curve):
@@ -317,10 +317,3 @@ class _Check:
             self._played_exactly(curve, segments)
             return self.worst[segments]
         return float(quat.chord2_to_degrees(screening.settled_max(self.worst, self.exact, recheck)))
-
-
-def _argmax(x, offsets, lengths):
-    """Position in x of the maximum of each non-empty group (only the few failing segments')."""
-    index, starts = screening.ranges(offsets, offsets + lengths)
-    order = np.lexsort((-x[index], np.repeat(np.arange(len(offsets)), lengths)))
-    return index[order[starts]]
