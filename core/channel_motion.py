@@ -6,7 +6,7 @@ nothing here touches Blender, so a ChannelTask can be fitted in a thread or, pic
 process (core.fit_processes): its F-curves travel as keys and are set up again on arrival.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -89,17 +89,22 @@ def disagreement(worst_deg):
 class ChannelTask:
     """A channel's fit: its target between frames ``start`` and ``end``, the CUBICSLERP keys
     it was imported with (``stored``: (times, rows), or None) and Blender's own samples of it in
-    glTF space (``samples``: (frames, (n, 4) values), or None), which the target must play."""
+    glTF space (``samples``: (frames, (n, 4) values), or None), which the target must play.
+    ``share`` and ``fallback_share``: the fractions of the options' tolerances this channel may
+    use, so that errors added up along a chain of bones stay within them (core.world_error)."""
     target: ChannelTarget
     start: float
     end: float
     stored: tuple = None
     samples: tuple = None
+    share: float = 1.0
+    fallback_share: float = 1.0
 
     def fit(self, options):
         """core.rotation_export.ChannelKeys for ExportOptions ``options``: keys at the animator's
         keys in the range (and its ends), checked at SAMPLES_PER_FRAME per frame; or, when the
         samples are more than AGREEMENT_DEG off the target, ChannelKeys that only say so."""
+        options = self.shared(options)
         target = self.target
         key_frames, check_frames = self.frames()
         expected = target.at_frames(check_frames)
@@ -111,6 +116,13 @@ class ChannelTask:
         frame_times = as_stored((self.sample_frames() - target.slide) / target.rate, "FLOAT")
         return export_keys(target, key_times, check_times, expected, options, self.stored,
                            dense=is_dense(key_frames), frame_times=frame_times)
+
+    def shared(self, options):
+        """``options`` with this channel's shares of their tolerances."""
+        if self.share == 1.0 and self.fallback_share == 1.0:
+            return options
+        return replace(options, tolerance_deg=options.tolerance_deg * self.share,
+                       fallback_tolerance_deg=options.fallback_tolerance_deg * self.fallback_share)
 
     def sample_frames(self):
         """The frames of the bundled exporter's per-frame keys: its samples' where the task has
@@ -148,12 +160,13 @@ class ChannelTask:
         return disagreement(worst) if worst > AGREEMENT_DEG else ""
 
     def fits_like(self, other):
-        """Whether ``other`` is fitted to the same keys: the same motion (object), map, range and
-        stored keys; the samples aside (``refusal`` checks them apart)."""
+        """Whether ``other`` is fitted to the same keys: the same motion (object), map, range,
+        stored keys and shares; the samples aside (``refusal`` checks them apart)."""
         mine, theirs = self.target, other.target
         return (mine.motion is theirs.motion and np.array_equal(mine.a, theirs.a)
                 and np.array_equal(mine.b, theirs.b) and (mine.slide, mine.rate) == (theirs.slide, theirs.rate)
-                and (self.start, self.end) == (other.start, other.end) and _same(self.stored, other.stored))
+                and (self.start, self.end) == (other.start, other.end) and _same(self.stored, other.stored)
+                and (self.share, self.fallback_share) == (other.share, other.fallback_share))
 
     def check_count(self):
         """About how many check times the fit evaluates, as a float (its cost grows with them)."""

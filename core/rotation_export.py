@@ -13,7 +13,7 @@ writes fewer bytes within the tolerance: CUBICSLERP keys with their fallback, or
 needs no extension). Real clips' corners make the LINEAR form the smaller one at fine tolerances.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -32,6 +32,10 @@ from .sqlerp_fit import CubicSlerpFit, fit_cubicslerp
 # components move a rotation by up to 2 asin(2 x 0.5 / 32767) = 0.0035 degrees.
 FIT_MARGIN = 0.9
 QUANTIZATION_DEG = {"FLOAT": 0.0, "SHORT": 0.0035}
+# 16-bit values pay off while the tolerance leaves the fit this many times their rounding: below,
+# the keys a 16-bit fit needs to aim under the rounding outnumber the bytes it saves (a cubic
+# curve's keys grow as aim^-1/4 and 16-bit halves 48 of a key's 52 bytes: break-even near 1.1x).
+SHORT_HEADROOM = 1.2
 # A channel whose CUBICSLERP curve needs at most this many keys may be still, or nearly a slerp
 # between its ends: LINEAR keys alone (no extension) are then tried, and written when smaller.
 FEW_KEYS = 4
@@ -97,6 +101,7 @@ def export_keys(target, key_times, check_times, expected, options, stored=None, 
     kept when they still play the motion. ``dense``: the keys are samples of a motion (only the
     first and last are kept; the form that writes fewer bytes is chosen). ``frame_times``: the
     times of the bundled exporter's per-frame keys, which a LINEAR fallback never outnumbers."""
+    options = _precise_enough(options)
     kept = _kept(stored, check_times, expected, options.tolerance_deg)
     if kept is not None:
         return _with_fallback(ChannelKeys(kept, "KEPT"), check_times, options, frame_times)
@@ -108,6 +113,15 @@ def export_keys(target, key_times, check_times, expected, options, stored=None, 
         few = _few_linear_keys(check_times, expected, options, keys.written_bytes)
         keys = few if few is not None else keys
     return keys
+
+
+def _precise_enough(options):
+    """``options`` with float values when 16-bit rounding would take most of the tolerance (a
+    channel deep in a chain gets a small share of it: core.world_error)."""
+    room = options.tolerance_deg * FIT_MARGIN
+    if room < SHORT_HEADROOM * QUANTIZATION_DEG[options.precision]:
+        return replace(options, precision="FLOAT")
+    return options
 
 
 def _few_linear_keys(check_times, expected, options, budget_bytes):

@@ -78,7 +78,7 @@ class Scene:
         errors = [f for f in findings if f.severity == ERROR]
         if errors:
             raise GltfError.from_findings(errors)
-        self.depth_levels = _depth_levels(self.parents)
+        self.depth_levels = depth_levels(self.parents)
         self.order = (np.concatenate(self.depth_levels) if self.depth_levels
                       else np.zeros(0, dtype=np.intp))
 
@@ -352,7 +352,7 @@ def _transform_points(matrix, points):
     return points @ matrix[:3, :3].T + matrix[:3, 3]
 
 
-def _depth_levels(parents):
+def depth_levels(parents):
     """Index arrays of the nodes at depth 0, 1, 2, ... (roots first); the hierarchy is a forest."""
     level, levels = np.flatnonzero(parents == -1), []
     while level.size:

@@ -93,9 +93,11 @@ def summary(outcome):
     else:
         cubic = [c for c in fitted if c.form == "CUBICSLERP"]
         linear = [c for c in fitted if c.form == "LINEAR"]
-        worst = max(c.max_error_deg for c in fitted)
-        text = (f"EXT_animation_sqlerp: {len(fitted)} rotation channels (max {worst:.4f} deg from "
-                f"Blender): {len(cubic)} CUBICSLERP, {sum(c.keys for c in cubic)} keys, fallback "
+        world = f"world max {outcome.world_error_deg:.4f} deg"
+        if outcome.fallback_world_error_deg is not None:
+            world += f", fallback {outcome.fallback_world_error_deg:.4f} deg"
+        text = (f"EXT_animation_sqlerp: {len(fitted)} rotation channels ({world} from Blender): "
+                f"{len(cubic)} CUBICSLERP, {sum(c.keys for c in cubic)} keys, fallback "
                 f"{sum(c.fallback_keys for c in cubic)} keys")
         if linear:
             text += (f"; {len(linear)} as LINEAR keys alone, smaller ("

@@ -28,6 +28,10 @@ class ChannelOutcome:
 class Outcome:
     channels: list = field(default_factory=list)
     error: str = ""
+    # Largest angles between the world rotations of every node the file plays (the extension, the
+    # fallback: None when it is not meant to play) and Blender's, at 8 samples per frame.
+    world_error_deg: float = 0.0
+    fallback_world_error_deg: float = None
 
     @property
     def fitted(self):

@@ -29,6 +29,8 @@ from .export_headstart import frame_range, rest_correction, unique_actions
 from .export_motion import rotation_motion
 from .export_outcome import ChannelOutcome, Outcome
 from .export_stored import stored_keys
+from .export_chains import initial_shares
+from .export_world import AnimationWorld, hold
 
 # Samples of the bundled exporter's that pick the action and measure the map here; the fit checks
 # all of them against the dense check's values (core.channel_motion.ChannelTask.samples), where
@@ -50,16 +52,22 @@ def rewrite(animations, export_settings, options):
         for animation in animations:
             for sampler in animation.samplers:
                 inputs.setdefault(id(sampler.input), (sampler.input, gltf.read(sampler.input)))
-            for channel in list(animation.channels):
-                if channel.target.path == "rotation" and channel.target.node is not None:
-                    result, job = _channel(animation, channel, nodes, export_settings, timing, fits)
-                    outcome.channels.append(result)
-                    if job is not None:
-                        jobs.append(job)
-                        fits.add(job.task, job.key)
+            rotations = [channel for channel in animation.channels
+                         if channel.target.path == "rotation" and channel.target.node is not None]
+            shares = initial_shares({key for key in (_key(c, nodes) for c in rotations) if key})
+            for channel in rotations:
+                result, job = _channel(animation, channel, nodes, export_settings, timing, fits, shares)
+                outcome.channels.append(result)
+                if job is not None:
+                    jobs.append(job)
+                    fits.add(job.task, job.key)
         fitted = fits.results()
+        early = set(fits.early)
+    worlds = _worlds(animations, jobs, export_settings["vtree"].nodes, timing, options)
+    refitted, outcome.world_error_deg, outcome.fallback_world_error_deg = hold(
+        worlds, jobs, fitted, options, lambda tasks: _refit(tasks, options))
     for position, (job, keys) in enumerate(zip(jobs, fitted)):
-        job.result.head_start = position in fits.early
+        job.result.head_start = position in early and position not in refitted
         bundled = inputs[id(job.animation.samplers[job.channel.sampler].input)][1]
         job.write(keys, options, timing.written(bundled))
     for accessor, times in inputs.values():
@@ -86,8 +94,37 @@ class _Timing:
             gltf.replace_times(accessor, bundled_times * self.bundled_rate / self.rate)
 
 
-def _channel(animation, channel, nodes, export_settings, timing, fits):
-    """(ChannelOutcome, the channel's _Job or None when it keeps the bundled sampler)."""
+def _refit(tasks, options):
+    """ChannelKeys of ``tasks`` fitted again (at the tighter shares export_world gave them)."""
+    with ChannelFits(options) as fits:
+        for task in tasks:
+            fits.add(task)
+        return fits.results()
+
+
+def _key(channel, nodes):
+    """(object name, bone name or None) of a channel's target, or None."""
+    vnode = nodes.get(id(channel.target.node), (None, None))[1]
+    if vnode is None or vnode.blender_object is None:
+        return None
+    bone = vnode.blender_bone.name if vnode.blender_type == _BONE and vnode.blender_bone else None
+    return (vnode.blender_object.name, bone)
+
+
+def _worlds(animations, jobs, vtree, timing, options):
+    """An export_world.AnimationWorld per animation with jobs."""
+    worlds = []
+    for animation in animations:
+        positions = [p for p, job in enumerate(jobs) if job.animation is animation]
+        if positions:
+            worlds.append(AnimationWorld(animation, [jobs[p] for p in positions], positions, vtree,
+                                         timing, options))
+    return worlds
+
+
+def _channel(animation, channel, nodes, export_settings, timing, fits, shares):
+    """(ChannelOutcome, the channel's _Job or None when it keeps the bundled sampler);
+    ``shares``: {(object, bone): share of the tolerances} (export_world.initial_shares)."""
     uuid, vnode = nodes.get(id(channel.target.node), (None, None))
     name = getattr(channel.target.node, "name", "?")
     result = ChannelOutcome(animation.name, name)
@@ -121,7 +158,9 @@ def _channel(animation, channel, nodes, export_settings, timing, fits):
         result.skipped = "the range is a single frame"
         return result, None
     stored = stored_keys(action, obj, bone, target)
-    return result, _Job(animation, channel, ChannelTask(target, start, end, stored, samples), result, key)
+    share = shares.get((obj.name, bone), 1.0)
+    task = ChannelTask(target, start, end, stored, samples, share, share)
+    return result, _Job(animation, channel, task, result, key)
 
 
 @dataclass

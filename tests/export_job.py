@@ -363,6 +363,39 @@ def dense(folder):
                       "frames": frames, "original": original}))
 
 
+def deep(folder):
+    """A chain of DEEP_BONES bones keyed by an animator (tools/keyed_rig.py: every 4 to 12 frames,
+    turns up to 40 degrees), where the errors of every channel add up at the leaf: exported with
+    the default settings to FOLDER/deep.glb and with the bundled exporter alone to
+    FOLDER/bundled.glb; prints the outcome and Blender's world rotation matrices of every bone
+    at 8 samples per frame."""
+    import bpy
+    fidelity = tool("tools/fidelity.py")
+    rig = tool("tools/keyed_rig.py")
+    from gltf_sqlerp.operators import export_hook
+    fidelity.enable_addon()
+    fidelity.reset_scene(24, 1.0)
+    armature, _ = rig.build(bones=DEEP_BONES, objects=0, keys=8, max_turn_deg=40.0, first_frame=0)
+    scene = bpy.context.scene
+    frames = [scene.frame_start + i / 8.0 for i in range(8 * (scene.frame_end - scene.frame_start) + 1)]
+    worlds = {bone.name: [] for bone in armature.pose.bones}
+    for frame in frames:
+        scene.frame_set(int(frame // 1), subframe=frame % 1.0)
+        for bone in armature.pose.bones:
+            worlds[bone.name].append([list(row) for row in (armature.matrix_world @ bone.matrix).to_3x3()])
+    result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / "deep.glb"))
+    outcome = export_hook.last_outcome
+    fidelity.disable_addon()
+    bpy.ops.export_scene.gltf(filepath=str(Path(folder) / "bundled.glb"))
+    print(json.dumps({"result": sorted(result), "channels": [vars(c) for c in outcome.channels],
+                      "world_error_deg": outcome.world_error_deg,
+                      "fallback_world_error_deg": outcome.fallback_world_error_deg,
+                      "frames": frames, "worlds": worlds}))
+
+
+DEEP_BONES = 24
+
+
 def _push_down(animation_data):
     action = animation_data.action
     strip = animation_data.nla_tracks.new().strips.new(action.name, 1, action)
@@ -373,7 +406,8 @@ def _push_down(animation_data):
 
 def _run(args):
     jobs = {"REEXPORT": reexport, "FAIL": failing, "DIALOG": dialog, "DRIFT": drift, "POINTER": pointer,
-            "PROCESSES": processes, "CONSTRAINED": constrained, "DENSE": dense}
+            "PROCESSES": processes, "CONSTRAINED": constrained, "DENSE": dense,
+            "DEEP": deep}
     if args[1] in jobs:
         jobs[args[1]](args[0])
     else:
