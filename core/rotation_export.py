@@ -47,6 +47,9 @@ class ExportOptions:
     fallback: str = "AUTO"  # "AUTO", "LINEAR", "CUBICSPLINE", "NONE" or "SAMPLED" (core.fallback_forms)
     fallback_tolerance_deg: float = 0.1  # the LINEAR fallback against the CUBICSLERP curve
     precision: str = "SHORT"  # CUBICSLERP output components: "FLOAT" (32-bit) or "SHORT" (normalized 16-bit)
+    # Translation, scale and weights keys within this fraction of the model's size (0: per-frame
+    # keys kept; core.property_export says how each path uses it).
+    property_tolerance: float = 1e-4
 
 
 @dataclass

@@ -95,6 +95,7 @@ class EXPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ExportHelper):
     precision: export_properties.precision_property()
     fallback: export_properties.fallback_property()
     fallback_tolerance: export_properties.fallback_tolerance_property()
+    property_tolerance: export_properties.property_tolerance_property()
     use_selection: bpy.props.BoolProperty(name="Selected Objects", default=False)
 
     def check(self, context):
@@ -104,7 +105,8 @@ class EXPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ExportHelper):
         return super().check(context)
 
     def execute(self, context):
-        options = ExportOptions(self.tolerance, self.fallback, self.fallback_tolerance, self.precision)
+        options = ExportOptions(self.tolerance, self.fallback, self.fallback_tolerance, self.precision,
+                                property_tolerance=self.property_tolerance)
         try:
             outcome, document = export(self.filepath, options, self.use_selection)
         except ExportFailed as error:

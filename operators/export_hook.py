@@ -12,7 +12,7 @@ import traceback
 
 import bpy
 
-from . import export_fitting
+from . import export_compaction, export_fitting
 from .export_outcome import ExportOptions, Outcome, bundled_rewrite
 
 _override = None      # ExportOptions of the running export_scene.gltf_sqlerp
@@ -24,7 +24,7 @@ def options_from(settings):
     if not settings.enabled:
         return None
     return ExportOptions(settings.tolerance, settings.fallback, settings.fallback_tolerance,
-                         settings.precision)
+                         settings.precision, property_tolerance=settings.property_tolerance)
 
 
 class Override:
@@ -78,6 +78,8 @@ class glTF2ExportUserExtension:
         except Exception as error:  # noqa: BLE001 - reported by the operator, never raised here
             traceback.print_exc()
             last_outcome = Outcome(error=f"{type(error).__name__}: {error}")
+        else:  # translation, scale and weights keys (never raises: a failure is the outcome's error)
+            export_compaction.compact(animations, export_settings, self.options, last_outcome)
         print(summary(last_outcome))
 
 
@@ -104,4 +106,5 @@ def summary(outcome):
                      f"{sum(c.keys for c in linear)} keys)")
     if skipped:
         text += f"; {len(skipped)} left as sampled ({skipped[0].target}: {skipped[0].skipped})"
+    text += export_compaction.summary_clause(getattr(outcome, "properties", []))
     return text

@@ -32,6 +32,10 @@ class Outcome:
     # fallback: None when it is not meant to play) and Blender's, at 8 samples per frame.
     world_error_deg: float = 0.0
     fallback_world_error_deg: float = None
+    # export_compaction.PropertyOutcome per translation, scale and weights channel (keys before
+    # and after), and the model size (glTF units) their tolerance is a fraction of.
+    properties: list = field(default_factory=list)
+    model_size: float = 0.0
 
     @property
     def fitted(self):

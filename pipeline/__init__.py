@@ -75,6 +75,9 @@ def _parser():
     export.add_argument("--tolerance", type=float, default=0.01, metavar="DEG")
     export.add_argument("--fallback-tolerance", type=float, default=0.1, metavar="DEG")
     export.add_argument("--precision", choices=("SHORT", "FLOAT"), default="SHORT")
+    export.add_argument("--property-tolerance", type=float, default=1e-4, metavar="FRACTION",
+                        help="translation, scale and morph-weight keys within this fraction of the "
+                             "model's size (default 1e-4; 0 keeps a key per frame)")
     export.add_argument("--selection", action="store_true", help="selected objects only")
 
     def conversion_options(sub):

@@ -157,11 +157,12 @@ def _export_command(args):
         else:
             assigned = []
         progress.step(output.name, "prepared")
-        options = ExportOptions(args.tolerance, args.fallback, args.fallback_tolerance, args.precision)
+        options = ExportOptions(args.tolerance, args.fallback, args.fallback_tolerance, args.precision,
+                                property_tolerance=args.property_tolerance)
         output.parent.mkdir(parents=True, exist_ok=True)
         report = {"command": "export", "blend": args.blend, "output": str(output),
                   "action": args.action, "assigned_to": assigned, "fallback": args.fallback,
-                  "tolerance_deg": args.tolerance}
+                  "tolerance_deg": args.tolerance, "property_tolerance": args.property_tolerance}
         try:
             outcome, document = export(str(output), options, args.selection)
         except ExportFailed as error:

@@ -25,3 +25,4 @@ def draw_settings(layout, settings, show_enabled=True):
     row = layout.row()
     row.active = layout.active and settings.fallback == 'LINEAR'
     row.prop(settings, "fallback_tolerance")
+    layout.prop(settings, "property_tolerance")

@@ -49,6 +49,16 @@ def fallback_tolerance_property():
         "and the CUBICSLERP curve", default=0.1, min=0.001, max=10.0, precision=3)
 
 
+def property_tolerance_property():
+    return bpy.props.FloatProperty(
+        name="Location/Scale/Shape Key Tolerance", description="How far translation, scale and "
+        "morph-weight channels may move from the per-frame samples, as a fraction of the model's size "
+        "(the diagonal of its bounding box): translations by that share of the size, scales by that "
+        "fraction of their value, weights by that much. Fewer keys are written where they stay "
+        "within it; 0 keeps a key on every frame", default=1e-4, min=0.0, max=0.1, soft_min=1e-6,
+        soft_max=0.01, precision=6, step=0.001)
+
+
 class GLTF_SQLERP_PG_export(bpy.types.PropertyGroup):
     enabled: bpy.props.BoolProperty(
         name="EXT_animation_sqlerp", default=True,
@@ -57,6 +67,7 @@ class GLTF_SQLERP_PG_export(bpy.types.PropertyGroup):
     precision: precision_property()
     fallback: fallback_property()
     fallback_tolerance: fallback_tolerance_property()
+    property_tolerance: property_tolerance_property()
 
 
 def register():

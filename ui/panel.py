@@ -79,4 +79,5 @@ def draw_export(layout, context):
     button = box.operator("export_scene.gltf_sqlerp", text="Export glTF (CUBICSLERP)", icon='EXPORT')
     button.tolerance, button.fallback = settings.tolerance, settings.fallback
     button.fallback_tolerance, button.precision = settings.fallback_tolerance, settings.precision
+    button.property_tolerance = settings.property_tolerance
     draw_settings(box.column(), settings, show_enabled=False)
