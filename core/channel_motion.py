@@ -16,7 +16,7 @@ from .accessors import as_stored
 from .deviation import BlenderCurves
 from .interpolation import nearest_index
 from .metrics import SAMPLES_PER_FRAME
-from .rotation_export import ChannelKeys, check_grid, export_keys
+from .rotation_export import ChannelKeys, check_grid, export_keys, stepped_keys
 
 # Blender's own samples of a channel (the bundled exporter's: float32 values of float32 matrices)
 # agree with the emulated motion within this, else Blender plays something else than the keys.
@@ -51,6 +51,10 @@ class RotationMotion:
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.__post_init__()
+
+    def stepped(self):
+        """Whether every key holds its value until the next (constant interpolation)."""
+        return all(np.all(np.asarray(curve.interpolation) == "CONSTANT") for curve in self.curves)
 
     def at(self, frames):
         if isinstance(self.prepared, str):
@@ -103,8 +107,9 @@ class ChannelTask:
     def fit(self, options):
         """core.rotation_export.ChannelKeys for ExportOptions ``options``: keys at the animator's
         keys in the range (and its ends), checked at SAMPLES_PER_FRAME per frame; or, when the
-        samples are more than AGREEMENT_DEG off the target, ChannelKeys that only say so."""
-        options = self.shared(options)
+        samples are more than AGREEMENT_DEG off the target, ChannelKeys that only say so.
+        A share the written form cannot reach (float32 key times on a long, fast clip) gives way
+        to twice as much, up to the whole tolerance."""
         target = self.target
         key_frames, check_frames = self.frames()
         expected = target.at_frames(check_frames)
@@ -114,15 +119,21 @@ class ChannelTask:
         key_times = as_stored((key_frames - target.slide) / target.rate, "FLOAT")  # as written
         check_times = (check_frames - target.slide) / target.rate
         frame_times = as_stored((self.sample_frames() - target.slide) / target.rate, "FLOAT")
-        return export_keys(target, key_times, check_times, expected, options, self.stored,
-                           dense=is_dense(key_frames), frame_times=frame_times)
-
-    def shared(self, options):
-        """``options`` with this channel's shares of their tolerances."""
-        if self.share == 1.0 and self.fallback_share == 1.0:
-            return options
-        return replace(options, tolerance_deg=options.tolerance_deg * self.share,
-                       fallback_tolerance_deg=options.fallback_tolerance_deg * self.fallback_share)
+        share, fallback_share = self.share, self.fallback_share
+        if target.motion.stepped():
+            keys = stepped_keys(key_times, target.at_frames(key_frames), check_times, expected,
+                                _shared(options, share, fallback_share))
+            if keys is not None:
+                return keys
+        while True:
+            try:
+                return export_keys(target, key_times, check_times, expected,
+                                   _shared(options, share, fallback_share), self.stored,
+                                   dense=is_dense(key_frames), frame_times=frame_times)
+            except ValueError:
+                if share >= 1.0 and fallback_share >= 1.0:
+                    raise
+                share, fallback_share = min(1.0, 2.0 * share), min(1.0, 2.0 * fallback_share)
 
     def sample_frames(self):
         """The frames of the bundled exporter's per-frame keys: its samples' where the task has
@@ -171,6 +182,14 @@ class ChannelTask:
     def check_count(self):
         """About how many check times the fit evaluates, as a float (its cost grows with them)."""
         return max(0.0, (self.end - self.start) * SAMPLES_PER_FRAME)
+
+
+def _shared(options, share, fallback_share):
+    """``options`` with these shares of their tolerances."""
+    if share == 1.0 and fallback_share == 1.0:
+        return options
+    return replace(options, tolerance_deg=options.tolerance_deg * share,
+                   fallback_tolerance_deg=options.fallback_tolerance_deg * fallback_share)
 
 
 def is_dense(key_frames):

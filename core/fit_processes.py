@@ -76,6 +76,7 @@ class FitProcesses:
     def __init__(self, count, options, active=None):
         self._tasks, self._done = queue.Queue(), queue.Queue()
         self._submitted, self._finished, self._withdrawn = 0, False, set()
+        self._results = {}  # index -> ChannelKeys (None: withdrawn), as they arrive
         self._workers = start_workers(count)
         self._options, self._feeders = options, []
         self.activate(active)
@@ -106,20 +107,24 @@ class FitProcesses:
     def results(self, progress=None):
         """The ChannelKeys of every submitted task, in order of submission, once all are fitted;
         ``progress(done)`` after each. Raises the first failure to arrive: a fit's ValueError, or
-        WorkerError."""
+        WorkerError. The workers go on taking tasks (``submit`` and ``collect`` more)."""
         self.activate()
-        for _ in self._feeders:
-            self._tasks.put(None)  # nothing more to fit
-        results = [None] * self._submitted
-        for done in range(1, self._submitted + 1):
+        return self.collect(range(self._submitted), progress)
+
+    def collect(self, indices, progress=None):
+        """The ChannelKeys of the tasks at ``indices``, once those are fitted (as ``results``)."""
+        indices = list(indices)
+        missing = set(indices) - self._results.keys()
+        while missing:
             index, result, error = self._done.get()
             if error is not None and not (isinstance(error, ValueError) and index in self._withdrawn):
                 raise error
-            results[index] = None if index in self._withdrawn else result
+            self._results[index] = None if index in self._withdrawn else result
+            missing.discard(index)
             if progress is not None:
-                progress(done)
-        self._finished = True
-        return results
+                progress(len(indices) - len(missing))
+        self._finished = len(self._results) == self._submitted
+        return [self._results[index] for index in indices]
 
     def close(self):
         """Stop the workers: they exit once their input closes, or are killed when the results

@@ -50,6 +50,8 @@ class ExportOptions:
     # Translation, scale and weights keys within this fraction of the model's size (0: per-frame
     # keys kept; core.property_export says how each path uses it).
     property_tolerance: float = 1e-4
+    # The tolerances hold for world rotations (operators/export_world); False: per channel.
+    world_space: bool = True
 
 
 @dataclass
@@ -65,6 +67,12 @@ class ChannelKeys:
     linear: LinearKeys = None  # the LINEAR keys that replace the channel's sampler (fit None)
     dense: bool = False       # the channel's keys were samples of a motion (key times chosen freely)
     frame_keys: bool = False  # ``linear`` is at the bundled per-frame times (their input is shared)
+    step: bool = False        # ``linear`` holds STEP keys: the motion jumps at its keys (constant F-curves)
+
+    @property
+    def interpolation(self):
+        """The interpolation of the core sampler that ``linear`` writes."""
+        return "STEP" if self.step else "LINEAR"
 
     @property
     def written_bytes(self):
@@ -116,6 +124,25 @@ def export_keys(target, key_times, check_times, expected, options, stored=None, 
         few = _few_linear_keys(check_times, expected, options, keys.written_bytes)
         keys = few if few is not None else keys
     return keys
+
+
+def stepped_keys(key_times, values, check_times, expected, options):
+    """ChannelKeys of STEP keys alone (``values`` (n, 4) at the float32 ``key_times``) for a
+    motion that holds each key's rotation until the next (Blender's constant interpolation), or
+    None when they miss ``expected`` at the check times by more than the tolerance. A smooth
+    curve cannot jump: fitted to a step, CUBICSLERP needs keys at every check time around it."""
+    options = _precise_enough(options)
+    values = quat.make_continuous(np.asarray(values, dtype=np.float64))
+    stored = as_stored(values, options.precision)
+    keep = np.ones(len(key_times), dtype=bool)
+    keep[1:] = np.any(stored[1:] != stored[:-1], axis=1)  # a key that changes nothing
+    times, stored = np.asarray(key_times)[keep], stored[keep]
+    # Checked at float32 times as a viewer reads them: a jump lands on its key time exactly.
+    played = evaluate("STEP", times, quat.normalize(stored), as_stored(check_times, "FLOAT"))
+    error = quat.max_angle_deg(played, expected)
+    if error > options.tolerance_deg * FIT_MARGIN:
+        return None
+    return ChannelKeys(None, options.precision, linear=LinearKeys(times, stored, error), step=True)
 
 
 def _precise_enough(options):

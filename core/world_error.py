@@ -5,11 +5,11 @@ its error to the node's world rotation, so tolerances held per channel are not h
 common times and measures the angle between the two world rotations (bi-invariant: the constant
 rotations in between enter both products alike). ``tightened_shares`` turns the measured errors
 into smaller per-node tolerances for the channels above the nodes that miss: the exporter refits
-those and measures again (operators/export_world). Its last resort, ``chain_shares``, is the
-import's split (core.import_plan.rotation_budgets): each animated rotation gets tolerance / n, n
-the most animated rotations on one chain through it, so their errors add up to at most the
-tolerance on every chain whatever they are. It is the costly bound (finer keys, floats instead of
-16-bit values on long chains); errors measured in practice add up to far less, hence the rounds.
+those and measures again (operators/export_world). Their floor, ``chain_shares``, is the import's
+split (core.import_plan.rotation_budgets): each animated rotation gets tolerance / n, n the most
+animated rotations on one chain through it, so their errors add up to at most the tolerance on
+every chain whatever they are. Errors measured in practice add up to far less (about as a random
+walk), so the export starts coarser and tightens only what misses.
 """
 
 import numpy as np
@@ -62,13 +62,3 @@ def tightened_shares(parents: np.ndarray, shares: np.ndarray, errors: np.ndarray
     for level in reversed(depth_levels(parents)[1:]):  # deepest first: a node's factor goes up
         np.minimum.at(factor, parents[level], factor[level])
     return np.maximum(shares * factor, np.minimum(floor, shares))
-
-
-def above(parents: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-    """(N,) bool: ``nodes`` (a bool mask) and every node above one of them."""
-    parents = np.asarray(parents, dtype=np.intp)
-    marked = np.asarray(nodes, dtype=bool).copy()
-    for level in reversed(depth_levels(parents)[1:]):
-        up = parents[level][marked[level]]
-        marked[up] = True
-    return marked

@@ -161,6 +161,23 @@ class ChannelFits:
         finally:
             window_manager.progress_end()
 
+    def again(self, tasks):
+        """ChannelKeys of ``tasks`` fitted anew (export_world's tighter shares): in this export's
+        worker processes while it has them, else in threads."""
+        window_manager = bpy.context.window_manager
+        window_manager.progress_begin(0, max(len(tasks), 1))
+        try:
+            if self.pool:
+                try:
+                    return self.pool.collect([self.pool.submit(task) for task in tasks],
+                                             window_manager.progress_update)
+                except WorkerError as error:
+                    _warn(f"{error}; fitting in Blender's process instead")
+                    self._close()
+            return _in_threads(tasks, self.options, window_manager.progress_update)
+        finally:
+            window_manager.progress_end()
+
     def _pooled(self, progress):
         if self.head:  # predicted channels the export does not have
             self.pool.withdraw({index for index, _ in self.head.tasks.values()} - self.taken)

@@ -96,6 +96,7 @@ class EXPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ExportHelper):
     fallback: export_properties.fallback_property()
     fallback_tolerance: export_properties.fallback_tolerance_property()
     property_tolerance: export_properties.property_tolerance_property()
+    world_space: export_properties.world_space_property()
     use_selection: bpy.props.BoolProperty(name="Selected Objects", default=False)
 
     def check(self, context):
@@ -106,7 +107,7 @@ class EXPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ExportHelper):
 
     def execute(self, context):
         options = ExportOptions(self.tolerance, self.fallback, self.fallback_tolerance, self.precision,
-                                property_tolerance=self.property_tolerance)
+                                property_tolerance=self.property_tolerance, world_space=self.world_space)
         try:
             outcome, document = export(self.filepath, options, self.use_selection)
         except ExportFailed as error:

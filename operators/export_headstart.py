@@ -21,7 +21,6 @@ from ..core.channel_motion import ChannelTarget, ChannelTask
 from ..core.rotation_modes import DATA_PATHS
 from .export_motion import action_curves, rotation_motion
 from .export_stored import stored_keys
-from .export_chains import initial_shares
 
 # -90 degrees about X, (x, y, z, w): Blender's Z-up to glTF's Y-up.
 Y_UP = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])
@@ -30,8 +29,7 @@ _IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 
 def predicted_tasks(scene, rate):
     """((object name, bone name or None, action name), ChannelTask without samples) for every
-    rotation channel the scene's objects play, at ``rate`` frames per second; the channels of an
-    action's name take their shares of the tolerances together (the exporter's animations)."""
+    rotation channel the scene's objects play, at ``rate`` frames per second."""
     tasks = []
     for obj in scene.objects:
         for action in played_actions(obj):
@@ -41,11 +39,6 @@ def predicted_tasks(scene, rate):
                 task = _predicted_task(obj, bone, action, rate)
                 if task is not None:
                     tasks.append(((obj.name, bone, action.name), task))
-    for name in {key[2] for key, _ in tasks}:
-        shares = initial_shares({key[:2] for key, _ in tasks if key[2] == name})
-        for key, task in tasks:
-            if key[2] == name:
-                task.share = task.fallback_share = shares[key[:2]]
     return tasks
 
 

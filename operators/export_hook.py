@@ -24,7 +24,8 @@ def options_from(settings):
     if not settings.enabled:
         return None
     return ExportOptions(settings.tolerance, settings.fallback, settings.fallback_tolerance,
-                         settings.precision, property_tolerance=settings.property_tolerance)
+                         settings.precision, property_tolerance=settings.property_tolerance,
+                         world_space=settings.world_space)
 
 
 class Override:
@@ -95,7 +96,9 @@ def summary(outcome):
     else:
         cubic = [c for c in fitted if c.form == "CUBICSLERP"]
         linear = [c for c in fitted if c.form == "LINEAR"]
-        world = f"world max {outcome.world_error_deg:.4f} deg"
+        stepped = [c for c in fitted if c.form == "STEP"]
+        world = (f"world max {outcome.world_error_deg:.4f} deg" if outcome.world_error_deg is not None
+                 else f"max {max(c.max_error_deg for c in fitted):.4f} deg per channel")
         if outcome.fallback_world_error_deg is not None:
             world += f", fallback {outcome.fallback_world_error_deg:.4f} deg"
         text = (f"EXT_animation_sqlerp: {len(fitted)} rotation channels ({world} from Blender): "
@@ -104,6 +107,8 @@ def summary(outcome):
         if linear:
             text += (f"; {len(linear)} as LINEAR keys alone, smaller ("
                      f"{sum(c.keys for c in linear)} keys)")
+        if stepped:
+            text += f"; {len(stepped)} as STEP keys alone ({sum(c.keys for c in stepped)} keys)"
     if skipped:
         text += f"; {len(skipped)} left as sampled ({skipped[0].target}: {skipped[0].skipped})"
     text += export_compaction.summary_clause(getattr(outcome, "properties", []))

@@ -20,8 +20,9 @@ class ChannelOutcome:
     skipped: str = ""
     kept: bool = False  # the keys and tangents stored at import, unchanged
     head_start: bool = False  # fitted while the bundled exporter gathered (export_fitting.HeadStart)
+    refitted: bool = False  # fitted again finer: its errors added up along a chain (export_world)
     dense: bool = False  # keys a frame or two apart: samples of a motion, key times chosen freely
-    form: str = "CUBICSLERP"  # or "LINEAR": a dense channel's LINEAR keys alone were smaller
+    form: str = "CUBICSLERP"  # "LINEAR": a dense channel's LINEAR keys alone were smaller; "STEP": jumps
 
 
 @dataclass
@@ -29,7 +30,8 @@ class Outcome:
     channels: list = field(default_factory=list)
     error: str = ""
     # Largest angles between the world rotations of every node the file plays (the extension, the
-    # fallback: None when it is not meant to play) and Blender's, at 8 samples per frame.
+    # fallback: None when it is not meant to play) and Blender's, at 8 samples per frame; None
+    # when not measured (ExportOptions.world_space off).
     world_error_deg: float = 0.0
     fallback_world_error_deg: float = None
     # export_compaction.PropertyOutcome per translation, scale and weights channel (keys before

@@ -29,7 +29,6 @@ from .export_headstart import frame_range, rest_correction, unique_actions
 from .export_motion import rotation_motion
 from .export_outcome import ChannelOutcome, Outcome
 from .export_stored import stored_keys
-from .export_chains import initial_shares
 from .export_world import AnimationWorld, hold
 
 # Samples of the bundled exporter's that pick the action and measure the map here; the fit checks
@@ -52,24 +51,27 @@ def rewrite(animations, export_settings, options):
         for animation in animations:
             for sampler in animation.samplers:
                 inputs.setdefault(id(sampler.input), (sampler.input, gltf.read(sampler.input)))
-            rotations = [channel for channel in animation.channels
-                         if channel.target.path == "rotation" and channel.target.node is not None]
-            shares = initial_shares({key for key in (_key(c, nodes) for c in rotations) if key})
-            for channel in rotations:
-                result, job = _channel(animation, channel, nodes, export_settings, timing, fits, shares)
+            for channel in list(animation.channels):
+                if channel.target.path != "rotation" or channel.target.node is None:
+                    continue
+                result, job = _channel(animation, channel, nodes, export_settings, timing, fits)
                 outcome.channels.append(result)
                 if job is not None:
                     jobs.append(job)
                     fits.add(job.task, job.key)
         fitted = fits.results()
-        early = set(fits.early)
-    worlds = _worlds(animations, jobs, export_settings["vtree"].nodes, timing, options)
-    refitted, outcome.world_error_deg, outcome.fallback_world_error_deg = hold(
-        worlds, jobs, fitted, options, lambda tasks: _refit(tasks, options))
+        worlds = _worlds(animations, jobs, export_settings["vtree"].nodes, timing, options)
+        refitted, outcome.world_error_deg, outcome.fallback_world_error_deg = hold(
+            worlds, jobs, fitted, options, fits.again)
+    early = set(fits.early)
+    shared = {}  # id(animation) -> _Inputs: equal key times share one accessor per animation
     for position, (job, keys) in enumerate(zip(jobs, fitted)):
         job.result.head_start = position in early and position not in refitted
-        bundled = inputs[id(job.animation.samplers[job.channel.sampler].input)][1]
-        job.write(keys, options, timing.written(bundled))
+        job.result.refitted = position in refitted
+        bundled_input = job.animation.samplers[job.channel.sampler].input
+        known = shared.setdefault(id(job.animation), _Inputs())
+        known.add(bundled_input, timing.written(inputs[id(bundled_input)][1]))
+        job.write(keys, options, known)
     for accessor, times in inputs.values():
         timing.fix(accessor, times)
     return outcome
@@ -94,23 +96,6 @@ class _Timing:
             gltf.replace_times(accessor, bundled_times * self.bundled_rate / self.rate)
 
 
-def _refit(tasks, options):
-    """ChannelKeys of ``tasks`` fitted again (at the tighter shares export_world gave them)."""
-    with ChannelFits(options) as fits:
-        for task in tasks:
-            fits.add(task)
-        return fits.results()
-
-
-def _key(channel, nodes):
-    """(object name, bone name or None) of a channel's target, or None."""
-    vnode = nodes.get(id(channel.target.node), (None, None))[1]
-    if vnode is None or vnode.blender_object is None:
-        return None
-    bone = vnode.blender_bone.name if vnode.blender_type == _BONE and vnode.blender_bone else None
-    return (vnode.blender_object.name, bone)
-
-
 def _worlds(animations, jobs, vtree, timing, options):
     """An export_world.AnimationWorld per animation with jobs."""
     worlds = []
@@ -122,9 +107,8 @@ def _worlds(animations, jobs, vtree, timing, options):
     return worlds
 
 
-def _channel(animation, channel, nodes, export_settings, timing, fits, shares):
-    """(ChannelOutcome, the channel's _Job or None when it keeps the bundled sampler);
-    ``shares``: {(object, bone): share of the tolerances} (export_world.initial_shares)."""
+def _channel(animation, channel, nodes, export_settings, timing, fits):
+    """(ChannelOutcome, the channel's _Job or None when it keeps the bundled sampler)."""
     uuid, vnode = nodes.get(id(channel.target.node), (None, None))
     name = getattr(channel.target.node, "name", "?")
     result = ChannelOutcome(animation.name, name)
@@ -158,8 +142,7 @@ def _channel(animation, channel, nodes, export_settings, timing, fits, shares):
         result.skipped = "the range is a single frame"
         return result, None
     stored = stored_keys(action, obj, bone, target)
-    share = shares.get((obj.name, bone), 1.0)
-    task = ChannelTask(target, start, end, stored, samples, share, share)
+    task = ChannelTask(target, start, end, stored, samples)
     return result, _Job(animation, channel, task, result, key)
 
 
@@ -172,18 +155,16 @@ class _Job:
     result: ChannelOutcome
     key: tuple  # (object, bone, action) names: the head start's key
 
-    def write(self, keys, options, bundled_times=None):
+    def write(self, keys, options, inputs):
         """The CUBICSLERP sampler, the extension on the channel, the fallback in its sampler; or,
-        for a dense channel whose LINEAR keys alone are smaller, those keys in its sampler and no
-        extension. ``bundled_times``: the times of the bundled sampler's input as they will be
-        written; a fallback with the same times shares that accessor (as the bundled exporter's
-        channels share it), one with the CUBICSLERP key times shares the CUBICSLERP input."""
+        for a dense channel whose LINEAR (or STEP) keys alone are smaller, those keys in its
+        sampler and no extension. ``inputs``: the animation's _Inputs, the bundled sampler's among
+        them: samplers with the same key times share one input accessor."""
         animation, channel, result, fit = self.animation, self.channel, self.result, keys.fit
         if keys.skipped:  # Blender's samples showed another motion: the bundled sampler stays
             result.skipped = keys.skipped
             return
         result.dense = keys.dense
-        inputs = _Inputs(animation.samplers[channel.sampler].input, bundled_times)
         if keys.linear is not None:
             self._write_linear(keys, inputs)
             return
@@ -207,18 +188,23 @@ class _Job:
         linear, result = keys.linear, self.result
         output = gltf.accessor(linear.values, short=keys.precision == "SHORT")
         self.animation.samplers[self.channel.sampler] = gltf.sampler(inputs.get(linear.times), output,
-                                                                     "LINEAR")
-        result.form = "LINEAR"
+                                                                     keys.interpolation)
+        result.form = keys.interpolation
         result.keys = result.fallback_keys = len(linear.times)
         result.max_error_deg = result.fallback_error_deg = linear.max_error_deg
 
 
 class _Inputs:
-    """Input accessors of one channel's samplers: the bundled sampler's (whose times are
-    ``bundled``) or an earlier one of the channel's own where the times are the same, else new."""
+    """Input accessors of one animation's samplers: a bundled one (``add``) or one made earlier
+    where the times are the same, else a new one."""
 
-    def __init__(self, bundled_input, bundled):
-        self.known = [] if bundled is None else [(np.asarray(bundled, dtype=np.float32), bundled_input)]
+    def __init__(self):
+        self.known = []
+
+    def add(self, accessor, times):
+        """Offer the bundled input ``accessor`` whose times will be written as ``times``."""
+        if not any(known is accessor for _, known in self.known):
+            self.known.append((np.asarray(times, dtype=np.float32), accessor))
 
     def get(self, times):
         stored = np.asarray(times, dtype=np.float32)

@@ -1,14 +1,14 @@
 """World-space tolerances for the export's rotation channels (issue: errors add up along chains).
 
 A bone's world rotation carries the error of every animated rotation above it, so a tolerance held
-per channel is not held per bone. The export fits each channel at a share of the tolerance
-(export_chains.initial_shares: 1 / sqrt(n), n the most animated rotations on one chain through
-it, from Blender's hierarchy, so the head start predicts the same tasks), then measures: every glTF node
+per channel is not held per bone. The export fits each channel at the whole tolerances first
+(16-bit values stay usable, and errors of independent fits add up far less than their sum: on
+real clips the world error is 1 to 2 times a channel's), then measures: every glTF node
 above the channels is composed from its local rotations (exact, as written, as its fallback plays)
 at SAMPLES_PER_FRAME per frame (core.world_error), and the channels above a node that misses are
-refitted at tighter shares. After MEASURED_ROUNDS such rounds, the channels above any node that
-still misses take the import's split (tolerance / n each), which holds it on every chain whatever
-the errors are; the export reports the measured world maxima.
+refitted at tighter shares, for MEASURED_ROUNDS rounds at most; the export reports the world
+maxima measured last. A share never goes below the import's split (tolerance / n, which holds the
+tolerance on every chain whatever the errors are) nor below MIN_CHANNEL_DEG of the channel's own.
 """
 
 import numpy as np
@@ -17,10 +17,14 @@ from ..core import quaternions as quat
 from ..core.accessors import as_stored
 from ..core.interpolation import Evaluator
 from ..core.metrics import SAMPLES_PER_FRAME
-from ..core.world_error import above, chain_shares, compose, tightened_shares, world_errors
+from ..core.world_error import chain_shares, compose, tightened_shares, world_errors
 from . import export_accessors as gltf
 
 MEASURED_ROUNDS = 2
+# No channel is fitted finer than this: below it float32 key times (a 300-second clip turning 4
+# degrees a frame, measured) and Blender's own float32 evaluation take the error, and the keys a
+# fit needs explode (100 chained bones x 1,000 keys at the split 1/100: 4.9 million keys).
+MIN_CHANNEL_DEG = 0.001
 CHUNK = 4096  # grid samples composed at once: N nodes x CHUNK x 4 floats per array
 CACHED_ROTATIONS = 4_000_000  # exact world rotations kept between rounds (128 MB at most)
 _IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
@@ -40,7 +44,10 @@ class AnimationWorld:
         self.of_job = np.array([self.index[id(job.channel.target.node)] for job in jobs], dtype=np.intp)
         self.animated = np.zeros(len(self.nodes), dtype=bool)
         self.animated[self.of_job] = True
-        self.floor = chain_shares(self.parents, self.animated)
+        self.floor = np.maximum(chain_shares(self.parents, self.animated),
+                                MIN_CHANNEL_DEG / options.tolerance_deg)
+        self.fallback_floor = np.maximum(chain_shares(self.parents, self.animated),
+                                         MIN_CHANNEL_DEG / options.fallback_tolerance_deg)
         self.sampled = _sampled_rotations(animation, timing)  # id(node) -> Evaluator (bundled)
         rate = timing.rate
         starts = [(job.task.start - job.task.target.slide) / rate for job in jobs]
@@ -124,22 +131,18 @@ class AnimationWorld:
             return sampler(seconds)
         return np.broadcast_to(np.asarray(node.rotation or _IDENTITY, dtype=np.float64), (len(seconds), 4))
 
-    def shares(self, errors, shares, tolerance, certain=False):
+    def shares(self, errors, shares, tolerance, fallback=False):
         """New per-job shares of ``tolerance`` from the measured world ``errors`` per node."""
         node_shares = np.ones(len(self.nodes))
         node_shares[self.of_job] = shares
-        if certain:
-            missed = above(self.parents, errors > tolerance)
-            new = np.where(missed, np.minimum(self.floor, node_shares), node_shares)
-        else:
-            new = tightened_shares(self.parents, node_shares, errors, tolerance, self.floor)
-        return new[self.of_job]
+        floor = self.fallback_floor if fallback else self.floor
+        return tightened_shares(self.parents, node_shares, errors, tolerance, floor)[self.of_job]
 
 
 def _written(keys, fallback):
     """An Evaluator of what ``keys`` write (seconds -> (T, 4)), or None for the bundled sampler."""
     if keys.linear is not None:
-        return _clamped("LINEAR", keys.linear.times, as_stored(keys.linear.values, keys.precision))
+        return _clamped(keys.interpolation, keys.linear.times, as_stored(keys.linear.values, keys.precision))
     if fallback:
         if keys.fallback is None:
             return None
@@ -175,12 +178,13 @@ def _sampled_rotations(animation, timing):
 def hold(worlds, jobs, fitted, options, refit):
     """Refit the channels whose shares the measured world errors tighten (in place in
     ``fitted``; ``refit(tasks)`` -> their ChannelKeys); returns (positions refitted, world max of the extension, of the fallback or None)."""
+    if not options.world_space:
+        return set(), None, None
     check_fallback = options.fallback in ("AUTO", "LINEAR", "CUBICSPLINE")
     rounds, refitted = 0, set()
     while True:
-        certain = rounds == MEASURED_ROUNDS
-        changed, worst, worst_fallback = _tighten(worlds, jobs, fitted, options, check_fallback, certain)
-        if not changed or rounds > MEASURED_ROUNDS:
+        changed, worst, worst_fallback = _tighten(worlds, jobs, fitted, options, check_fallback)
+        if not changed or rounds == MEASURED_ROUNDS:
             break
         for position, keys in zip(changed, refit([jobs[position].task for position in changed])):
             fitted[position] = keys
@@ -191,19 +195,19 @@ def hold(worlds, jobs, fitted, options, refit):
     return refitted, worst, worst_fallback
 
 
-def _tighten(worlds, jobs, fitted, options, check_fallback, certain):
+def _tighten(worlds, jobs, fitted, options, check_fallback):
     """(positions of the jobs whose shares changed, world max, fallback world max or None)."""
     changed, worst, worst_fallback = [], 0.0, None
     for world in worlds:
         tasks = [jobs[position].task for position in world.positions]
         errors, fallback_errors = world.errors(fitted, check_fallback)
         worst = max(worst, float(errors.max(initial=0.0)))
-        share = world.shares(errors, np.array([t.share for t in tasks]), options.tolerance_deg, certain)
+        share = world.shares(errors, np.array([t.share for t in tasks]), options.tolerance_deg)
         fallback_share = np.array([t.fallback_share for t in tasks])
         if check_fallback:
             worst_fallback = max(worst_fallback or 0.0, float(fallback_errors.max(initial=0.0)))
             fallback_share = world.shares(fallback_errors, fallback_share, options.fallback_tolerance_deg,
-                                          certain)
+                                          fallback=True)
         for position, task, new, new_fallback in zip(world.positions, tasks, share, fallback_share):
             if fitted[position].skipped:
                 continue

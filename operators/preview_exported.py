@@ -54,7 +54,7 @@ def _record(obj, bone, slot, motion, rate, options):
               "curves": [{"data_path": prefix + prop, "index": i} for i in range(width)],
               "matrix": _IDENTITY, "offset": [0.0] * 4, "source": "EXTENSION"}
     if keys.linear is not None:  # a dense channel written as LINEAR keys alone: both play them
-        record["sampler"] = _sampler("LINEAR", keys.linear.times, normalize(keys.linear.values))
+        record["sampler"] = _sampler(keys.interpolation, keys.linear.times, normalize(keys.linear.values))
         record["fallback"] = record["sampler"]
         return record
     written = keys.fit  # as a file stores it; played normalized, as an import reads it

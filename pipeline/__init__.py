@@ -7,11 +7,12 @@ Subcommands (``--help`` on each for its options):
   measure as the Deviation Report, 8 samples per frame). Needs Blender (bpy).
 - ``export [BLEND] --output FILE``: open BLEND (else the current scene) and export it with
   CUBICSLERP rotations (operators.export_gltf.export). Needs Blender (bpy).
-- ``convert INPUT_DIR OUTPUT_DIR``: add CUBICSLERP samplers to every .gltf/.glb under INPUT_DIR
-  (core.convert, numpy only), the originals kept as the fallback, written to the same relative
-  paths under OUTPUT_DIR. One process per file, ``--jobs`` at a time (default: every core).
-  Resumes: an output newer than its input is not redone (core.convert writes atomically, so a
-  present output is complete). A journal of finished files is kept in OUTPUT_DIR.
+- ``convert INPUT_DIR OUTPUT_DIR``: rewrite the LINEAR rotations of every .gltf/.glb under
+  INPUT_DIR in fewer bytes (core.convert, numpy only), written to the same relative paths under
+  OUTPUT_DIR; a file whose output would not be smaller is 'skipped' with the reason, unwritten.
+  One process per file, ``--jobs`` at a time (default: every core). Resumes: an output newer
+  than its input is not redone (core.convert writes atomically, so a present output is
+  complete). A journal of finished files is kept in OUTPUT_DIR.
 - ``convert-file INPUT OUTPUT``: one file, the unit of work of ``convert`` and of farm jobs.
 
 Every command prints a JSON report on stdout (or to ``--report FILE``) and returns 0 when all went
@@ -78,6 +79,9 @@ def _parser():
     export.add_argument("--property-tolerance", type=float, default=1e-4, metavar="FRACTION",
                         help="translation, scale and morph-weight keys within this fraction of the "
                              "model's size (default 1e-4; 0 keeps a key per frame)")
+    export.add_argument("--per-channel", action="store_true",
+                        help="hold the tolerances per channel, not for world rotations (faster on "
+                             "rigs with long animated chains)")
     export.add_argument("--selection", action="store_true", help="selected objects only")
 
     def conversion_options(sub):
@@ -86,13 +90,19 @@ def _parser():
                               "(degrees, default 0.01)")
         sub.add_argument("--min-ratio", type=float, default=1.0, metavar="R",
                          help="convert a channel only when it needs at most 1/R of its keys")
+        sub.add_argument("--fallback-tolerance", type=float, default=0.1, metavar="DEG",
+                         help="what viewers without the extension play, in world space (degrees, "
+                              "at least --tolerance, default 0.1)")
+        sub.add_argument("--allow-larger", action="store_true",
+                         help="write an output that is not smaller than its input (default: skip it)")
         sub.add_argument("--force", action="store_true",
                          help="redo outputs that are newer than their input")
 
     convert = common(commands.add_parser(
         "convert", help="convert a folder of .gltf/.glb files, in parallel, resumable (numpy only)",
-        description="Add CUBICSLERP samplers to every .gltf and .glb under INPUT_DIR (originals "
-        "kept as fallback), written to the same relative paths under OUTPUT_DIR."))
+        description="Rewrite the LINEAR rotations of every .gltf and .glb under INPUT_DIR in fewer "
+        "bytes (LINEAR keys alone or CUBICSLERP with a reduced fallback), written to the same "
+        "relative paths under OUTPUT_DIR; files that would not get smaller are skipped."))
     convert.add_argument("input_dir")
     convert.add_argument("output_dir")
     convert.add_argument("--jobs", "-j", type=int, default=None, metavar="N",

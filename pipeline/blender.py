@@ -158,7 +158,8 @@ def _export_command(args):
             assigned = []
         progress.step(output.name, "prepared")
         options = ExportOptions(args.tolerance, args.fallback, args.fallback_tolerance, args.precision,
-                                property_tolerance=args.property_tolerance)
+                                property_tolerance=args.property_tolerance,
+                                world_space=not args.per_channel)
         output.parent.mkdir(parents=True, exist_ok=True)
         report = {"command": "export", "blend": args.blend, "output": str(output),
                   "action": args.action, "assigned_to": assigned, "fallback": args.fallback,

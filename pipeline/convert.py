@@ -1,5 +1,7 @@
-"""``convert`` and ``convert-file``: CUBICSLERP samplers added to glTF files without Blender
-(core.convert), a folder in parallel child processes, resumable, with a journal."""
+"""``convert`` and ``convert-file``: glTF files' dense LINEAR rotations rewritten in fewer bytes
+without Blender (core.convert), a folder in parallel child processes, resumable, with a journal.
+A file whose output would not be smaller is 'skipped' with the reason (no output is written, and
+a later run tries it again)."""
 
 import json
 import os
@@ -13,9 +15,11 @@ from pathlib import Path
 from .common import _gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, JOURNAL, LAUNCHER, UsageError, Progress
 
 
-def convert_file(input_path, output_path, tolerance=0.01, min_ratio=1.0, force=False):
+def convert_file(input_path, output_path, tolerance=0.01, min_ratio=1.0, force=False,
+                 fallback_tolerance=0.1, allow_larger=False):
     """Convert one file unless its output is up to date; returns a report entry (dict) with
-    ``status`` 'converted', 'skipped' or 'failed'."""
+    ``status`` 'converted', 'skipped' (``reason``: an up-to-date output, or nothing written
+    because the output would not be smaller) or 'failed'."""
     from ..core import GltfError
     from ..core.convert import convert
     source, destination = Path(input_path), Path(output_path)
@@ -25,23 +29,29 @@ def convert_file(input_path, output_path, tolerance=0.01, min_ratio=1.0, force=F
     started = time.perf_counter()
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
-        report = convert(source, destination, tolerance, min_ratio)
+        report = convert(source, destination, tolerance, min_ratio, fallback_tolerance, allow_larger)
     except GltfError as error:
         return {**entry, "status": "failed", "error": _gltf_error(error)}
     except (OSError, ValueError, RuntimeError) as error:
         return {**entry, "status": "failed",
                 "error": {"code": type(error).__name__, "pointer": None, "message": str(error)}}
     converted = report.converted
-    return {**entry, "status": "converted", "seconds": round(time.perf_counter() - started, 3),
-            "rotation_channels": len(report.channels), "converted_channels": len(converted),
-            "keys_before": sum(c.original_keys for c in converted),
-            "keys_after": sum(c.cubicslerp_keys for c in converted),
-            "max_error_deg": max((c.max_error_deg for c in converted), default=0.0),
-            "source_bytes": report.source_bytes, "destination_bytes": report.destination_bytes,
-            "files": [str(f) for f in report.files],
-            "warnings": [str(w) for w in report.warnings],
-            "left_alone": [{"channel": c.pointer, "note": c.note}
-                           for c in report.channels if not c.converted]}
+    details = {"seconds": round(time.perf_counter() - started, 3),
+               "rotation_channels": len(report.channels), "converted_channels": len(converted),
+               "cubicslerp_channels": sum(c.form == "CUBICSLERP" for c in converted),
+               "keys_before": sum(c.original_keys for c in converted),
+               "keys_after": sum(c.keys for c in converted),
+               "max_error_deg": max((c.max_error_deg for c in converted), default=0.0),
+               "world_max_deg": report.world_max_deg,
+               "world_max_fallback_deg": report.world_max_fallback_deg,
+               "source_bytes": report.source_bytes, "destination_bytes": report.destination_bytes,
+               "files": [str(f) for f in report.files],
+               "warnings": [str(w) for w in report.warnings],
+               "left_alone": [{"channel": c.pointer, "note": c.note}
+                              for c in report.channels if not c.converted]}
+    if not report.written:  # not smaller (or nothing to rewrite): no output, not a failure
+        return {**entry, "status": "skipped", "reason": report.reason, **details}
+    return {**entry, "status": "converted", **details}
 
 
 def _up_to_date(source, destination):
@@ -55,7 +65,8 @@ def _convert_file_command(args):
     _check_conversion_args(args)
     if not Path(args.input).is_file():
         raise UsageError(f"{args.input}: no such file")
-    entry = convert_file(args.input, args.output, args.tolerance, args.min_ratio, args.force)
+    entry = convert_file(args.input, args.output, args.tolerance, args.min_ratio, args.force,
+                         args.fallback_tolerance, args.allow_larger)
     if not args.quiet:
         sys.stderr.write(f"{entry['status']}: {args.input}\n")
     failed = entry["status"] == "failed"
@@ -67,7 +78,8 @@ def _check_conversion_args(args):
     """The core's own check (the same ranges), as a usage error."""
     from ..core.convert import check_arguments
     try:
-        check_arguments(args.tolerance, args.min_ratio, names=("--tolerance", "--min-ratio"))
+        check_arguments(args.tolerance, args.min_ratio, args.fallback_tolerance,
+                        names=("--tolerance", "--min-ratio", "--fallback-tolerance"))
     except ValueError as error:
         raise UsageError(str(error)) from None
 
@@ -86,7 +98,7 @@ def gltf_files(folder, exclude=None):
 
 
 def convert_folder(input_dir, output_dir, jobs=None, tolerance=0.01, min_ratio=1.0, force=False,
-                   quiet=False):
+                   quiet=False, fallback_tolerance=0.1, allow_larger=False):
     """Convert every glTF file under ``input_dir`` into ``output_dir`` (same relative paths), up
     to ``jobs`` child processes at a time; returns the report (dict, with ``exit_code``)."""
     source_root, target_root = Path(input_dir), Path(output_dir)
@@ -107,7 +119,8 @@ def convert_folder(input_dir, output_dir, jobs=None, tolerance=0.01, min_ratio=1
             progress.step(str(relative), "skipped")
         else:
             pending.append((relative, path, output))
-    options = ["--tolerance", repr(tolerance), "--min-ratio", repr(min_ratio), "--force", "--quiet"]
+    options = ["--tolerance", repr(tolerance), "--min-ratio", repr(min_ratio), "--fallback-tolerance",
+               repr(fallback_tolerance), "--force", "--quiet"] + (["--allow-larger"] if allow_larger else [])
     interrupted = False
     pool = ThreadPoolExecutor(max_workers=jobs)
     children = _Children()
@@ -199,4 +212,5 @@ def _convert_command(args):
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
     return convert_folder(args.input_dir, args.output_dir, args.jobs, args.tolerance,
-                          args.min_ratio, args.force, args.quiet)
+                          args.min_ratio, args.force, args.quiet, args.fallback_tolerance,
+                          args.allow_larger)

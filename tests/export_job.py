@@ -231,6 +231,7 @@ def processes(folder):
         channels = export_hook.last_outcome.channels
         runs[name] = {"result": sorted(result), "pools": len(started) - before, "predicted": predicted[-1],
                       "head_start": sorted(c.target for c in channels if c.head_start),
+                      "refitted": sorted(c.target for c in channels if c.refitted),
                       "fitted": sorted(c.target for c in channels if not c.skipped),
                       "left": len(export_fitting._head)}
     fidelity.disable_addon()
@@ -366,9 +367,9 @@ def dense(folder):
 def deep(folder):
     """A chain of DEEP_BONES bones keyed by an animator (tools/keyed_rig.py: every 4 to 12 frames,
     turns up to 40 degrees), where the errors of every channel add up at the leaf: exported with
-    the default settings to FOLDER/deep.glb and with the bundled exporter alone to
-    FOLDER/bundled.glb; prints the outcome and Blender's world rotation matrices of every bone
-    at 8 samples per frame."""
+    the default settings to FOLDER/deep.glb, per channel (world_space off) to FOLDER/flat.glb and
+    with the bundled exporter alone to FOLDER/bundled.glb; prints the outcomes and Blender's world
+    rotation matrices of every bone at 8 samples per frame."""
     import bpy
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
@@ -385,11 +386,14 @@ def deep(folder):
             worlds[bone.name].append([list(row) for row in (armature.matrix_world @ bone.matrix).to_3x3()])
     result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / "deep.glb"))
     outcome = export_hook.last_outcome
+    bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / "flat.glb"), world_space=False)
+    flat = export_hook.summary(export_hook.last_outcome)
     fidelity.disable_addon()
     bpy.ops.export_scene.gltf(filepath=str(Path(folder) / "bundled.glb"))
     print(json.dumps({"result": sorted(result), "channels": [vars(c) for c in outcome.channels],
                       "world_error_deg": outcome.world_error_deg,
                       "fallback_world_error_deg": outcome.fallback_world_error_deg,
+                      "summary": export_hook.summary(outcome), "flat_summary": flat,
                       "frames": frames, "worlds": worlds}))
 
 

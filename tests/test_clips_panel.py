@@ -146,15 +146,18 @@ def test_panel_and_export_dialog_draw_the_export_settings(fidelity):
     settings = bpy.context.scene.gltf_sqlerp_export
     settings.tolerance, settings.fallback, settings.fallback_tolerance = 0.25, 'CUBICSPLINE', 0.5
     settings.property_tolerance = 2.0 ** -10  # exact in the property's float32
+    settings.world_space = False
     calls = draw_panel(bpy)
     export = [c for c in calls if c[0] == "operator" and c[1] == "export_scene.gltf_sqlerp"]
     assert len(export) == 1
     assert export[0][4].values == {"tolerance": 0.25, "fallback": 'CUBICSPLINE', "fallback_tolerance": 0.5,
-                                   "precision": 'SHORT', "property_tolerance": 2.0 ** -10}
+                                   "precision": 'SHORT', "property_tolerance": 2.0 ** -10,
+                                   "world_space": False}
     assert {("prop", "tolerance"), ("prop", "fallback"), ("prop", "fallback_tolerance")} <= set(calls)
     dialog = []
     draw_export(bpy.context, RecordingLayout(dialog))
     assert [c for c in dialog if c[0] == "prop"] == [("prop", "enabled"), ("prop", "tolerance"),
                                                      ("prop", "precision"), ("prop", "fallback"),
                                                      ("prop", "fallback_tolerance"),
+                                                     ("prop", "world_space"),
                                                      ("prop", "property_tolerance")]

@@ -1,4 +1,5 @@
-"""core.convert and tools/sqlerp_convert.py: dense LINEAR rotations get CUBICSLERP samplers.
+"""core.convert and tools/sqlerp_convert.py: dense LINEAR rotations rewritten in fewer bytes (LINEAR
+keys alone, or CUBICSLERP keys with a reduced fallback), the replaced data gone from the file.
 
 Independent references: the motions are closed forms built here (rotation about a moving axis,
 sampled every 1/24 s), the LINEAR curve that viewers play is Appendix C's slerp written out in this
@@ -20,7 +21,6 @@ from raw_gltf import raw_accessor
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core.convert import CHECKS_PER_INTERVAL, convert
-from gltf_sqlerp.core.gltf_file import read_file
 from gltf_sqlerp.core.writer import BufferBuilder, write_glb, write_gltf
 
 FPS = 24.0
@@ -112,105 +112,130 @@ def keys_and_midpoints(times):
     return np.sort(np.concatenate([times, 0.5 * (times[:-1] + times[1:])]))
 
 
-@pytest.mark.parametrize("motion, tolerance", [(GENTLE, 0.01), (LIVELY, 0.05)],
-                         ids=["gentle-0.01deg", "lively-0.05deg"])
-def test_dense_linear_rotation_gets_far_fewer_cubicslerp_keys_within_the_tolerance(
+def dense(times, count=64):
+    return np.linspace(times[0], times[-1], count * (len(times) - 1) + 1)
+
+
+@pytest.mark.parametrize("motion, tolerance", [(GENTLE, 0.01), (GENTLE, 0.05)],
+                         ids=["gentle-0.01deg", "gentle-0.05deg"])
+def test_a_smooth_dense_rotation_gets_far_fewer_cubicslerp_keys_within_the_tolerance(
         tmp_path, motion, tolerance):
     source, destination = tmp_path / "dense.gltf", tmp_path / "sparse.gltf"
     times, rotations = write_source(source, motion)
     report = convert(source, destination, tolerance)
+    assert report.written and report.destination_bytes < report.source_bytes
 
     swing, stepper = report.channels  # rotation channels only: 0 and 2
     assert (swing.pointer, stepper.pointer) == ("/animations/0/channels/0", "/animations/0/channels/2")
-    assert swing.converted and swing.original_keys == KEYS
-    assert swing.cubicslerp_keys * 4 <= KEYS, swing
+    assert swing.form == "CUBICSLERP" and swing.original_keys == KEYS
+    assert swing.keys * 4 <= KEYS, swing
     assert 0.0 < swing.max_error_deg <= tolerance
     assert not stepper.converted and "STEP" in stepper.note
 
     channel = core.load(destination).animations[0].channels[0]
     assert channel.sampler.interpolation == "CUBICSLERP"
-    assert len(channel.sampler.times) == swing.cubicslerp_keys
+    assert len(channel.sampler.times) == swing.keys
     query = keys_and_midpoints(times)
-    played = channel.evaluate(query)
-    error = angle_deg(played, ref_linear(times, rotations, query))
-    assert error.max() <= tolerance
-    # The report's figure is honest: it checks these times too (CHECKS_PER_INTERVAL per interval,
-    # an even number, so midpoints, there rounded to float32).
-    assert CHECKS_PER_INTERVAL % 2 == 0 and error.max() <= 1.01 * swing.max_error_deg
-    # Between the check times too (64 per original interval).
-    dense = np.linspace(times[0], times[-1], 64 * (KEYS - 1) + 1)
-    assert angle_deg(channel.evaluate(dense), ref_linear(times, rotations, dense)).max() <= tolerance
+    error = angle_deg(channel.evaluate(query), ref_linear(times, rotations, query))
+    # A root node: its world rotation is its own. The report's figure checks these times too
+    # (CHECKS_PER_INTERVAL per interval, an even number: midpoints, there rounded to float32).
+    assert CHECKS_PER_INTERVAL % 2 == 0 and error.max() <= 1.01 * report.world_max_deg <= tolerance
+    # Between the check times too (64 per original interval), the extension and the fallback.
+    grid = dense(times)
+    expected = ref_linear(times, rotations, grid)
+    assert angle_deg(channel.evaluate(grid), expected).max() <= tolerance
+    fallback = angle_deg(channel.evaluate(grid, use_fallback=True), expected).max()
+    assert fallback <= report.fallback_tolerance_deg and fallback <= 1.01 * report.world_max_fallback_deg
 
 
-def test_the_fallback_is_the_original_sampler_unchanged_and_the_keys_follow_the_conventions(tmp_path):
+def test_the_fallback_is_reduced_the_old_data_gone_and_the_keys_follow_the_conventions(tmp_path):
+    # Changed on purpose (issue 17): the channel's own sampler used to stay untouched as the
+    # fallback; now it holds the reduced fallback and the dense keys leave the file.
     source, destination = tmp_path / "dense.gltf", tmp_path / "sparse.gltf"
-    write_source(source)
+    times, rotations = write_source(source)
     convert(source, destination)
     before, after = gltf_json(source), gltf_json(destination)
     channel = after["animations"][0]["channels"][0]
-    old_samplers = before["animations"][0]["samplers"]
-    assert channel["sampler"] == 0 and after["animations"][0]["samplers"][:3] == old_samplers
-    for accessor in (old_samplers[0]["input"], old_samplers[0]["output"]):
-        assert after["accessors"][accessor] == before["accessors"][accessor]
-        assert np.array_equal(raw_accessor(destination, accessor), raw_accessor(source, accessor))
+    fallback = after["animations"][0]["samplers"][channel["sampler"]]
+    assert fallback["interpolation"] in ("LINEAR", "CUBICSPLINE")
+    assert after["accessors"][fallback["output"]]["count"] < KEYS
+    assert len(after["accessors"]) < len(before["accessors"]) + 3  # the old output is gone
     assert after["extensionsUsed"] == [EXTENSION] and "extensionsRequired" not in after
+    # The other channels' data, unchanged (the translation and the STEP rotation).
+    for c in (1, 2):
+        old = before["animations"][0]["samplers"][before["animations"][0]["channels"][c]["sampler"]]
+        new = after["animations"][0]["samplers"][after["animations"][0]["channels"][c]["sampler"]]
+        assert old["interpolation"] == new["interpolation"]
+        for key in ("input", "output"):
+            assert np.array_equal(raw_accessor(destination, new[key]), raw_accessor(source, old[key]))
 
     cubic = after["animations"][0]["samplers"][channel["extensions"][EXTENSION]["sampler"]]
     assert cubic["interpolation"] == "CUBICSLERP"
     key_times = raw_accessor(destination, cubic["input"])[:, 0]
     assert after["accessors"][cubic["input"]]["min"] == [key_times[0]]
     assert after["accessors"][cubic["input"]]["max"] == [key_times[-1]]
-    rows = raw_accessor(destination, cubic["output"])
+    assert (key_times[0], key_times[-1]) == (times[0], times[-1])
+    rows = core.load(destination).animations[0].channels[0].sampler.values
     a, v, b = rows[0::3], rows[1::3], rows[2::3]
-    assert len(v) == len(key_times) and np.array_equal(a[0], v[0]) and np.array_equal(b[-1], v[-1])
+    assert len(v) == len(key_times) and np.allclose(a[0], v[0], atol=1e-4) and np.allclose(b[-1], v[-1], atol=1e-4)
     assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-6)
     for left, right in ((v[:-1], v[1:]), (v[:-1], b[:-1]), (v[1:], a[1:]), (b[:-1], a[1:])):
         assert (np.sum(left * right, axis=1) >= 0.0).all()  # conventions §2 sign rules
 
 
-def test_a_channel_whose_corners_exceed_the_tolerance_is_left_alone(tmp_path):
-    source, destination = tmp_path / "dense.gltf", tmp_path / "same.gltf"
-    write_source(source, LIVELY)
+def test_a_lively_motion_becomes_linear_keys_alone_without_the_extension(tmp_path):
+    # Changed on purpose: such a channel used to be left alone (its corners exceed what a smooth
+    # curve follows at 0.01 deg); now its LINEAR keys are rewritten in fewer bytes (16-bit).
+    source, destination = tmp_path / "dense.gltf", tmp_path / "small.gltf"
+    times, rotations = write_source(source, LIVELY)
     report = convert(source, destination, 0.01)
-    assert report.converted == []
-    assert "corners" in report.channels[0].note
-    assert gltf_json(destination) == gltf_json(source)  # nothing added, not even extensionsUsed
-    assert report.files == [destination]
+    assert report.written and report.destination_bytes < report.source_bytes
+    swing = report.channels[0]
+    assert swing.form == "LINEAR" and swing.precision == "SHORT"
+    after = gltf_json(destination)
+    assert "extensionsUsed" not in after and "extensions" not in after["animations"][0]["channels"][0]
+    output = after["accessors"][after["animations"][0]["samplers"][0]["output"]]
+    assert (output["componentType"], output.get("normalized")) == (5122, True)
+    channel = core.load(destination).animations[0].channels[0]
+    grid = dense(times)
+    assert angle_deg(channel.evaluate(grid), ref_linear(times, rotations, grid)).max() <= 0.01
 
 
 def test_min_ratio_leaves_channels_with_too_small_a_reduction_alone(tmp_path):
     source = CESIUM / "glTF-Binary" / "CesiumMan.glb"
     every = convert(source, tmp_path / "every.glb", 0.05)
-    ratios = sorted(c.original_keys / c.cubicslerp_keys for c in every.converted)
+    ratios = sorted(c.original_keys / c.keys for c in every.converted)
     assert ratios[0] < 2.0 <= ratios[-1]  # else this checks nothing
     report = convert(source, tmp_path / "some.glb", 0.05, min_ratio=2.0)
     assert {c.pointer for c in report.converted} == {
-        c.pointer for c in every.converted if c.original_keys / c.cubicslerp_keys >= 2.0}
-    assert all("more than 1/2 of them" in c.note or "corners" in c.note
-               for c in report.channels if not c.converted)
-    assert report.destination_bytes < every.destination_bytes
+        c.pointer for c in every.converted if c.original_keys / c.keys >= 2.0}
+    assert all("more than 1/2 of them" in c.note for c in report.channels if not c.converted)
+    assert report.destination_bytes > every.destination_bytes
 
 
-def test_an_embedded_gltf_stays_embedded_and_a_glb_stays_one_file(tmp_path):
-    write_source(tmp_path / "embedded.gltf", embed=True)
-    convert(tmp_path / "embedded.gltf", tmp_path / "out" / "embedded.gltf")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["embedded.gltf"]
-    buffers = gltf_json(tmp_path / "out" / "embedded.gltf")["buffers"]
-    assert len(buffers) == 2 and all(b["uri"].startswith("data:") for b in buffers)
-    write_source(tmp_path / "dense.glb")
-    report = convert(tmp_path / "dense.glb", tmp_path / "out" / "sparse.glb")
-    assert report.files == [tmp_path / "out" / "sparse.glb"]
-    buffers = gltf_json(tmp_path / "out" / "sparse.glb")["buffers"]
-    assert len(buffers) == 1 and "uri" not in buffers[0]  # appended to the BIN chunk
-    assert report.destination_bytes == (tmp_path / "out" / "sparse.glb").stat().st_size
-
-
-def test_converting_a_converted_file_again_keeps_its_cubicslerp_samplers(tmp_path):
+def test_converting_a_converted_file_again_writes_nothing(tmp_path):
     write_source(tmp_path / "dense.glb")
     convert(tmp_path / "dense.glb", tmp_path / "once.glb")
+    before = (tmp_path / "once.glb").read_bytes()
     report = convert(tmp_path / "once.glb", tmp_path / "once.glb")  # in place, asked for explicitly
+    assert not report.written and report.files == []
+    assert report.reason.startswith("nothing written: no rotation channel can be rewritten")
     assert report.converted == [] and EXTENSION in report.channels[0].note
-    assert core.load(tmp_path / "once.glb").animations[0].channels[0].uses_extension
+    assert (tmp_path / "once.glb").read_bytes() == before
+
+
+def test_a_file_that_would_not_get_smaller_is_not_written_unless_allowed(tmp_path):
+    # SimpleSkin: its one rotation's input and output share a buffer view, so the 16-bit keys
+    # save nothing and the new accessor's JSON makes the file larger.
+    source = ASSETS / "khronos" / "SimpleSkin" / "glTF" / "SimpleSkin.gltf"
+    report = convert(source, tmp_path / "SimpleSkin.gltf")
+    assert not report.written and list(tmp_path.iterdir()) == []
+    assert report.reason.startswith("nothing written: the output would be")
+    assert report.destination_bytes >= report.source_bytes
+    forced = convert(source, tmp_path / "SimpleSkin.gltf", allow_larger=True)
+    assert forced.written and (tmp_path / "SimpleSkin.gltf").is_file()
+    assert forced.destination_bytes == report.destination_bytes
+    assert errors(validate_all([tmp_path / "SimpleSkin.gltf"])[0]) == []
 
 
 def _converted_pairs(tmp_path):
@@ -243,66 +268,9 @@ def test_converted_files_pass_the_khronos_validator_and_load_without_warnings(tm
         # else that the source did not have already.
         samplers = sum(s["interpolation"] == "CUBICSLERP"
                        for a in gltf_json(destination)["animations"] for s in a["samplers"])
-        assert _codes(after) - _codes(before) == Counter(
-            {"VALUE_NOT_IN_LIST": samplers, "UNUSED_OBJECT": samplers, "UNSUPPORTED_EXTENSION": 1})
-
-
-@pytest.mark.parametrize("form", ["glTF/CesiumMan.gltf", "glTF-Binary/CesiumMan.glb"])
-def test_a_real_file_keeps_everything_but_the_added_samplers(tmp_path, form):
-    source, destination = CESIUM / form, tmp_path / "elsewhere" / form.split("/")[1]
-    destination.parent.mkdir()
-    report = convert(source, destination, 0.05)
-    assert len(report.channels) == 19 and len(report.converted) >= 15
-    assert all(c.max_error_deg <= 0.05 and c.cubicslerp_keys < c.original_keys for c in report.converted)
-    assert report.destination_bytes > report.source_bytes
-    before, after = gltf_json(source), gltf_json(destination)
-    changed = {"animations", "accessors", "bufferViews", "buffers", "extensionsUsed"}
-    assert {k: v for k, v in after.items() if k not in changed} == \
-        {k: v for k, v in before.items() if k not in changed}
-    for kind in ("accessors", "bufferViews"):
-        assert after[kind][:len(before[kind])] == before[kind]
-    def without_length(buffers):
-        return [{k: v for k, v in b.items() if k != "byteLength"} for b in buffers]
-    assert without_length(after["buffers"][:len(before["buffers"])]) == without_length(before["buffers"])
-    old_samplers = before["animations"][0]["samplers"]
-    assert after["animations"][0]["samplers"][:len(old_samplers)] == old_samplers
-    for old, new in zip(before["animations"][0]["channels"], after["animations"][0]["channels"]):
-        assert {k: v for k, v in new.items() if k != "extensions"} == old
-    old_file, new_file = read_file(source), read_file(destination)
-    for view in before["bufferViews"]:  # every original byte, at its original place
-        start, end = view.get("byteOffset", 0), view.get("byteOffset", 0) + view["byteLength"]
-        assert new_file.buffers[view["buffer"]][start:end] == old_file.buffers[view["buffer"]][start:end]
-    for image in before.get("images", []):  # a .gltf's own files come along to the new folder
-        if "uri" in image:
-            copied = (destination.parent / image["uri"]).read_bytes()
-            assert copied == (source.parent / image["uri"]).read_bytes()
-
-
-def test_a_different_file_in_the_way_of_a_copied_resource_stops_the_conversion(tmp_path):
-    (tmp_path / "CesiumMan_data.bin").write_bytes(b"another asset's buffer")
-    with pytest.raises(FileExistsError, match="CesiumMan_data.bin"):
-        convert(CESIUM / "glTF" / "CesiumMan.gltf", tmp_path / "CesiumMan.gltf", 0.05)
-    assert [p.name for p in tmp_path.iterdir()] == ["CesiumMan_data.bin"]
-    assert (tmp_path / "CesiumMan_data.bin").read_bytes() == b"another asset's buffer"
-
-
-def test_a_failed_write_removes_the_files_it_had_created(tmp_path, monkeypatch):
-    from gltf_sqlerp.core import convert as module
-    written = []
-
-    def fail_on_the_gltf(path, data):
-        if path.suffix == ".gltf":
-            raise OSError("disk full")
-        written.append(path.name)
-        module_write(path, data)
-
-    module_write = module.write_atomic
-    monkeypatch.setattr(module, "write_atomic", fail_on_the_gltf)
-    destination = tmp_path / "out" / "CesiumMan.gltf"
-    with pytest.raises(OSError, match="disk full"):
-        convert(CESIUM / "glTF" / "CesiumMan.gltf", destination, 0.05)
-    assert sorted(written) == ["CesiumMan_data.bin", "CesiumMan_img0.jpg", "CesiumMan_sqlerp.bin"]
-    assert list((tmp_path / "out").iterdir()) == []
+        predicted = Counter({"VALUE_NOT_IN_LIST": samplers, "UNUSED_OBJECT": samplers,
+                             "UNSUPPORTED_EXTENSION": int(samplers > 0)})
+        assert _codes(after) - _codes(before) <= predicted
 
 
 def _truncated_glb(tmp_path):
@@ -352,6 +320,9 @@ def test_bad_arguments_raise_value_error_and_write_nothing(tmp_path):
     for ratio in (0.5, float("inf"), None):
         with pytest.raises(ValueError, match="min_ratio"):
             convert(tmp_path / "dense.glb", tmp_path / "out.glb", 0.01, ratio)
+    for fallback in (0.005, 180.0, float("nan")):  # below the tolerance, or no angle
+        with pytest.raises(ValueError, match="fallback_tolerance_deg"):
+            convert(tmp_path / "dense.glb", tmp_path / "out.glb", 0.01, 1.0, fallback)
     assert sorted(tmp_path.iterdir()) == before
 
 
@@ -368,10 +339,22 @@ def test_cli_prints_a_table_and_exits_0(tmp_path):
                       "--tolerance", "0.05")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split()[:6] == ["channel", "node", "interpolation", "keys", "CUBICSLERP", "ratio"]
+    assert lines[0].split()[:4] == ["channel", "node", "interpolation", "keys"]
+    assert "new form" in lines[0] and "max error°" in lines[0]
     assert sum(line.startswith("/animations/0/channels/") for line in lines) == 19
-    assert "rotation channels converted within 0.05°" in result.stdout
-    assert core.load(tmp_path / "c.glb").animations[0].channels[1].uses_extension
+    assert "rotation channels rewritten" in result.stdout and "within 0.05°" in result.stdout
+    assert "world max error:" in result.stdout and "written: " in result.stdout
+    assert core.load(tmp_path / "c.glb").animations[0].channels[1].sampler.interpolation == "LINEAR"
+
+
+def test_cli_exits_3_when_nothing_is_written_and_writes_with_allow_larger(tmp_path):
+    source = ASSETS / "khronos" / "SimpleSkin" / "glTF" / "SimpleSkin.gltf"
+    result = _run_cli(source, tmp_path / "s.gltf")
+    assert result.returncode == 3, result.stderr
+    assert "nothing written: the output would be" in result.stdout
+    assert not (tmp_path / "s.gltf").exists()
+    result = _run_cli(source, tmp_path / "s.gltf", "--allow-larger")
+    assert result.returncode == 0 and (tmp_path / "s.gltf").is_file()
 
 
 def test_cli_exits_non_zero_with_the_error_code_and_pointer(tmp_path):

@@ -6,7 +6,8 @@ where a slerp is linear in the angle."""
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core.channel_motion import is_dense
+from gltf_sqlerp.core.channel_motion import ChannelTarget, ChannelTask, RotationMotion, is_dense
+from gltf_sqlerp.core.deviation import CurveKeys
 from gltf_sqlerp.core.linear_reduction import reduce_linear
 from gltf_sqlerp.core.rotation_export import ExportOptions, check_grid, export_keys
 
@@ -261,3 +262,24 @@ def test_a_still_or_slerp_channel_keyed_by_an_animator_is_two_linear_keys(degree
     angles = np.degrees(2 * np.arctan2(keys.linear.values[:, 2], keys.linear.values[:, 3]))
     np.testing.assert_allclose(angles, [0.0, degrees], atol=0.004)
     assert keys.written_bytes == 2 * 12
+
+
+def test_a_channel_of_constant_keys_is_written_as_step_keys_alone():
+    """Blender's constant interpolation holds each key's rotation until the next: STEP keys at
+    the key frames play it exactly, where a smooth curve would need keys all round each jump."""
+    frames = np.array([0.0, 5.0, 13.0, 20.0])
+    angles = np.radians([0.0, 40.0, -30.0, 90.0])
+    components = [np.cos(angles / 2), 0 * angles, 0 * angles, np.sin(angles / 2)]  # w, x, y, z
+    curves = [CurveKeys(np.c_[frames, c], np.c_[frames, c], np.c_[frames, c],
+                        np.array(["CONSTANT"] * len(frames))) for c in components]
+    identity = np.array([0.0, 0.0, 0.0, 1.0])
+    target = ChannelTarget(RotationMotion("QUATERNION", frames, curves), identity, identity, 0.0, RATE)
+    task = ChannelTask(target, 0.0, 20.0)
+    keys = task.fit(ExportOptions())
+    assert keys.step and keys.fit is None and keys.interpolation == "STEP"
+    np.testing.assert_allclose(keys.linear.times, frames / RATE, rtol=1e-7)
+    check = np.linspace(0.0, 20.0, 8 * 20 + 1)
+    held = angles[np.searchsorted(frames, check, side="right") - 1]  # by hand: the last key so far
+    at = np.searchsorted(keys.linear.times, (check / RATE).astype(np.float32), side="right") - 1
+    played = keys.linear.values[at]
+    assert angle_deg(played / np.linalg.norm(played, axis=1)[:, None], about_z(np.degrees(held))).max() <= 0.01

@@ -102,8 +102,12 @@ def test_convert_folder_reports_resumes_and_keeps_going_after_a_broken_file(inpu
         document = core.load(output / name)
         played = [c for a in document.animations for c in a.channels if c.path == "rotation"]
         cubic = [c for c in played if c.sampler.interpolation == "CUBICSLERP"]
-        assert len(cubic) == entry["converted_channels"]
-        assert all(c.fallback is not None and c.fallback.interpolation == "LINEAR" for c in cubic)
+        # Rewritten channels are CUBICSLERP with a reduced fallback, or LINEAR keys alone.
+        assert len(cubic) == entry["cubicslerp_channels"] <= entry["converted_channels"]
+        assert all(c.fallback is not None and c.fallback.interpolation in ("LINEAR", "CUBICSPLINE")
+                   for c in cubic)
+        if name.endswith(".glb"):  # one file holds it all: what the user ships is smaller
+            assert output.joinpath(name).stat().st_size < inputs.joinpath(name).stat().st_size
     assert (output / "sub" / "CesiumMan_img0.jpg").is_file()  # a .gltf takes its files along
     journal = [json.loads(line) for line in (output / ".gltf_sqlerp_convert.jsonl").read_text().splitlines()]
     assert sorted(r["file"] for r in journal) == sorted(GOOD + ["c_broken.gltf"])

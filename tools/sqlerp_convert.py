@@ -1,12 +1,16 @@
-"""Add EXT_animation_sqlerp CUBICSLERP samplers to a glTF file's dense LINEAR rotations.
+"""Rewrite a glTF file's dense LINEAR rotations in fewer bytes (EXT_animation_sqlerp where it pays).
 
-    python tools/sqlerp_convert.py INPUT OUTPUT [--tolerance DEG] [--min-ratio R]
+    python tools/sqlerp_convert.py INPUT OUTPUT [--tolerance DEG] [--fallback-tolerance DEG]
+                                   [--min-ratio R] [--allow-larger]
     python -m tools.sqlerp_convert INPUT OUTPUT [...]     (from the repository folder)
 
 Needs Python 3.11 and numpy only, no Blender (core/convert.py does the work). A .glb is written as
-a .glb, a .gltf as a .gltf; the original LINEAR samplers stay as the fallback. Prints one row per
-rotation channel. Exit code 0 when the file was written, 1 for an invalid input file (the error's
-code and JSON pointer are printed), 2 for bad arguments or a file that cannot be written.
+a .glb, a .gltf as a .gltf. Each LINEAR rotation channel becomes the smallest of LINEAR keys alone
+(fewer, or 16-bit) and CUBICSLERP keys with a reduced fallback, within the tolerances in world
+space; the replaced data leaves the file. Prints one row per rotation channel. Exit code 0 when
+the file was written, 1 for an invalid input file (the error's code and JSON pointer are printed),
+2 for bad arguments or a file that cannot be written, 3 when nothing was written because the
+output would not be smaller than the input (the reason is printed; --allow-larger writes it).
 """
 
 import argparse
@@ -18,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
 
-HEADER = ("channel", "node", "interpolation", "keys", "CUBICSLERP", "ratio", "max error°")
+EXIT_NOT_WRITTEN = 3
+HEADER = ("channel", "node", "interpolation", "keys", "new form", "new keys", "ratio", "max error°")
 
 
 def _import_core():
@@ -47,10 +52,11 @@ def rows(report, document):
     """Table rows (strings) of a ConvertReport, one per rotation channel."""
     for c in report.channels:
         if c.converted:
-            tail = (str(c.cubicslerp_keys), f"{c.original_keys / c.cubicslerp_keys:.1f}x",
+            form = c.form if c.form == "LINEAR" else f"{c.form}+{c.fallback}"
+            tail = (f"{form} {c.precision.lower()}", str(c.keys), f"{c.original_keys / c.keys:.1f}x",
                     f"{c.max_error_deg:.5f}")
         else:
-            tail = ("-", "-", f"left alone: {c.note}")
+            tail = ("-", "-", "-", f"left alone: {c.note}")
         yield (c.pointer, node_name(document, c.node), c.interpolation, str(c.original_keys)) + tail
 
 
@@ -65,14 +71,19 @@ def print_table(table):
 
 def summary(report):
     converted = report.converted
+    cubic = sum(c.form == "CUBICSLERP" for c in converted)
     before = sum(c.original_keys for c in converted)
-    after = sum(c.cubicslerp_keys for c in converted)
-    ratio = f" ({before / after:.1f}x fewer)" if after else ""
-    growth = report.destination_bytes / report.source_bytes - 1.0
-    return (f"{len(converted)} of {len(report.channels)} rotation channels converted within "
-            f"{report.tolerance_deg:g}°: {before} LINEAR keys -> {after} CUBICSLERP keys{ratio}\n"
-            f"size (file and buffers): {report.source_bytes:,} -> {report.destination_bytes:,} "
-            f"bytes ({growth:+.1%})\nwritten: {', '.join(str(f) for f in report.files)}")
+    after = sum(c.keys for c in converted)
+    growth = (report.destination_bytes / report.source_bytes - 1.0) if report.destination_bytes else 0.0
+    lines = [f"{len(converted)} of {len(report.channels)} rotation channels rewritten ({cubic} with "
+             f"CUBICSLERP) within {report.tolerance_deg:g}° (fallback {report.fallback_tolerance_deg:g}°): "
+             f"{before} keys -> {after}",
+             f"world max error: {report.world_max_deg:.5f}° (fallback {report.world_max_fallback_deg:.5f}°)"]
+    if report.destination_bytes:
+        lines.append(f"size (file and buffers): {report.source_bytes:,} -> {report.destination_bytes:,} "
+                     f"bytes ({growth:+.1%}), {report.dropped_accessors} accessors dropped")
+    lines.append(f"written: {', '.join(str(f) for f in report.files)}" if report.written else report.reason)
+    return "\n".join(lines)
 
 
 def main(argv=None):
@@ -80,15 +91,21 @@ def main(argv=None):
     parser.add_argument("input", help="a .gltf or .glb")
     parser.add_argument("output", help="the file to write (.glb for a .glb input, .gltf for a .gltf)")
     parser.add_argument("--tolerance", type=float, default=0.01, metavar="DEG",
-                        help="largest angle between the CUBICSLERP curve and the LINEAR one "
-                             "(degrees, default 0.01)")
+                        help="largest world-space angle between the file's rotations and the "
+                             "original ones (degrees, default 0.01)")
+    parser.add_argument("--fallback-tolerance", type=float, default=0.1, metavar="DEG",
+                        help="the same for what viewers without EXT_animation_sqlerp play "
+                             "(degrees, at least --tolerance, default 0.1)")
     parser.add_argument("--min-ratio", type=float, default=1.0, metavar="R",
-                        help="convert a channel only when it needs at most 1/R of its keys "
-                             "(default 1: any channel with fewer keys)")
+                        help="rewrite a channel only when it needs at most 1/R of its keys "
+                             "(default 1)")
+    parser.add_argument("--allow-larger", action="store_true",
+                        help="write the output even when it is not smaller than the input")
     args = parser.parse_args(argv)
     core, convert = _import_core()
     try:
-        report = convert.convert(args.input, args.output, args.tolerance, args.min_ratio)
+        report = convert.convert(args.input, args.output, args.tolerance, args.min_ratio,
+                                 args.fallback_tolerance, args.allow_larger)
     except core.GltfError as error:
         print(f"{args.input}: invalid glTF, nothing written", file=sys.stderr)
         for finding in error.findings:
@@ -99,9 +116,10 @@ def main(argv=None):
         return 2
     for warning in report.warnings:
         print(f"  {warning}")
-    print_table([HEADER] + list(rows(report, gltf_json(report.destination))))
+    if report.channels:
+        print_table([HEADER] + list(rows(report, gltf_json(args.input))))
     print(summary(report))
-    return 0
+    return 0 if report.written else EXIT_NOT_WRITTEN
 
 
 if __name__ == "__main__":

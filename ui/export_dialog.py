@@ -23,6 +23,7 @@ def draw_settings(layout, settings, show_enabled=True):
     layout.prop(settings, "precision")
     layout.prop(settings, "fallback")
     row = layout.row()
-    row.active = layout.active and settings.fallback == 'LINEAR'
+    row.active = layout.active and settings.fallback in {'AUTO', 'LINEAR', 'CUBICSPLINE'}
     row.prop(settings, "fallback_tolerance")
+    layout.prop(settings, "world_space")
     layout.prop(settings, "property_tolerance")

@@ -28,8 +28,9 @@ PRECISION_ITEMS = (
 # bundled dialog, the sidebar): made by one function each so the two cannot drift apart.
 def tolerance_property():
     return bpy.props.FloatProperty(
-        name="Tolerance", description="Largest angle (degrees) between the CUBICSLERP curve and "
-        "Blender's rotation at any time (8 checks per frame)", default=0.01, min=0.0001, max=10.0,
+        name="Tolerance", description="Largest angle (degrees) between the rotation the extension "
+        "plays and Blender's, at any time (8 checks per frame): of every bone's and object's world "
+        "rotation with World Space on, else of each channel's own", default=0.01, min=0.0001, max=10.0,
         precision=4)
 
 
@@ -45,8 +46,17 @@ def precision_property():
 
 def fallback_tolerance_property():
     return bpy.props.FloatProperty(
-        name="Fallback Tolerance", description="Largest angle (degrees) between a fitted fallback "
-        "and the CUBICSLERP curve", default=0.1, min=0.001, max=10.0, precision=3)
+        name="Fallback Tolerance", description="Largest angle (degrees) between what viewers "
+        "without the extension play (a fitted fallback) and the CUBICSLERP curve per channel, and "
+        "Blender's world rotations with World Space on", default=0.1, min=0.001, max=10.0, precision=3)
+
+
+def world_space_property():
+    return bpy.props.BoolProperty(
+        name="World Space", default=True,
+        description="Hold the tolerances for the world rotation of every bone and object: errors "
+        "add up along chains of animated bones, so those are measured together and refitted finer "
+        "where they miss (slower on rigs with long animated chains). Off: per channel")
 
 
 def property_tolerance_property():
@@ -68,6 +78,7 @@ class GLTF_SQLERP_PG_export(bpy.types.PropertyGroup):
     fallback: fallback_property()
     fallback_tolerance: fallback_tolerance_property()
     property_tolerance: property_tolerance_property()
+    world_space: world_space_property()
 
 
 def register():

@@ -79,5 +79,5 @@ def draw_export(layout, context):
     button = box.operator("export_scene.gltf_sqlerp", text="Export glTF (CUBICSLERP)", icon='EXPORT')
     button.tolerance, button.fallback = settings.tolerance, settings.fallback
     button.fallback_tolerance, button.precision = settings.fallback_tolerance, settings.precision
-    button.property_tolerance = settings.property_tolerance
+    button.property_tolerance, button.world_space = settings.property_tolerance, settings.world_space
     draw_settings(box.column(), settings, show_enabled=False)
