@@ -112,12 +112,12 @@ def export_keys(target, key_times, check_times, expected, options, stored=None, 
     kept when they still play the motion. ``dense``: the keys are samples of a motion (only the
     first and last are kept; the form that writes fewer bytes is chosen). ``frame_times``: the
     times of the bundled exporter's per-frame keys, which a LINEAR fallback never outnumbers."""
-    options = _precise_enough(options)
+    requested, options = options.precision, _precise_enough(options)
     kept = _kept(stored, check_times, expected, options.tolerance_deg)
     if kept is not None:
         return _with_fallback(ChannelKeys(kept, "KEPT"), check_times, options, frame_times)
     if dense:
-        return _dense_keys(target, key_times, check_times, expected, options, frame_times)
+        return _dense_keys(target, key_times, check_times, expected, options, frame_times, requested)
     fit = written_fit(target, key_times, check_times, expected, options)
     keys = _with_fallback(ChannelKeys(fit, options.precision), check_times, options, frame_times)
     if len(fit.times) <= FEW_KEYS:  # still, or nearly a slerp: LINEAR keys alone may be smaller
@@ -175,15 +175,16 @@ def _with_fallback(keys, check_times, options, frame_times=None):
     return keys
 
 
-def _dense_keys(target, key_times, check_times, expected, options, frame_times):
+def _dense_keys(target, key_times, check_times, expected, options, frame_times, requested):
     """The smallest of LINEAR keys alone and CUBICSLERP keys with their fallback, within the
     tolerance. CUBICSLERP is fitted twice: from the range's ends, each missing segment split at
     its worst check time (a polyline's error sits at its corners: capture and imported clips play
     LINEAR between their keys), and keeping every key, segments halved where they miss (smooth
     curves through the keys: baked Bezier motion). Each stops as soon as it would need more keys
-    than the LINEAR form's bytes buy."""
+    than the LINEAR form's bytes buy. ``requested``: the precision asked for (LINEAR keys may
+    keep 16-bit values where CUBICSLERP ones, whose aim the rounding lowers, do not)."""
     tolerance = options.tolerance_deg * FIT_MARGIN
-    linear = _linear_alone(check_times, expected, tolerance, options.precision, frame_times)
+    linear = _linear_alone(check_times, expected, tolerance, requested, frame_times)
     budget = max(2, (linear.written_bytes - 1) // (TIME_BYTES + 3 * QUATERNION_BYTES[options.precision]))
     candidates = [linear]
     for keys, split_at in ((np.asarray(key_times)[[0, -1]], "worst"), (key_times, "middle")):
@@ -199,15 +200,21 @@ def _dense_keys(target, key_times, check_times, expected, options, frame_times):
 
 
 def _linear_alone(check_times, expected, tolerance, precision, frame_times):
-    """ChannelKeys of the fewest LINEAR keys within ``tolerance``, or of the per-frame keys
+    """ChannelKeys of the fewest LINEAR keys within ``tolerance`` (16-bit values, or floats where
+    a tolerance near the 16-bit rounding makes those fewer bytes), or of the per-frame keys
     (whose times the bundled sampler's input accessor holds already) when those hold it too
     and write fewer bytes."""
-    keys = ChannelKeys(None, precision, dense=True)
-    try:
-        keys.linear = reduce_linear(check_times, expected, tolerance, written=precision)
-    except ValueError:  # the written rounding alone misses: floats
-        keys.precision = "FLOAT"
-        keys.linear = reduce_linear(check_times, expected, tolerance, written="FLOAT")
+    keys = None
+    for written in ("SHORT", "FLOAT") if precision == "SHORT" else ("FLOAT",):
+        if keys is not None and tolerance >= 2.0 * QUANTIZATION_DEG["SHORT"]:
+            break  # well above the rounding, 16-bit keys are the smaller
+        try:
+            reduced = ChannelKeys(None, written, dense=True,
+                                  linear=reduce_linear(check_times, expected, tolerance, written=written))
+        except ValueError:  # the written rounding alone misses: floats
+            continue
+        if keys is None or reduced.written_bytes < keys.written_bytes:
+            keys = reduced
     if frame_times is None:
         return keys
     try:

@@ -17,6 +17,7 @@ from ..core import quaternions as quat
 from ..core.accessors import as_stored
 from ..core.interpolation import Evaluator
 from ..core.metrics import SAMPLES_PER_FRAME
+from ..core.rotation_export import FIT_MARGIN
 from ..core.world_error import chain_shares, compose, tightened_shares, world_errors
 from . import export_accessors as gltf
 
@@ -202,12 +203,13 @@ def _tighten(worlds, jobs, fitted, options, check_fallback):
         tasks = [jobs[position].task for position in world.positions]
         errors, fallback_errors = world.errors(fitted, check_fallback)
         worst = max(worst, float(errors.max(initial=0.0)))
-        share = world.shares(errors, np.array([t.share for t in tasks]), options.tolerance_deg)
+        # As per channel, FIT_MARGIN of the tolerance: the rest is Blender's own float32 evaluation.
+        share = world.shares(errors, np.array([t.share for t in tasks]), options.tolerance_deg * FIT_MARGIN)
         fallback_share = np.array([t.fallback_share for t in tasks])
         if check_fallback:
             worst_fallback = max(worst_fallback or 0.0, float(fallback_errors.max(initial=0.0)))
-            fallback_share = world.shares(fallback_errors, fallback_share, options.fallback_tolerance_deg,
-                                          fallback=True)
+            fallback_share = world.shares(fallback_errors, fallback_share,
+                                          options.fallback_tolerance_deg * FIT_MARGIN, fallback=True)
         for position, task, new, new_fallback in zip(world.positions, tasks, share, fallback_share):
             if fitted[position].skipped:
                 continue
