@@ -196,11 +196,11 @@ def measure_motion(document, targets: list[Target], index: int) -> Motion | None
     matrices = sample_blender(live, frames)
     motion = Motion(name, frames, per_frame, slide, live, nodes.rotation_part(matrices),
                     np.abs(np.linalg.det(matrices[..., :3, :3])) > SOLID)
-    motion.notes += _check_slide(document, spec, start, slide)
+    motion.notes += check_slide(document, spec, start, slide)
     return motion
 
 
-def _check_slide(document, spec, start, slide) -> list[str]:
+def check_slide(document, spec, start, slide) -> list[str]:
     """The bundled file's first key must sit at the action's first whole frame, timed as the
     bundled exporter times keys (frame / (fps * fps_base)): else our time mapping is wrong."""
     render = bpy.context.scene.render

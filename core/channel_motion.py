@@ -29,6 +29,8 @@ _ON_GRID = 4.0 * 2.0 ** -24
 # key times the export chooses freely (core.rotation_export). Animators key every 3 frames or more.
 DENSE_SPACING = 2.0
 DENSE_MIN_KEYS = 6
+# The fewest bytes a rotation key writes (16-bit LINEAR on a shared input): a byte budget's key bound.
+CHEAPEST_KEY_BYTES = 8
 
 
 @dataclass
@@ -103,13 +105,14 @@ class ChannelTask:
     samples: tuple = None
     share: float = 1.0
     fallback_share: float = 1.0
+    max_bytes: int = None  # the most bytes a finer share may write (None: as many as it needs)
 
     def fit(self, options):
         """core.rotation_export.ChannelKeys for ExportOptions ``options``: keys at the animator's
         keys in the range (and its ends), checked at SAMPLES_PER_FRAME per frame; or, when the
         samples are more than AGREEMENT_DEG off the target, ChannelKeys that only say so.
-        A share the written form cannot reach (float32 key times on a long, fast clip) gives way
-        to twice as much, up to the whole tolerance."""
+        A share the written form cannot reach (float32 key times on a long, fast clip) or not
+        within ``max_bytes`` gives way to twice as much, up to the whole tolerance."""
         target = self.target
         key_frames, check_frames = self.frames()
         expected = target.at_frames(check_frames)
@@ -126,10 +129,15 @@ class ChannelTask:
             if keys is not None:
                 return keys
         while True:
+            limit = None if share >= 1.0 else self.max_bytes
             try:
-                return export_keys(target, key_times, check_times, expected,
+                keys = export_keys(target, key_times, check_times, expected,
                                    _shared(options, share, fallback_share), self.stored,
-                                   dense=is_dense(key_frames), frame_times=frame_times)
+                                   dense=is_dense(key_frames), frame_times=frame_times,
+                                   max_keys=None if limit is None else max(2, limit // CHEAPEST_KEY_BYTES))
+                if limit is not None and keys.written_bytes > limit:
+                    raise ValueError(f"{keys.written_bytes} bytes, over {limit}")
+                return keys
             except ValueError:
                 if share >= 1.0 and fallback_share >= 1.0:
                     raise
@@ -177,7 +185,8 @@ class ChannelTask:
         return (mine.motion is theirs.motion and np.array_equal(mine.a, theirs.a)
                 and np.array_equal(mine.b, theirs.b) and (mine.slide, mine.rate) == (theirs.slide, theirs.rate)
                 and (self.start, self.end) == (other.start, other.end) and _same(self.stored, other.stored)
-                and (self.share, self.fallback_share) == (other.share, other.fallback_share))
+                and (self.share, self.fallback_share, self.max_bytes)
+                == (other.share, other.fallback_share, other.max_bytes))
 
     def check_count(self):
         """About how many check times the fit evaluates, as a float (its cost grows with them)."""

@@ -28,6 +28,8 @@ PROBES = 9
 # angle error (divided by |p|), the later ones are Lawson rounds towards the smallest maximum (15 %
 # lower maximum error than plain least squares on the same tracks).
 REWEIGHTS = 3
+# Rounds of thinned_keys: each may halve the keys (a quarter... an eighth of them at most after 3).
+THINNING_ROUNDS = 3
 
 
 def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
@@ -230,16 +232,42 @@ def cubicspline_fallback(fit, check_times, written=None):
     return times, rows, cubicspline_error(fit, check_times, times, rows)
 
 
-def cubicspline_rows(fit, written=None):
+def cubicspline_rows(fit, written=None, keep=None):
     """(key times, as written when ``written``; interleaved rows, unrounded) of the CUBICSPLINE
     sampler cubicspline_fallback describes: a caller choosing the stored form from the rows
-    rounds them itself and measures them with cubicspline_error."""
-    times = _stored_times(np.asarray(fit.times, dtype=np.float64), written)
-    values = quat.make_continuous(np.asarray(fit.values, dtype=np.float64))
+    rounds them itself and measures them with cubicspline_error. ``keep``: indices of the
+    CUBICSLERP keys it has keys at (the first and the last among them; default: every one)."""
+    keep = slice(None) if keep is None else keep
+    times = _stored_times(np.asarray(fit.times, dtype=np.float64)[keep], written)
+    values = quat.make_continuous(np.asarray(fit.values, dtype=np.float64)[keep])
     out_tangents, in_tangents = _hermite_tangents(fit, times, values)
     a = np.concatenate([np.zeros((1, 4)), in_tangents])
     b = np.concatenate([out_tangents, np.zeros((1, 4))])
     return times, np.stack([a, values, b], axis=1).reshape(-1, 4)
+
+
+def thinned_keys(fit, check_times, tolerance_deg, rounds=THINNING_ROUNDS):
+    """Indices of the CUBICSLERP keys a CUBICSPLINE sampler keeps within ``tolerance_deg`` of
+    the curve: each round drops every other remaining inner key whose two segments, merged into
+    one with its own fitted tangents, still follow the curve (segments are independent, so the
+    others keep theirs). A fallback may miss the curve ten times more than the extension does,
+    and a cubic's error grows as the fourth power of its length: it rarely needs every key."""
+    keep = np.arange(len(fit.times))
+    limit = screening.lowered(quat.degrees_to_chord2(tolerance_deg), margins=2)
+    for _ in range(rounds):
+        drop = keep[1:-1:2]
+        if not len(drop):
+            break
+        trial = np.setdiff1d(keep, drop)
+        times, rows = cubicspline_rows(fit, written="FLOAT", keep=trial)
+        check, curve = _curve(fit, check_times, times)
+        played = Evaluator("CUBICSPLINE", times, rows, rotation=True)(check)
+        errors = _segment_max(quat.chord2(played, curve.T), np.searchsorted(check, times[:-1]))
+        merged = errors[np.searchsorted(trial, drop) - 1] <= limit
+        if not merged.any():
+            break
+        keep = np.setdiff1d(keep, drop[merged])
+    return keep
 
 
 def cubicspline_error(fit, check_times, times, rows):

@@ -4,8 +4,9 @@ The fallback is what every viewer without EXT_animation_sqlerp plays, so it must
 CUBICSLERP curve within the fallback tolerance; it is also most of a file's cost when it is fitted
 finely. The forms (ExportOptions.fallback):
 
-- "AUTO" (the default): the smaller of LINEAR keys (core.fallback_fit.linear_fallback) and a
-  CUBICSPLINE sampler at the CUBICSLERP key times (which shares their input accessor) among those
+- "AUTO" (the default): the smallest of LINEAR keys (core.fallback_fit.linear_fallback), a
+  CUBICSPLINE sampler at the CUBICSLERP key times (which shares their input accessor) and one at
+  as few of them as hold the tolerance (core.fallback_fit.thinned_keys) among those
   within the tolerance, never with more keys than the bundled exporter's per-frame sampler; when
   neither holds the tolerance (fast turns: 100 degrees in 4 frames), the one closer to the curve.
 - "LINEAR" and "CUBICSPLINE": that form alone, "NONE": one STEP key (the required form), "SAMPLED":
@@ -22,7 +23,7 @@ import numpy as np
 
 from . import quaternions as quat
 from .accessors import as_stored
-from .fallback_fit import cubicspline_error, cubicspline_rows, linear_fallback, on_times
+from .fallback_fit import cubicspline_error, cubicspline_rows, linear_fallback, on_times, thinned_keys
 
 # Bytes of one stored quaternion, by precision, and of one key time.
 QUATERNION_BYTES = {"FLOAT": 16, "SHORT": 8}
@@ -69,6 +70,9 @@ def fallback_keys(fit, check_times, options, frame_times=None):
 def _smallest(fit, check_times, tolerance, precision, frame_times):
     """The "AUTO" choice (see the module's text)."""
     candidates = [_cubicspline(fit, check_times, precision)]
+    keep = thinned_keys(fit, check_times, tolerance)
+    if len(keep) < len(fit.times):  # fewer keys, on an input of their own
+        candidates.append(_cubicspline(fit, check_times, precision, keep))
     linear = _linear(fit, check_times, tolerance, precision)
     if frame_times is None or len(frame_times) < 2 or len(linear.times) <= len(frame_times):
         candidates.append(linear)
@@ -87,10 +91,10 @@ def _linear(fit, check_times, tolerance, precision):
     return Fallback("LINEAR", times, values, error, precision)
 
 
-def _cubicspline(fit, check_times, precision):
-    """CUBICSPLINE at the CUBICSLERP key times: 16-bit when ``precision`` is and every row fits
-    in [-1, 1], else floats; measured as written."""
-    times, rows = cubicspline_rows(fit, written="FLOAT")
+def _cubicspline(fit, check_times, precision, keep=None):
+    """CUBICSPLINE at the CUBICSLERP key times (those at ``keep``): 16-bit when ``precision`` is
+    and every row fits in [-1, 1], else floats; measured as written."""
+    times, rows = cubicspline_rows(fit, written="FLOAT", keep=keep)
     stored = "SHORT" if precision == "SHORT" and np.abs(rows).max() <= 1.0 else "FLOAT"
     rows = as_stored(rows, stored)
     return Fallback("CUBICSPLINE", times, rows, cubicspline_error(fit, check_times, times, rows), stored)

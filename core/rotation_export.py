@@ -105,20 +105,23 @@ def check_grid(start, end, key_frames):
 
 
 def export_keys(target, key_times, check_times, expected, options, stored=None, dense=False,
-                frame_times=None):
+                frame_times=None, max_keys=None):
     """ChannelKeys for a motion ``target(seconds) -> (T, 4)`` that plays ``expected`` at the
     sorted ``check_times``. ``key_times``: the animator's keys, float32 values (as written).
     ``options``: ExportOptions. ``stored``: (times, rows) of CUBICSLERP keys imported earlier,
     kept when they still play the motion. ``dense``: the keys are samples of a motion (only the
     first and last are kept; the form that writes fewer bytes is chosen). ``frame_times``: the
-    times of the bundled exporter's per-frame keys, which a LINEAR fallback never outnumbers."""
+    times of the bundled exporter's per-frame keys, which a LINEAR fallback never outnumbers.
+    ``max_keys``: the most keys the channel may take (ValueError beyond: a finer share of the
+    tolerance than is worth its bytes)."""
     requested, options = options.precision, _precise_enough(options)
     kept = _kept(stored, check_times, expected, options.tolerance_deg)
     if kept is not None:
         return _with_fallback(ChannelKeys(kept, "KEPT"), check_times, options, frame_times)
     if dense:
-        return _dense_keys(target, key_times, check_times, expected, options, frame_times, requested)
-    fit = written_fit(target, key_times, check_times, expected, options)
+        return _dense_keys(target, key_times, check_times, expected, options, frame_times, requested,
+                           max_keys)
+    fit = written_fit(target, key_times, check_times, expected, options, max_keys=max_keys)
     keys = _with_fallback(ChannelKeys(fit, options.precision), check_times, options, frame_times)
     if len(fit.times) <= FEW_KEYS:  # still, or nearly a slerp: LINEAR keys alone may be smaller
         few = _few_linear_keys(check_times, expected, options, keys.written_bytes)
@@ -175,7 +178,8 @@ def _with_fallback(keys, check_times, options, frame_times=None):
     return keys
 
 
-def _dense_keys(target, key_times, check_times, expected, options, frame_times, requested):
+def _dense_keys(target, key_times, check_times, expected, options, frame_times, requested,
+                max_keys=None):
     """The smallest of LINEAR keys alone and CUBICSLERP keys with their fallback, within the
     tolerance. CUBICSLERP is fitted twice: from the range's ends, each missing segment split at
     its worst check time (a polyline's error sits at its corners: capture and imported clips play
@@ -184,8 +188,9 @@ def _dense_keys(target, key_times, check_times, expected, options, frame_times, 
     than the LINEAR form's bytes buy. ``requested``: the precision asked for (LINEAR keys may
     keep 16-bit values where CUBICSLERP ones, whose aim the rounding lowers, do not)."""
     tolerance = options.tolerance_deg * FIT_MARGIN
-    linear = _linear_alone(check_times, expected, tolerance, requested, frame_times)
+    linear = _linear_alone(check_times, expected, tolerance, requested, frame_times, max_keys)
     budget = max(2, (linear.written_bytes - 1) // (TIME_BYTES + 3 * QUATERNION_BYTES[options.precision]))
+    budget = budget if max_keys is None else min(budget, max_keys)
     candidates = [linear]
     for keys, split_at in ((np.asarray(key_times)[[0, -1]], "worst"), (key_times, "middle")):
         if len(keys) > budget:
@@ -199,22 +204,24 @@ def _dense_keys(target, key_times, check_times, expected, options, frame_times, 
     return min(candidates, key=lambda keys: keys.written_bytes)
 
 
-def _linear_alone(check_times, expected, tolerance, precision, frame_times):
+def _linear_alone(check_times, expected, tolerance, precision, frame_times, max_keys=None):
     """ChannelKeys of the fewest LINEAR keys within ``tolerance`` (16-bit values, or floats where
     a tolerance near the 16-bit rounding makes those fewer bytes), or of the per-frame keys
     (whose times the bundled sampler's input accessor holds already) when those hold it too
-    and write fewer bytes."""
+    and write fewer bytes. ValueError when neither holds it within ``max_keys``."""
     keys = None
     for written in ("SHORT", "FLOAT") if precision == "SHORT" else ("FLOAT",):
         if keys is not None and tolerance >= 2.0 * QUANTIZATION_DEG["SHORT"]:
             break  # well above the rounding, 16-bit keys are the smaller
         try:
-            reduced = ChannelKeys(None, written, dense=True,
-                                  linear=reduce_linear(check_times, expected, tolerance, written=written))
-        except ValueError:  # the written rounding alone misses: floats
+            reduced = ChannelKeys(None, written, dense=True, linear=reduce_linear(
+                check_times, expected, tolerance, written=written, max_keys=max_keys))
+        except ValueError:  # the written rounding alone misses (floats next), or more keys
             continue
         if keys is None or reduced.written_bytes < keys.written_bytes:
             keys = reduced
+    if keys is None:
+        raise ValueError(f"LINEAR keys within {tolerance:g} deg need more than {max_keys} keys")
     if frame_times is None:
         return keys
     try:

@@ -3,8 +3,10 @@
 ``build(...)`` makes, in the current scene, an armature with a chain of bones and a few empties,
 each animated by one action with Bezier keys (auto-clamped handles) every 4 to 12 frames, in every
 rotation mode (quaternion, the six Euler orders, axis-angle), with large turns between keys (up to
-``max_turn_deg``) and, optionally, an action that starts at a negative frame. Keys are written in
-bulk (keyframe_points.add + foreach_set), as the add-on does. Deterministic for a given seed.
+``max_turn_deg``) and, optionally, an action that starts at a negative frame. ``build_tree(...)``
+makes a 69-bone character tree 19 bones deep (spine, limbs, fingers, tail), keyed every 6 to 10
+frames. Keys are written in bulk (keyframe_points.add + foreach_set), as the add-on does.
+Deterministic for a given seed.
 """
 
 import bpy
@@ -13,9 +15,10 @@ import numpy as np
 MODES = ("QUATERNION", "XYZ", "ZXY", "AXIS_ANGLE", "YZX", "XZY", "YXZ", "ZYX")
 
 
-def key_frames(rng, count, first):
-    """``count`` key frames from ``first``, 4 to 12 frames apart."""
-    return first + np.concatenate([[0], np.cumsum(rng.integers(4, 13, count - 1))]).astype(np.float64)
+def key_frames(rng, count, first, gaps=(4, 12)):
+    """``count`` key frames from ``first``, ``gaps`` (4 to 12) frames apart."""
+    steps = rng.integers(gaps[0], gaps[1] + 1, count - 1)
+    return first + np.concatenate([[0], np.cumsum(steps)]).astype(np.float64)
 
 
 def _rotation_values(rng, mode, count, max_turn_deg):
@@ -64,8 +67,8 @@ def _new_action(obj, name):
     return action, strip.channelbag(slot, ensure=True).fcurves
 
 
-def _animate(curves, rng, prefix, mode, keys, first, max_turn_deg):
-    frames = key_frames(rng, keys, first)
+def _animate(curves, rng, prefix, mode, keys, first, max_turn_deg, gaps=(4, 12)):
+    frames = key_frames(rng, keys, first, gaps)
     values = _rotation_values(rng, mode, keys, max_turn_deg)
     prop = {"QUATERNION": "rotation_quaternion",
             "AXIS_ANGLE": "rotation_axis_angle"}.get(mode, "rotation_euler")
@@ -111,6 +114,72 @@ def build(bones=4, objects=2, keys=12, max_turn_deg=100.0, first_frame=-6, seed=
         empties.append(empty)
     scene.frame_start, scene.frame_end = int(first_frame), int(np.ceil(last))
     return rig, empties
+
+
+# A character-like tree: (name, parent, head, tail) per bone, parents first. The spine is 12 bones
+# long and the fingers hang 4 + 3 bones below its top, so the deepest chain is 19 bones: errors of
+# many animated rotations add up at its leaves, as they do in real rigs.
+def tree_bones(spine=12, tail=8, fingers=5):
+    """[(name, parent or None, head, tail)] of a spine with neck and head, two arms with hands and
+    ``fingers`` fingers of 3 bones, two legs and a tail."""
+    bones, up = [], 0.15
+    parent = None
+    for i in range(spine):  # hips at the bottom, chest at the top
+        bones.append((f"spine{i:02d}", parent, (0.0, 0.0, 1.0 + up * i), (0.0, 0.0, 1.0 + up * (i + 1))))
+        parent = f"spine{i:02d}"
+    top = 1.0 + up * spine
+    bones += [("neck0", parent, (0.0, 0.0, top), (0.0, 0.02, top + 0.08)),
+              ("neck1", "neck0", (0.0, 0.02, top + 0.08), (0.0, 0.03, top + 0.16)),
+              ("head", "neck1", (0.0, 0.03, top + 0.16), (0.0, 0.05, top + 0.4))]
+    for side, sign in (("L", 1.0), ("R", -1.0)):
+        arm = [(f"clavicle.{side}", parent, 0.0, 0.15), (f"upperarm.{side}", f"clavicle.{side}", 0.15, 0.45),
+               (f"forearm.{side}", f"upperarm.{side}", 0.45, 0.72), (f"hand.{side}", f"forearm.{side}", 0.72, 0.8)]
+        bones += [(name, up_name, (sign * a, 0.0, top - 0.05), (sign * b, 0.01, top - 0.05))
+                  for name, up_name, a, b in arm]
+        for f in range(fingers):
+            finger_parent, y = f"hand.{side}", 0.02 * (f - 2)
+            for k in range(3):
+                name = f"finger{f}_{k}.{side}"
+                a, b = 0.8 + 0.03 * k, 0.83 + 0.03 * k
+                bones.append((name, finger_parent, (sign * a, y, top - 0.05), (sign * b, y, top - 0.06)))
+                finger_parent = name
+        leg = [(f"thigh.{side}", "spine00", 1.0, 0.55), (f"shin.{side}", f"thigh.{side}", 0.55, 0.1),
+               (f"foot.{side}", f"shin.{side}", 0.1, 0.02)]
+        bones += [(name, up_name, (sign * 0.1, 0.0, a), (sign * 0.1, 0.02, b)) for name, up_name, a, b in leg]
+        bones.append((f"toe.{side}", f"foot.{side}", (sign * 0.1, 0.02, 0.02), (sign * 0.1, 0.12, 0.02)))
+    parent = "spine00"
+    for i in range(tail):
+        bones.append((f"tail{i}", parent, (0.0, -0.1 * i, 1.0), (0.0, -0.1 * (i + 1), 0.98)))
+        parent = f"tail{i}"
+    return bones
+
+
+def build_tree(keys=30, max_turn_deg=30.0, gaps=(6, 10), first_frame=1, seed=11, modes=MODES):
+    """A 69-bone character tree (tree_bones: depth 19) keyed as an animator keys it: Bezier keys
+    every ``gaps`` frames on every bone, every rotation mode in turn. Returns the armature object."""
+    rng = np.random.default_rng(seed)
+    scene = bpy.context.scene
+    data = bpy.data.armatures.new("TreeRig")
+    rig = bpy.data.objects.new("TreeRig", data)
+    scene.collection.objects.link(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode='EDIT')
+    layout = tree_bones()
+    for i, (name, parent, head, tail) in enumerate(layout):
+        bone = data.edit_bones.new(name)
+        bone.head, bone.tail, bone.roll = head, tail, 0.2 * (i % 7)
+        bone.parent = data.edit_bones[parent] if parent else None
+    bpy.ops.object.mode_set(mode='OBJECT')
+    _, curves = _new_action(rig, "TreeRigAction")
+    last = first_frame
+    for i, (name, *_) in enumerate(layout):
+        pose_bone = rig.pose.bones[name]
+        pose_bone.rotation_mode = modes[i % len(modes)]
+        frames = _animate(curves, rng, f'pose.bones["{name}"].', pose_bone.rotation_mode, keys,
+                          first_frame, max_turn_deg, gaps)
+        last = max(last, frames[-1])
+    scene.frame_start, scene.frame_end = int(first_frame), int(np.ceil(last))
+    return rig
 
 
 def add_fractional_empty(name="Fractional", frames=(1.0, 7.5, 14.25), turn_deg=60.0):

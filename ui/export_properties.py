@@ -5,8 +5,9 @@
 import bpy
 
 FALLBACK_ITEMS = (
-    ('AUTO', "Smallest Fitted", "LINEAR or CUBICSPLINE, whichever writes fewer bytes within the "
-     "fallback tolerance of the CUBICSLERP curve, never with more keys than a key per frame"),
+    ('AUTO', "Smallest Fitted", "LINEAR or CUBICSPLINE (at all or some of the CUBICSLERP key times), "
+     "whichever writes fewer bytes within the fallback tolerance of the CUBICSLERP curve, never with "
+     "more keys than a key per frame"),
     ('LINEAR', "LINEAR, Fitted", "A LINEAR sampler with as few keys as keep it within the fallback "
      "tolerance of the CUBICSLERP curve (viewers without the extension play it)"),
     ('SAMPLED', "LINEAR, Every Frame", "The bundled exporter's own per-frame LINEAR sampler"),

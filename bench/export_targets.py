@@ -1,0 +1,105 @@
+"""Issue 17's export targets, judged on one rig's rows of bench/bench_export.py (no bpy needed).
+
+Every line states the measured figures beside the target, PASS or MISS: a missed target is never
+rounded into a pass (no slack on the error bounds: 0.0100x degrees is over 0.01).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+EXT_MAX_DEG, FALLBACK_MAX_DEG = 0.01, 0.1   # default settings, world rotations
+DEFAULT_ANIM_RATIO = 2.0                    # keyed rigs (a): default animation bytes vs bundled
+NONE_ANIM_RATIO = 4.0                       # keyed rigs (a): fallback NONE vs bundled
+PEER_ANIM_RATIO = 2.0                       # ours at a peer's error vs that peer
+FIT_SECONDS = 2.0                           # (c): the add-on's time on Blender's thread
+
+
+@dataclass
+class Verdict:
+    text: str
+    met: bool
+
+    def line(self) -> str:
+        return f"{'PASS' if self.met else 'MISS'}  {self.text}"
+
+
+def _ratio(bundled: int, this: int) -> float:
+    return bundled / this if this > 0 else float("inf") if bundled > 0 else 0.0
+
+
+def _usable(*rows) -> bool:
+    return all(row is not None and not row.failed for row in rows)
+
+
+def _deg(value: float | None) -> str:
+    return "-" if value is None else f"{value:.5f}°"
+
+
+def default_targets(rows: dict) -> list[Verdict]:
+    """Default settings (fallback AUTO): a smaller file than the bundled exporter's, and the
+    world error bounds of the extension and of the fallback."""
+    bundled, ours = rows.get("bundled"), rows.get("ours AUTO")
+    if not _usable(bundled, ours):
+        return [Verdict("default export: cannot judge (an export failed)", False)]
+    smaller = ours.file_bytes < bundled.file_bytes
+    bounded = (ours.max_deg is not None and ours.max_deg <= EXT_MAX_DEG and ours.fallback_max_deg is not None
+               and ours.fallback_max_deg <= FALLBACK_MAX_DEG)
+    return [Verdict(f"default file smaller than the bundled exporter's: {ours.file_bytes:,} B vs "
+                    f"{bundled.file_bytes:,} B ({ours.file_bytes / bundled.file_bytes:.2f}x)", smaller),
+            Verdict(f"default world error: extension {_deg(ours.max_deg)} (<= {EXT_MAX_DEG}°), fallback "
+                    f"{_deg(ours.fallback_max_deg)} (<= {FALLBACK_MAX_DEG}°)", bounded)]
+
+
+def keyed_targets(rows: dict) -> list[Verdict]:
+    """Keyed rigs (a): animation bytes of the default export >= 2x and of fallback NONE >= 4x
+    smaller than the bundled exporter's."""
+    bundled = rows.get("bundled")
+    verdicts = []
+    for label, target in (("ours AUTO", DEFAULT_ANIM_RATIO), ("ours NONE", NONE_ANIM_RATIO)):
+        ours = rows.get(label)
+        if not _usable(bundled, ours):
+            verdicts.append(Verdict(f"{label} animation bytes: cannot judge (an export failed)", False))
+            continue
+        ratio = _ratio(bundled.anim_bytes, ours.anim_bytes)
+        verdicts.append(Verdict(f"{label} animation bytes {ratio:.2f}x smaller than the bundled exporter's "
+                                f"(>= {target:g}x): {ours.anim_bytes:,} B vs {bundled.anim_bytes:,} B",
+                                ratio >= target))
+    return verdicts
+
+
+def peer_targets(rows: dict, peer_anim: dict[str, int]) -> list[Verdict]:
+    """Ours at each peer's measured world error (tolerance and fallback tolerance set to it):
+    animation bytes >= 2x smaller than the peer's (``peer_anim``: the peer's animation bytes, the
+    smaller of its file minus our no-animation file and minus the peer applied to that file), with
+    world errors (extension and fallback) no larger than the peer's."""
+    verdicts = []
+    for peer, peer_bytes in peer_anim.items():
+        theirs, ours = rows.get(peer), rows.get(f"ours @{peer}")
+        if not _usable(theirs, ours) or theirs.max_deg is None:
+            verdicts.append(Verdict(f"ours at {peer}'s error: cannot judge (an export or the peer failed)", False))
+            continue
+        ratio = _ratio(peer_bytes, ours.anim_bytes)
+        within = ours.max_deg <= theirs.max_deg and (ours.fallback_max_deg or 0.0) <= theirs.max_deg
+        verdicts.append(Verdict(
+            f"ours at {peer}'s error ({theirs.max_deg:.4f}°): animation bytes {ratio:.2f}x smaller than "
+            f"{peer}'s (>= {PEER_ANIM_RATIO:g}x): {ours.anim_bytes:,} B vs {peer_bytes:,} B; our world "
+            f"error {_deg(ours.max_deg)}, fallback {_deg(ours.fallback_max_deg)} (<= {peer}'s)",
+            ratio >= PEER_ANIM_RATIO and within))
+    return verdicts
+
+
+def fit_target(rows: dict) -> list[Verdict]:
+    """(c): the default export's fitting time on Blender's thread under 2 s (the other fallbacks'
+    times in the same line, for reference)."""
+    ours = rows.get("ours AUTO")
+    if not _usable(ours) or ours.fit_s is None:
+        return [Verdict("fitting time: cannot judge (the default export failed)", False)]
+    others = ", ".join(f"{label.split()[1]} {row.fit_s:.2f} s" for label, row in rows.items()
+                       if label in ("ours LINEAR", "ours NONE") and _usable(row) and row.fit_s is not None)
+    bundled = rows.get("bundled")
+    wall = (f"; export {ours.export_s:.1f} s vs the bundled exporter's {bundled.export_s:.1f} s alone"
+            if _usable(bundled) else "")
+    return [Verdict(f"fitting {ours.fit_s:.2f} s of Blender's thread with the default fallback "
+                    f"(< {FIT_SECONDS:g} s; {others or 'no other fallback measured'}{wall})",
+                    ours.fit_s < FIT_SECONDS)]
