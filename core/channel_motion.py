@@ -105,7 +105,7 @@ class ChannelTask:
     samples: tuple = None
     share: float = 1.0
     fallback_share: float = 1.0
-    max_bytes: int = None  # the most bytes a finer share may write (None: as many as it needs)
+    max_bytes: int = None  # the most extension bytes a finer share may write (None: any)
 
     def fit(self, options):
         """core.rotation_export.ChannelKeys for ExportOptions ``options``: keys at the animator's
@@ -135,8 +135,8 @@ class ChannelTask:
                                    _shared(options, share, fallback_share), self.stored,
                                    dense=is_dense(key_frames), frame_times=frame_times,
                                    max_keys=None if limit is None else max(2, limit // CHEAPEST_KEY_BYTES))
-                if limit is not None and keys.written_bytes > limit:
-                    raise ValueError(f"{keys.written_bytes} bytes, over {limit}")
+                if limit is not None and keys.extension_bytes > limit:
+                    raise ValueError(f"{keys.extension_bytes} bytes, over {limit}")
                 return keys
             except ValueError:
                 if share >= 1.0 and fallback_share >= 1.0:

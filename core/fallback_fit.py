@@ -30,6 +30,7 @@ PROBES = 9
 REWEIGHTS = 3
 # Rounds of thinned_keys: each may halve the keys (a quarter... an eighth of them at most after 3).
 THINNING_ROUNDS = 3
+MAX_MERGED_TURN_DEG = 60.0
 
 
 def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
@@ -263,7 +264,12 @@ def thinned_keys(fit, check_times, tolerance_deg, rounds=THINNING_ROUNDS):
         check, curve = _curve(fit, check_times, times)
         played = Evaluator("CUBICSPLINE", times, rows, rotation=True)(check)
         errors = _segment_max(quat.chord2(played, curve.T), np.searchsorted(check, times[:-1]))
-        merged = errors[np.searchsorted(trial, drop) - 1] <= limit
+        segment = np.searchsorted(trial, drop) - 1
+        ends = np.abs(np.einsum("ij,ij->i", fit.values[trial[segment]], fit.values[trial[segment + 1]]))
+        # A long turn's Hermite path in 4D passes near the origin, where normalizing it swings the
+        # rotation wildly between check times (a 143-degree segment: 0.096 degrees at the checks,
+        # 2.3 between them): merged segments turn MAX_MERGED_TURN_DEG at most.
+        merged = (errors[segment] <= limit) & (ends >= np.cos(np.radians(MAX_MERGED_TURN_DEG) / 2.0))
         if not merged.any():
             break
         keep = np.setdiff1d(keep, drop[merged])

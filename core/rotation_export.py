@@ -77,17 +77,23 @@ class ChannelKeys:
     @property
     def written_bytes(self):
         """Bytes of the samplers' data this channel writes (key times counted per sampler)."""
+        total = self.extension_bytes
+        if self.linear is None and self.fit is not None and self.fallback is not None:
+            interpolation, times, _ = self.fallback
+            total += sampler_bytes(interpolation, times, self.fallback_precision, self.fit.times)
+        return total
+
+    @property
+    def extension_bytes(self):
+        """Bytes of what viewers with the extension play: the CUBICSLERP sampler's data, or the
+        LINEAR (or STEP) keys that replace the channel's sampler."""
         if self.linear is not None:
             time_bytes = 0 if self.frame_keys else TIME_BYTES
             return len(self.linear.times) * (time_bytes + QUATERNION_BYTES[self.precision])
         if self.fit is None:
             return 0
         stored = "FLOAT" if self.precision == "KEPT" else self.precision
-        total = len(self.fit.times) * (TIME_BYTES + 3 * QUATERNION_BYTES[stored])
-        if self.fallback is not None:
-            interpolation, times, _ = self.fallback
-            total += sampler_bytes(interpolation, times, self.fallback_precision, self.fit.times)
-        return total
+        return len(self.fit.times) * (TIME_BYTES + 3 * QUATERNION_BYTES[stored])
 
 
 def check_grid(start, end, key_frames):

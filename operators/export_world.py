@@ -26,10 +26,10 @@ MEASURED_ROUNDS = 2
 # degrees a frame, measured) and Blender's own float32 evaluation take the error, and the keys a
 # fit needs explode (100 chained bones x 1,000 keys at the split 1/100: 4.9 million keys).
 MIN_CHANNEL_DEG = 0.001
-# A finer share may cost at most REFIT_GROWTH times the bytes of the channel's first fit, or the
-# bundled exporter's per-frame float sampler's if more; beyond, a coarser share is tried (and the
-# world error reported): 100 chained bones x 1,000 keys otherwise wrote 612,673 float keys and a
-# fallback as large, 4.6 times the bundled file, for 0.0124 degrees instead of 0.03.
+# A finer share's keys (those viewers with the extension play) may cost at most REFIT_GROWTH times
+# the bytes of the channel's first fit, or the bundled exporter's per-frame float sampler's if
+# more; beyond, a coarser share is tried and the world error reported: 100 chained bones x 1,000
+# keys otherwise wrote 612,673 float keys and a fallback as large, 4.6 times the bundled file.
 REFIT_GROWTH = 3
 PER_FRAME_KEY_BYTES = 16  # a float quaternion (its input is shared)
 CHUNK = 4096  # grid samples composed at once: N nodes x CHUNK x 4 floats per array
@@ -42,7 +42,7 @@ class AnimationWorld:
     export's list) and every glTF node above them, composed over the animation's time range."""
 
     def __init__(self, animation, jobs, positions, vtree, timing, options):
-        self.jobs, self.positions, self.options = jobs, positions, options
+        self.jobs, self.positions = jobs, positions
         self.nodes, self.parents, self.index = [], [], {}
         by_node = {id(vnode.node): vnode for vnode in vtree.values() if vnode.node is not None}
         for job in jobs:
@@ -223,6 +223,6 @@ def _tighten(worlds, jobs, fitted, options, check_fallback):
                 task.share, task.fallback_share = float(new), float(new_fallback)
                 if task.max_bytes is None:  # against the first fit, at the whole tolerances
                     task.max_bytes = max(PER_FRAME_KEY_BYTES * len(task.sample_frames()),
-                                         REFIT_GROWTH * fitted[position].written_bytes)
+                                         REFIT_GROWTH * fitted[position].extension_bytes)
                 changed.append(position)
     return changed, worst, worst_fallback
