@@ -163,7 +163,8 @@ def _export_command(args):
         output.parent.mkdir(parents=True, exist_ok=True)
         report = {"command": "export", "blend": args.blend, "output": str(output),
                   "action": args.action, "assigned_to": assigned, "fallback": args.fallback,
-                  "tolerance_deg": args.tolerance, "property_tolerance": args.property_tolerance}
+                  "tolerance_deg": args.tolerance, "property_tolerance": args.property_tolerance,
+                  "world_space": not args.per_channel}
         try:
             outcome, document = export(str(output), options, args.selection)
         except ExportFailed as error:
@@ -175,6 +176,8 @@ def _export_command(args):
         progress.end()
     channels = [dict(vars(c)) for c in outcome.channels]
     return {**report, "ok": True, "status": "exported", "summary": export_hook.summary(outcome),
+            "world_max_deg": outcome.world_error_deg,  # None with --per-channel: not measured
+            "world_max_fallback_deg": outcome.fallback_world_error_deg,
             "cubicslerp_channels": _cubicslerp_channels(document), "channels": channels,
             "warnings": [str(w) for w in document.warnings], "exit_code": EXIT_OK}
 

@@ -88,6 +88,14 @@ def test_export_a_blend_action_with_cubicslerp(tmp_path):
     rotation = [c for a in document.animations for c in a.channels if c.path == "rotation"]
     assert [c.sampler.interpolation for c in rotation] == ["CUBICSLERP"]
     assert rotation[0].fallback.interpolation == "CUBICSPLINE"
+    # World space by default: measured and reported; --per-channel holds the tolerance per channel.
+    assert report["world_space"] and report["world_max_deg"] <= 0.01
+    assert f"world max {report['world_max_deg']:.4f} deg" in report["summary"]
+    flat, report = run("export", blend, "--output", tmp_path / "flat.glb", "--action", "Spin",
+                       "--per-channel")
+    assert flat.returncode == 0, flat.stderr
+    assert not report["world_space"] and report["world_max_deg"] is None
+    assert "per channel" in report["summary"] and (tmp_path / "flat.glb").is_file()
 
     missing, report = run("export", blend, "--output", tmp_path / "x.glb", "--action", "Nope")
     assert missing.returncode == 2 and "Nope" in report["error"]
