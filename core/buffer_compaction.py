@@ -68,9 +68,9 @@ def compact(gltf: dict, buffers: list) -> tuple:
     place, and the rebuilt bytes of its buffers (``buffers``: bytes per old buffer, None where
     a buffer has no data). Buffers left without a view are dropped."""
     accessor_map = _keep(len(gltf.get("accessors", [])), _accessor_references(gltf))
-    _renumber_accessors(gltf, accessor_map)
+    _renumber(gltf, "accessors", _accessor_slots(gltf), accessor_map)
     view_map = _keep(len(gltf.get("bufferViews", [])), _view_references(gltf))
-    _renumber_views(gltf, view_map)
+    _renumber(gltf, "bufferViews", _view_slots(gltf), view_map)
     new_buffers, buffer_map = _rebuild_buffers(gltf, buffers)
     return new_buffers, Compaction(accessor_map, view_map, buffer_map)
 
@@ -108,14 +108,6 @@ def _accessor_references(gltf):
     return [int(obj[key]) for obj, key in _accessor_slots(gltf)]
 
 
-def _renumber_accessors(gltf, accessor_map):
-    for obj, key in _accessor_slots(gltf):
-        obj[key] = int(accessor_map[int(obj[key])])
-    gltf["accessors"] = [a for a, new in zip(gltf.get("accessors", []), accessor_map) if new >= 0]
-    if not gltf["accessors"]:
-        del gltf["accessors"]
-
-
 def _view_slots(gltf):
     """(object, key) of every buffer view reference."""
     slots = []
@@ -138,12 +130,14 @@ def _view_references(gltf):
     return [int(obj[key]) for obj, key in _view_slots(gltf)]
 
 
-def _renumber_views(gltf, view_map):
-    for obj, key in _view_slots(gltf):
-        obj[key] = int(view_map[int(obj[key])])
-    gltf["bufferViews"] = [v for v, new in zip(gltf.get("bufferViews", []), view_map) if new >= 0]
-    if not gltf["bufferViews"]:
-        del gltf["bufferViews"]
+def _renumber(gltf, key, slots, index_map):
+    """Point every reference in ``slots`` at its new index and keep only the kept entries of
+    ``gltf[key]`` (``index_map``: old index -> new index, -1 when dropped)."""
+    for obj, slot in slots:
+        obj[slot] = int(index_map[int(obj[slot])])
+    gltf[key] = [item for item, new in zip(gltf.get(key, []), index_map) if new >= 0]
+    if not gltf[key]:
+        del gltf[key]
 
 
 def _rebuild_buffers(gltf, buffers):

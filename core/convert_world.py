@@ -20,7 +20,7 @@ import numpy as np
 
 from .convert_channels import Unit, check_times, fit_unit, written_players
 from .scene import depth_levels
-from .world_error import chain_shares, compose, tightened_shares, world_errors
+from .world_error import above, chain_shares, compose, tightened_shares, world_errors
 
 MEASURED_ROUNDS = 2
 CHUNK = 4096              # check times composed at once: nodes x CHUNK x 4 floats per array
@@ -121,14 +121,6 @@ class AnimationWorld:
             if unit.keys is not None and missed[nodes].any():
                 unit.keys = None
                 unit.note = "kept: a node under it missed the world tolerance at every share tried"
-
-
-def above(parents, nodes):
-    """(N,) bool: ``nodes`` (a bool mask) and every node above one of them."""
-    marked = np.asarray(nodes, dtype=bool).copy()
-    for level in reversed(depth_levels(parents)[1:]):  # deepest first: a mark goes up
-        marked[parents[level][marked[level]]] = True
-    return marked
 
 
 def _original(unit, seconds):

@@ -58,18 +58,24 @@ def rotation_budgets(parents, order, animated):
     for roots; ``order``: node indices parents first; ``animated``: nodes with animated rotation.
     """
     parents = np.asarray(parents)
-    animated_mask = np.zeros(len(parents), dtype=bool)
-    animated_mask[list(animated)] = True
-    above = np.zeros(len(parents), dtype=int)      # animated nodes from the root down to n
-    below = np.zeros(len(parents), dtype=int)      # most animated nodes strictly under n
+    animated_mask = np.zeros(len(parents))
+    animated_mask[list(animated)] = 1.0
+    return np.maximum(chain_sums(parents, order, animated_mask), 1.0).astype(int)
+
+
+def chain_sums(parents, order, weights):
+    """Per node, the largest sum of ``weights`` along one chain from a root to a leaf through it.
+    ``order``: node indices parents first."""
+    above = np.zeros(len(parents))  # from the root down to the node, itself included
+    below = np.zeros(len(parents))  # the largest strictly under it
     for node in order:
         parent = parents[node]
-        above[node] = animated_mask[node] + (above[parent] if parent >= 0 else 0)
+        above[node] = weights[node] + (above[parent] if parent >= 0 else 0.0)
     for node in order[::-1]:
         parent = parents[node]
         if parent >= 0:
-            below[parent] = max(below[parent], below[node] + animated_mask[node])
-    return np.maximum(above + below, 1)
+            below[parent] = max(below[parent], below[node] + weights[node])
+    return above + below
 
 
 def plan_animation(animation, settings, scene):

@@ -31,7 +31,7 @@ own tolerance.
 import numpy as np
 
 from .accessors import as_stored
-from .import_plan import rotation_budgets
+from .import_plan import chain_sums, rotation_budgets
 
 PATHS = ("translation", "scale", "weights")
 SCALE_FLOOR = 0.01
@@ -86,23 +86,8 @@ def chain_budgets(parents, spread, total) -> np.ndarray:
     own = np.where(still, spread + ROUNDING * total, 0.0)  # room for the rounding of the check
     order = parents_first(parents)
     moving_count = rotation_budgets(parents, order, np.flatnonzero(present & ~still))
-    left = np.maximum(total - _chain_sums(parents, order, own), 0.5 * total)
+    left = np.maximum(total - chain_sums(parents, order, own), 0.5 * total)
     return np.where(still, own, left / moving_count)
-
-
-def _chain_sums(parents, order, weights):
-    """Per node, the largest sum of ``weights`` along a chain from a root to a leaf through it
-    (rotation_budgets' count, weighted)."""
-    above = np.zeros(len(parents))  # from the root down to the node, itself included
-    below = np.zeros(len(parents))  # the largest strictly under it
-    for node in order:
-        parent = parents[node]
-        above[node] = weights[node] + (above[parent] if parent >= 0 else 0.0)
-    for node in order[::-1]:
-        parent = parents[node]
-        if parent >= 0:
-            below[parent] = max(below[parent], below[node] + weights[node])
-    return above + below
 
 
 def total_tolerance(path, fraction, size=1.0) -> float:

@@ -62,3 +62,11 @@ def tightened_shares(parents: np.ndarray, shares: np.ndarray, errors: np.ndarray
     for level in reversed(depth_levels(parents)[1:]):  # deepest first: a node's factor goes up
         np.minimum.at(factor, parents[level], factor[level])
     return np.maximum(shares * factor, np.minimum(floor, shares))
+
+
+def above(parents: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """(N,) bool: ``nodes`` (a bool mask) and every node above one of them."""
+    marked = np.asarray(nodes, dtype=bool).copy()
+    for level in reversed(depth_levels(parents)[1:]):  # deepest first: a mark goes up
+        marked[parents[level][marked[level]]] = True
+    return marked

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from gltf_sqlerp.core import quaternions as quat
-from gltf_sqlerp.core.world_error import chain_shares, compose, tightened_shares, world_errors
+from gltf_sqlerp.core.world_error import above, chain_shares, compose, tightened_shares, world_errors
 
 
 def about(axis, degrees):
@@ -59,3 +59,9 @@ def test_a_miss_tightens_every_node_above_it_by_the_smallest_factor_below_never_
     # node 1 above 3 like it; node 2 above 4 like it; the root takes the smaller factor (0.425).
     assert new == pytest.approx([0.4, 0.4, 0.544, 0.4, 0.544])
     assert np.all(tightened_shares(parents, shares, errors * 0.1, 0.01, floor) == shares)
+
+
+def test_above_marks_the_nodes_and_their_ancestors():
+    parents = np.array([-1, 0, 0, 1, 2, -1])
+    marked = above(parents, np.array([False, False, False, True, False, False]))
+    assert marked.tolist() == [True, True, False, True, False, False]

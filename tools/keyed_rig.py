@@ -77,15 +77,21 @@ def _animate(curves, rng, prefix, mode, keys, first, max_turn_deg, gaps=(4, 12))
     return frames
 
 
+def _armature_in_edit_mode(name):
+    """(object, armature data) of a new armature ``name`` in the scene, active, in Edit Mode."""
+    data = bpy.data.armatures.new(name)
+    rig = bpy.data.objects.new(name, data)
+    bpy.context.scene.collection.objects.link(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode='EDIT')
+    return rig, data
+
+
 def build(bones=4, objects=2, keys=12, max_turn_deg=100.0, first_frame=-6, seed=7, modes=MODES):
     """Make the rig in the current scene; returns (armature object, [empties])."""
     rng = np.random.default_rng(seed)
     scene = bpy.context.scene
-    data = bpy.data.armatures.new("KeyedRig")
-    rig = bpy.data.objects.new("KeyedRig", data)
-    scene.collection.objects.link(rig)
-    bpy.context.view_layer.objects.active = rig
-    bpy.ops.object.mode_set(mode='EDIT')
+    rig, data = _armature_in_edit_mode("KeyedRig")
     parent = None
     for i in range(bones):
         bone = data.edit_bones.new(f"bone{i}")
@@ -159,11 +165,7 @@ def build_tree(keys=30, max_turn_deg=30.0, gaps=(6, 10), first_frame=1, seed=11,
     every ``gaps`` frames on every bone, every rotation mode in turn. Returns the armature object."""
     rng = np.random.default_rng(seed)
     scene = bpy.context.scene
-    data = bpy.data.armatures.new("TreeRig")
-    rig = bpy.data.objects.new("TreeRig", data)
-    scene.collection.objects.link(rig)
-    bpy.context.view_layer.objects.active = rig
-    bpy.ops.object.mode_set(mode='EDIT')
+    rig, data = _armature_in_edit_mode("TreeRig")
     layout = tree_bones()
     for i, (name, parent, head, tail) in enumerate(layout):
         bone = data.edit_bones.new(name)
