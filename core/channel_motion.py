@@ -17,6 +17,7 @@ from .deviation import BlenderCurves
 from .interpolation import nearest_index
 from .metrics import SAMPLES_PER_FRAME
 from .rotation_export import ChannelKeys, check_grid, export_keys, stepped_keys
+from .world_correction import CorrectedTarget, WorldCorrection
 
 # Blender's own samples of a channel (the bundled exporter's: float32 values of float32 matrices)
 # agree with the emulated motion within this, else Blender plays something else than the keys.
@@ -29,8 +30,6 @@ _ON_GRID = 4.0 * 2.0 ** -24
 # key times the export chooses freely (core.rotation_export). Animators key every 3 frames or more.
 DENSE_SPACING = 2.0
 DENSE_MIN_KEYS = 6
-# The fewest bytes a rotation key writes (16-bit LINEAR on a shared input): a byte budget's key bound.
-CHEAPEST_KEY_BYTES = 8
 
 
 @dataclass
@@ -96,52 +95,43 @@ class ChannelTask:
     """A channel's fit: its target between frames ``start`` and ``end``, the CUBICSLERP keys
     it was imported with (``stored``: (times, rows), or None) and Blender's own samples of it in
     glTF space (``samples``: (frames, (n, 4) values), or None), which the target must play.
-    ``share`` and ``fallback_share``: the fractions of the options' tolerances this channel may
-    use, so that errors added up along a chain of bones stay within them (core.world_error)."""
+    ``correction``: what the written curves above the channel play off the exact ones
+    (core.world_correction): the channel is fitted to its target corrected by it, so that its
+    node's world rotation is right. ``fallback_share``: the fraction of the fallback tolerance
+    the channel may use, so that the fallbacks' errors added up along a chain stay within it
+    (core.world_error)."""
     target: ChannelTarget
     start: float
     end: float
     stored: tuple = None
     samples: tuple = None
-    share: float = 1.0
+    correction: WorldCorrection = None
     fallback_share: float = 1.0
-    max_bytes: int = None  # the most extension bytes a finer share may write (None: any)
 
     def fit(self, options):
         """core.rotation_export.ChannelKeys for ExportOptions ``options``: keys at the animator's
         keys in the range (and its ends), checked at SAMPLES_PER_FRAME per frame; or, when the
-        samples are more than AGREEMENT_DEG off the target, ChannelKeys that only say so.
-        A share the written form cannot reach (float32 key times on a long, fast clip) or not
-        within ``max_bytes`` gives way to twice as much, up to the whole tolerance."""
+        samples are more than AGREEMENT_DEG off the target, ChannelKeys that only say so."""
         target = self.target
         key_frames, check_frames = self.frames()
         expected = target.at_frames(check_frames)
         refused = self.refusal(check_frames, expected)
         if refused:
             return ChannelKeys(None, "", skipped=refused)
+        if self.correction is not None:
+            target = CorrectedTarget(target, self.correction)
+            expected = target.corrected(check_frames, expected)
         key_times = as_stored((key_frames - target.slide) / target.rate, "FLOAT")  # as written
         check_times = (check_frames - target.slide) / target.rate
         frame_times = as_stored((self.sample_frames() - target.slide) / target.rate, "FLOAT")
-        share, fallback_share = self.share, self.fallback_share
+        if self.fallback_share < 1.0:
+            options = replace(options, fallback_tolerance_deg=options.fallback_tolerance_deg * self.fallback_share)
         if target.motion.stepped():
-            keys = stepped_keys(key_times, target.at_frames(key_frames), check_times, expected,
-                                _shared(options, share, fallback_share))
+            keys = stepped_keys(key_times, target.at_frames(key_frames), check_times, expected, options)
             if keys is not None:
                 return keys
-        while True:
-            limit = None if share >= 1.0 else self.max_bytes
-            try:
-                keys = export_keys(target, key_times, check_times, expected,
-                                   _shared(options, share, fallback_share), self.stored,
-                                   dense=is_dense(key_frames), frame_times=frame_times,
-                                   max_keys=None if limit is None else max(2, limit // CHEAPEST_KEY_BYTES))
-                if limit is not None and keys.extension_bytes > limit:
-                    raise ValueError(f"{keys.extension_bytes} bytes, over {limit}")
-                return keys
-            except ValueError:
-                if share >= 1.0 and fallback_share >= 1.0:
-                    raise
-                share, fallback_share = min(1.0, 2.0 * share), min(1.0, 2.0 * fallback_share)
+        return export_keys(target, key_times, check_times, expected, options, self.stored,
+                           dense=is_dense(key_frames), frame_times=frame_times)
 
     def sample_frames(self):
         """The frames of the bundled exporter's per-frame keys: its samples' where the task has
@@ -180,25 +170,18 @@ class ChannelTask:
 
     def fits_like(self, other):
         """Whether ``other`` is fitted to the same keys: the same motion (object), map, range,
-        stored keys and shares; the samples aside (``refusal`` checks them apart)."""
+        stored keys and fallback share, neither corrected; the samples aside (``refusal`` checks
+        them apart)."""
         mine, theirs = self.target, other.target
         return (mine.motion is theirs.motion and np.array_equal(mine.a, theirs.a)
                 and np.array_equal(mine.b, theirs.b) and (mine.slide, mine.rate) == (theirs.slide, theirs.rate)
                 and (self.start, self.end) == (other.start, other.end) and _same(self.stored, other.stored)
-                and (self.share, self.fallback_share, self.max_bytes)
-                == (other.share, other.fallback_share, other.max_bytes))
+                and self.fallback_share == other.fallback_share
+                and self.correction is None and other.correction is None)
 
     def check_count(self):
         """About how many check times the fit evaluates, as a float (its cost grows with them)."""
         return max(0.0, (self.end - self.start) * SAMPLES_PER_FRAME)
-
-
-def _shared(options, share, fallback_share):
-    """``options`` with these shares of their tolerances."""
-    if share == 1.0 and fallback_share == 1.0:
-        return options
-    return replace(options, tolerance_deg=options.tolerance_deg * share,
-                   fallback_tolerance_deg=options.fallback_tolerance_deg * fallback_share)
 
 
 def is_dense(key_frames):

@@ -33,7 +33,7 @@ THINNING_ROUNDS = 3
 MAX_MERGED_TURN_DEG = 60.0
 
 
-def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
+def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None, max_keys=None):
     """(times, values, max_error_deg) of LINEAR rotation keys whose slerp stays within
     ``tolerance_deg`` of the CUBICSLERP curve ``fit`` (a CubicSlerpFit) at every check time inside
     its keys; max_error_deg is the largest angle over those check times.
@@ -46,7 +46,8 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
     how a file stores the keys ("FLOAT": float32; "SHORT": normalized 16-bit quaternions, float32
     times): they are checked in that form, played as a reader plays them (normalized), so the
     error is the written file's. The check is core.screening's: float32 first, float64 for the
-    pieces it cannot clear. The curve comes from ``fit.played`` when the fit has it.
+    pieces it cannot clear. The curve comes from ``fit.played`` when the fit has it. ValueError
+    as soon as the keys outnumber ``max_keys`` (None: any number).
     """
     if not tolerance_deg > 0.0:
         raise ValueError(f"tolerance_deg must be positive, got {tolerance_deg!r}")
@@ -56,6 +57,8 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None):
     times = _with(times, _stored_times(_first_cut(times, check, curve, tolerance_deg), written))
     on_curve, accepted = _OnCurve(fit), _Accepted()
     for _ in range(MAX_ROUNDS):
+        if max_keys is not None and len(times) > max_keys:
+            raise ValueError(f"linear_fallback: more than {max_keys} keys")
         values = quat.make_continuous(on_curve(times))
         values = as_stored(values, written) if written else values
         unit = quat.normalize(values)

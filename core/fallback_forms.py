@@ -68,15 +68,23 @@ def fallback_keys(fit, check_times, options, frame_times=None):
 
 
 def _smallest(fit, check_times, tolerance, precision, frame_times):
-    """The "AUTO" choice (see the module's text)."""
+    """The "AUTO" choice (see the module's text). LINEAR keys are fitted last, and given up as
+    soon as they outnumber what would make them smaller than the CUBICSPLINE candidates (on
+    keyed rigs they need ten times the keys: fitting them all took most of the export's time)."""
     candidates = [_cubicspline(fit, check_times, precision)]
     keep = thinned_keys(fit, check_times, tolerance)
     if len(keep) < len(fit.times):  # fewer keys, on an input of their own
         candidates.append(_cubicspline(fit, check_times, precision, keep))
-    linear = _linear(fit, check_times, tolerance, precision)
-    if frame_times is None or len(frame_times) < 2 or len(linear.times) <= len(frame_times):
-        candidates.append(linear)
+    budget = len(frame_times) if frame_times is not None and len(frame_times) >= 2 else None
     within = [c for c in candidates if c.error_deg <= tolerance]
+    if within:  # a key costs its value at least (its time may be shared)
+        smaller = (min(c.bytes(fit.times) for c in within) - 1) // QUATERNION_BYTES[precision]
+        budget = smaller if budget is None else min(budget, smaller)
+    try:
+        candidates.append(_linear(fit, check_times, tolerance, precision, budget))
+        within = [c for c in candidates if c.error_deg <= tolerance]
+    except ValueError:  # more keys than that
+        pass
     if within:
         return min(within, key=lambda c: c.bytes(fit.times))
     if len(candidates) == 1:  # LINEAR needed more keys than a frame each: those keys instead
@@ -85,9 +93,10 @@ def _smallest(fit, check_times, tolerance, precision, frame_times):
     return min(candidates, key=lambda c: c.error_deg)
 
 
-def _linear(fit, check_times, tolerance, precision):
-    """LINEAR keys within ``tolerance`` of the curve, values in the CUBICSLERP precision."""
-    times, values, error = linear_fallback(fit, check_times, tolerance, written=precision)
+def _linear(fit, check_times, tolerance, precision, max_keys=None):
+    """LINEAR keys within ``tolerance`` of the curve, values in the CUBICSLERP precision
+    (ValueError beyond ``max_keys``)."""
+    times, values, error = linear_fallback(fit, check_times, tolerance, written=precision, max_keys=max_keys)
     return Fallback("LINEAR", times, values, error, precision)
 
 

@@ -91,6 +91,22 @@ def test_the_deep_chain_holds_the_tolerance_at_every_bone_in_world_space(deep_jo
     assert f"world max {deep_job['world_error_deg']:.4f} deg" in deep_job["summary"]
 
 
+def test_each_channel_keeps_the_whole_tolerance_and_16_bit_values_down_the_chain(deep_job):
+    """Fitted to their targets corrected for what the bones above play, the channels need no
+    share of the tolerance: every CUBICSLERP sampler of the chain, leaf included, is written in
+    normalized 16-bit values (their rounding, up to 0.0035 degrees, would not fit a 1/24 share)."""
+    document = load(str(deep_job["folder"] / "deep.glb")).json
+    outputs = []
+    for animation in document["animations"]:
+        for channel in animation["channels"]:
+            extension = channel.get("extensions", {}).get("EXT_animation_sqlerp")
+            if extension is not None:
+                sampler = animation["samplers"][extension["sampler"]]
+                outputs.append(document["accessors"][sampler["output"]])
+    assert len(outputs) == 24
+    assert all(o["componentType"] == 5122 and o.get("normalized") for o in outputs), outputs
+
+
 def test_per_channel_tolerances_alone_would_not_bound_the_leaf(deep_job):
     """The same chain with World Space off: every channel within the tolerance, the world
     rotations down the chain further off (what the default export corrects)."""
