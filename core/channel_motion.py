@@ -16,7 +16,7 @@ from .accessors import as_stored
 from .deviation import BlenderCurves
 from .interpolation import nearest_index
 from .metrics import SAMPLES_PER_FRAME
-from .rotation_export import ChannelKeys, check_grid, export_keys, stepped_keys
+from .rotation_export import ChannelKeys, check_grid, export_keys, new_fallback, stepped_keys
 from .world_correction import CorrectedTarget, WorldCorrection
 
 # Blender's own samples of a channel (the bundled exporter's: float32 values of float32 matrices)
@@ -99,7 +99,8 @@ class ChannelTask:
     (core.world_correction): the channel is fitted to its target corrected by it, so that its
     node's world rotation is right. ``fallback_share``: the fraction of the fallback tolerance
     the channel may use, so that the fallbacks' errors added up along a chain stay within it
-    (core.world_error)."""
+    (core.world_error); ``extension``: CUBICSLERP ChannelKeys fitted before, kept as they are
+    while only the fallback is fitted again."""
     target: ChannelTarget
     start: float
     end: float
@@ -107,6 +108,7 @@ class ChannelTask:
     samples: tuple = None
     correction: WorldCorrection = None
     fallback_share: float = 1.0
+    extension: ChannelKeys = None
 
     def fit(self, options):
         """core.rotation_export.ChannelKeys for ExportOptions ``options``: keys at the animator's
@@ -126,6 +128,8 @@ class ChannelTask:
         frame_times = as_stored((self.sample_frames() - target.slide) / target.rate, "FLOAT")
         if self.fallback_share < 1.0:
             options = replace(options, fallback_tolerance_deg=options.fallback_tolerance_deg * self.fallback_share)
+        if self.extension is not None:
+            return new_fallback(self.extension, check_times, options, frame_times)
         if target.motion.stepped():
             keys = stepped_keys(key_times, target.at_frames(key_frames), check_times, expected, options)
             if keys is not None:
@@ -177,7 +181,7 @@ class ChannelTask:
                 and np.array_equal(mine.b, theirs.b) and (mine.slide, mine.rate) == (theirs.slide, theirs.rate)
                 and (self.start, self.end) == (other.start, other.end) and _same(self.stored, other.stored)
                 and self.fallback_share == other.fallback_share
-                and self.correction is None and other.correction is None)
+                and all(x is None for x in (self.correction, other.correction, self.extension, other.extension)))
 
     def check_count(self):
         """About how many check times the fit evaluates, as a float (its cost grows with them)."""

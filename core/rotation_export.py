@@ -175,6 +175,12 @@ def _few_linear_keys(check_times, expected, options, budget_bytes):
     return ChannelKeys(None, options.precision, linear=linear)
 
 
+def new_fallback(keys, check_times, options, frame_times=None):
+    """A copy of CUBICSLERP ``keys`` with the fallback of ``options`` fitted anew (a tighter
+    fallback tolerance), the CUBICSLERP keys as they were."""
+    return _with_fallback(replace(keys), check_times, _precise_enough(options), frame_times)
+
+
 def _with_fallback(keys, check_times, options, frame_times=None):
     """``keys`` with the fallback of ``options`` for its CUBICSLERP fit."""
     found = fallback_keys(keys.fit, check_times, options, frame_times)

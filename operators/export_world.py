@@ -252,6 +252,9 @@ def hold(worlds, jobs, fitted, options, refit):
     def correctable(position):  # STEP keys hold values and cannot follow a correction
         return not fitted[position].skipped and not fitted[position].step
 
+    def has_fallback(position):  # LINEAR (or STEP) keys alone: their own core sampler
+        return not fitted[position].skipped and fitted[position].linear is None
+
     def again(positions):
         for position, keys in zip(positions, refit([jobs[p].task for p in positions]) if positions else ()):
             fitted[position] = keys
@@ -273,12 +276,16 @@ def hold(worlds, jobs, fitted, options, refit):
             positions = []
             for world in worlds:
                 for j, share in world.fallback_shares(options.fallback_tolerance_deg * FIT_MARGIN).items():
-                    if correctable(world.positions[j]):
+                    position = world.positions[j]
+                    if has_fallback(position):  # the CUBICSLERP keys stay: the levels below hold
                         world.jobs[j].task.fallback_share = share
-                        positions.append(world.positions[j])
+                        world.jobs[j].task.extension = fitted[position]
+                        positions.append(position)
             if not positions:
                 break
             again(positions)
+            for position in positions:
+                jobs[position].task.extension = None
             for world in worlds:
                 world.measure(fitted)
     worst = max((float(w.errors.max(initial=0.0)) for w in worlds), default=0.0)

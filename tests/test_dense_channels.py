@@ -285,3 +285,33 @@ def test_a_channel_of_constant_keys_is_written_as_step_keys_alone():
     at = np.searchsorted(keys.linear.times, (check / RATE).astype(np.float32), side="right") - 1
     played = keys.linear.values[at]
     assert angle_deg(played / np.linalg.norm(played, axis=1)[:, None], about_z(np.degrees(held))).max() <= 0.01
+
+
+def test_a_fallback_fitted_again_keeps_the_cubicslerp_keys_and_meets_its_smaller_share():
+    """The world-space export fits fallbacks again at tighter shares (operators/export_world);
+    the CUBICSLERP keys stay as they were (the levels below were corrected for them). Checked by
+    playing both samplers with the spec's evaluators: the new fallback within its share of 0.1."""
+    from gltf_sqlerp.core.interpolation import evaluate
+    frames = np.array([0.0, 6.0, 11.0, 19.0, 24.0, 33.0, 40.0, 48.0])
+    angles = np.radians([0.0, 45.0, 5.0, 50.0, 10.0, 55.0, 15.0, 0.0])
+    components = [np.cos(angles / 2), 0 * angles, np.sin(angles / 2) * 0.6, np.sin(angles / 2) * 0.8]
+    curves = [CurveKeys(np.c_[frames, c], np.c_[frames, c], np.c_[frames, c],
+                        np.array(["LINEAR"] * len(frames))) for c in components]  # w, x, y, z
+    identity = np.array([0.0, 0.0, 0.0, 1.0])
+    target = ChannelTarget(RotationMotion("QUATERNION", frames, curves), identity, identity, 0.0, RATE)
+    first = ChannelTask(target, 0.0, 48.0).fit(ExportOptions())
+    again = ChannelTask(target, 0.0, 48.0, fallback_share=0.2, extension=first).fit(ExportOptions())
+    np.testing.assert_array_equal(again.fit.times, first.fit.times)
+    np.testing.assert_array_equal(again.fit.interleaved(), first.fit.interleaved())
+    check = check_grid(0.0, 48.0, frames) / RATE
+    curve = evaluate("CUBICSLERP", first.fit.times, first.fit.interleaved() / np.linalg.norm(
+        first.fit.interleaved(), axis=1)[:, None], check, rotation=True)
+    errors = []
+    for keys in (first, again):
+        interpolation, times, values = keys.fallback
+        inside = check[(check >= times[0]) & (check <= times[-1])]
+        played = evaluate(interpolation, times, values, inside, rotation=True)
+        errors.append(angle_deg(played / np.linalg.norm(played, axis=1)[:, None],
+                                curve[np.isin(check, inside)]).max())
+    assert errors[0] > 0.02 and errors[1] <= 0.02 + 1e-6, errors
+    assert len(again.fallback[1]) > len(first.fallback[1])
