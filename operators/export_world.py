@@ -245,51 +245,61 @@ def hold(worlds, jobs, fitted, options, refit):
     refitted, world max of the extension, of the fallback or None)."""
     if not options.world_space:
         return set(), None, None
-    # As per channel, FIT_MARGIN of the tolerance: the rest is Blender's own float32 evaluation.
-    tolerance = options.tolerance_deg * FIT_MARGIN
-    measure_fallback = options.fallback != "NONE"
-
-    def correctable(position):  # STEP keys hold values and cannot follow a correction
-        return not fitted[position].skipped and not fitted[position].step
-
-    def has_fallback(position):  # LINEAR (or STEP) keys alone: their own core sampler
-        return not fitted[position].skipped and fitted[position].linear is None
+    refitted = set()
 
     def again(positions):
         for position, keys in zip(positions, refit([jobs[p].task for p in positions]) if positions else ()):
             fitted[position] = keys
         refitted.update(positions)
 
+    measure_fallback = options.fallback != "NONE"
     for world in worlds:
         world.start(fitted, measure_fallback)
-    refitted, depth, active = set(), 0, list(worlds)
-    while active:
-        batches = [(world, world.level(depth, tolerance, correctable)) for world in active]
-        batches = [(world, jobs_there) for world, jobs_there in batches if jobs_there is not None]
-        again([world.positions[j] for world, jobs_there in batches for j in jobs_there])
-        for world, jobs_there in batches:
-            world.settle({j: fitted[world.positions[j]] for j in jobs_there})
-        active = [world for world, _ in batches]
-        depth += 1
+    # As per channel, FIT_MARGIN of the tolerance: the rest is Blender's own float32 evaluation.
+    _correct_down(worlds, fitted, options.tolerance_deg * FIT_MARGIN, again)
     if options.fallback in ("AUTO", "LINEAR", "CUBICSPLINE"):
-        for _ in range(FALLBACK_ROUNDS):
-            positions = []
-            for world in worlds:
-                for j, share in world.fallback_shares(options.fallback_tolerance_deg * FIT_MARGIN).items():
-                    position = world.positions[j]
-                    if has_fallback(position):  # the CUBICSLERP keys stay: the levels below hold
-                        world.jobs[j].task.fallback_share = share
-                        world.jobs[j].task.extension = fitted[position]
-                        positions.append(position)
-            if not positions:
-                break
-            again(positions)
-            for position in positions:
-                jobs[position].task.extension = None
-            for world in worlds:
-                world.measure(fitted)
+        _tighten_fallbacks(worlds, fitted, options.fallback_tolerance_deg * FIT_MARGIN, again)
     worst = max((float(w.errors.max(initial=0.0)) for w in worlds), default=0.0)
     worst_fallback = None
     if measure_fallback:
         worst_fallback = max((float(w.fallback_errors.max(initial=0.0)) for w in worlds), default=0.0)
     return refitted, worst, worst_fallback
+
+
+def _correct_down(worlds, fitted, tolerance, again):
+    """The pass down the trees: at each depth, every animation's channels there that miss are
+    fitted again to their corrections in one batch (``again(positions)``)."""
+    def correctable(position):  # STEP keys hold values and cannot follow a correction
+        return not fitted[position].skipped and not fitted[position].step
+
+    depth, active = 0, list(worlds)
+    while active:
+        batches = [(world, world.level(depth, tolerance, correctable)) for world in active]
+        batches = [(world, there) for world, there in batches if there is not None]
+        again([world.positions[j] for world, there in batches for j in there])
+        for world, there in batches:
+            world.settle({j: fitted[world.positions[j]] for j in there})
+        active = [world for world, _ in batches]
+        depth += 1
+
+
+def _tighten_fallbacks(worlds, fitted, tolerance, again):
+    """FALLBACK_ROUNDS of tighter fallback shares above the nodes whose fallback misses, each
+    measured again; the CUBICSLERP keys stay as they are (the levels below were corrected for
+    them), and LINEAR (or STEP) keys alone are their own core sampler: not refitted."""
+    for _ in range(FALLBACK_ROUNDS):
+        tasks = {}
+        for world in worlds:
+            for j, share in world.fallback_shares(tolerance).items():
+                position = world.positions[j]
+                if not fitted[position].skipped and fitted[position].linear is None:
+                    task = world.jobs[j].task
+                    task.fallback_share, task.extension = share, fitted[position]
+                    tasks[position] = task
+        if not tasks:
+            return
+        again(list(tasks))
+        for task in tasks.values():
+            task.extension = None
+        for world in worlds:
+            world.measure(fitted)
