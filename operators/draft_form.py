@@ -7,6 +7,7 @@ importer reads one value per key (placeholders: our hook writes the real keys). 
 parse in ``io_scene_gltf2.io.imp.gltf2_io_gltf`` through its module-level ``gltf_from_dict``.
 """
 
+import importlib
 import sys
 
 EXTENSION = "EXT_animation_sqlerp"
@@ -27,8 +28,16 @@ def fill_draft_channels(document):
 
 
 def patch_next_parse():
-    """Wrap the parser for one call; False when this Blender's importer has no such parser."""
+    """Wrap the parser for one call; False when this Blender's importer has no such parser.
+    The bundled importer loads its parser module only when it parses, after the import hooks
+    that call this are made: on a session's first glTF import it is loaded here, else that
+    import would meet the unwrapped parser (issue 18: "Couldn't parse glTF", the first time only)."""
     module = sys.modules.get(PARSER_MODULE)
+    if module is None:
+        try:
+            module = importlib.import_module(PARSER_MODULE)
+        except ImportError:  # another Blender's importer: nothing to wrap
+            return False
     parse = getattr(module, "gltf_from_dict", None)
     if parse is None:
         return False
