@@ -35,6 +35,10 @@ class ChannelPlan:
     def source(self):
         return "FALLBACK" if self.sampler is self.channel.fallback else "EXTENSION"
 
+    def jumps(self):
+        """Times (seconds) where the played CUBICSLERP curve jumps (keyed either side)."""
+        return self.keyframes.jumps if self.keyframes.jumps is not None else np.zeros(0)
+
 
 def chosen_sampler(channel, source):
     if source == "FALLBACK" and channel.fallback is not None:
@@ -88,7 +92,8 @@ def plan_animation(animation, settings, scene):
         tolerance = settings.tolerance_deg
         if channel.path == "rotation":
             tolerance /= shares[channel.node]
-        keys = keyframes_for(sampler, tolerance, bake_times=times)
+        keys = keyframes_for(sampler, tolerance, bake_times=times,
+                             frames_per_second=settings.frames_per_second)
         plans.append(ChannelPlan(animation.index, index, channel, sampler, keys,
                                  settings.frames_per_second))
     return plans

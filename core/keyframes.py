@@ -25,6 +25,7 @@ import numpy as np
 
 from . import quaternions as quat
 from .fcurve_model import BEZIER, CONSTANT, LINEAR, play  # noqa: F401 (play is public here)
+from .sqlerp_jumps import brackets, jump_times
 CUBIC = ("CUBICSPLINE", "CUBICSLERP")
 
 # Blender stores key values as float32: a unit quaternion's components are rounded by up to 6e-8,
@@ -62,15 +63,18 @@ class Keyframes:
     right_times: np.ndarray
     right_values: np.ndarray
     interpolation: np.ndarray
+    jumps: np.ndarray = None  # times (seconds) where a CUBICSLERP curve jumps (core.sqlerp_jumps)
 
     def __len__(self):
         return len(self.times)
 
 
-def keyframes_for(sampler, tolerance_deg=0.01, bake_times=None):
+def keyframes_for(sampler, tolerance_deg=0.01, bake_times=None, frames_per_second=24.0):
     """Keys that make Blender play ``sampler`` (exactly, or within ``tolerance_deg`` for slerp and
     CUBICSLERP rotations). ``bake_times`` (seconds): LINEAR keys holding the curve's value at each
-    of those times instead ("bake every frame"). Rotation keys are sign-continuous."""
+    of those times instead ("bake every frame"). Rotation keys are sign-continuous. Where a
+    CUBICSLERP curve jumps (core.sqlerp_jumps), a CONSTANT segment between two keys a few float32
+    steps of the frame (at ``frames_per_second``) either side of it holds the jump."""
     if not tolerance_deg > 0.0:
         raise ValueError(f"tolerance_deg must be positive, got {tolerance_deg!r}")
     tolerance_deg = max(float(tolerance_deg), MIN_TOLERANCE_DEG)
@@ -98,7 +102,7 @@ def keyframes_for(sampler, tolerance_deg=0.01, bake_times=None):
         return _with_handles(times, keys, values[0::3], values[2::3], BEZIER)
     if sampler.interpolation == "LINEAR":
         return _slerp_keyframes(times, keys, tolerance_deg)
-    return _rotation_keyframes(sampler, times, values, keys, tolerance_deg)
+    return _rotation_keyframes(sampler, times, values, keys, tolerance_deg, frames_per_second)
 
 
 # --- key sets -------------------------------------------------------------------------------------
@@ -188,14 +192,18 @@ def _arc_slope(a, b, angle, s):
     return scale * (wb * b - wa * a)
 
 
-def _rotation_keyframes(sampler, times, values, keys, tolerance_deg):
+def _rotation_keyframes(sampler, times, values, keys, tolerance_deg, frames_per_second=24.0):
     """BEZIER keys for a rotation sampler (LINEAR, CUBICSPLINE or CUBICSLERP).
 
     CUBICSPLINE segments whose keys have dot >= 0 keep the file's tangents (exact). Where the
     file's keys have dot < 0 the Hermite swings the long way round; sign-continuous keys cannot
     follow that exactly (the rotation path lifts to one continuous path of unit quaternions, which
     ends at the key's stored sign), so such segments are approximated like slerp segments.
+    A CUBICSLERP jump gets a key either side and a CONSTANT segment between them (``gaps``).
     """
+    gaps, jumps = np.zeros(len(times) - 1, dtype=bool), np.zeros(0)
+    if sampler.interpolation == "CUBICSLERP":
+        times, keys, gaps, jumps = _with_jumps(sampler, times, values, keys, frames_per_second)
     continuous = quat.make_continuous(keys)
     flip = _signs(continuous, keys)
     n = len(times)
@@ -204,24 +212,49 @@ def _rotation_keyframes(sampler, times, values, keys, tolerance_deg):
         pending = quat.dot(keys[:-1], keys[1:]) < 0.0
     else:
         arriving, leaving = np.zeros((n, 4)), np.zeros((n, 4))
-        pending = np.ones(n - 1, dtype=bool)
+        pending = ~gaps
     s = np.flatnonzero(pending)
     if s.size:
         out, into = _end_slopes(sampler, times[s], times[s + 1], keys[s], keys[s + 1])
         leaving[s], arriving[s + 1] = out * flip[s], into * flip[s + 1]
-    return _refine(sampler, times, continuous, arriving, leaving, pending, tolerance_deg)
+    refined = _refine(sampler, times, continuous, arriving, leaving, pending, tolerance_deg, gaps)
+    refined.jumps = jumps
+    return refined
 
 
-def _refine(sampler, times, values, arriving, leaving, pending, tolerance_deg):
+def _with_jumps(sampler, times, values, keys, frames_per_second):
+    """(times, keys, gaps, jumps): the CUBICSLERP keys with a key either side of every jump (the
+    curve's value there, each in its side's limit), per segment whether it is such a gap, and
+    the jumps' times."""
+    jumps = jump_times(times, values)
+    if not len(jumps):
+        return times, keys, np.zeros(len(times) - 1, dtype=bool), jumps
+    before, after = brackets(jumps, frames_per_second)
+    segment = np.clip(np.searchsorted(times, jumps, side="right") - 1, 0, len(times) - 2)
+    before = np.maximum(before, times[segment])    # a jump next to a key: that key is its side
+    after = np.minimum(after, times[segment + 1])
+    merged = np.unique(np.concatenate([times, before, after]))
+    added = ~np.isin(merged, times)
+    merged_keys = np.empty((len(merged), 4))
+    merged_keys[~added] = keys
+    merged_keys[added] = sampler.evaluate(merged[added])
+    gaps = np.zeros(len(merged) - 1, dtype=bool)
+    gaps[np.searchsorted(merged, before)] = True
+    return merged, merged_keys, gaps, jumps
+
+
+def _refine(sampler, times, values, arriving, leaving, pending, tolerance_deg, gaps=None):
     """Split every pending segment that misses the curve by more than the tolerance at its
     midpoint, all at once per round; only the new halves are probed in the next round (a segment
-    that passed keeps its keys and handles, so it keeps passing)."""
+    that passed keeps its keys and handles, so it keeps passing). ``gaps``: segments played
+    CONSTANT (a jump between their keys), never pending."""
+    gaps = np.zeros(len(times) - 1, dtype=bool) if gaps is None else gaps
     fractions = (np.arange(PROBES_PER_SEGMENT) + 0.5) / PROBES_PER_SEGMENT
     for _ in range(MAX_ROUNDS):
         segments = np.flatnonzero(pending)
         if not segments.size:
             break
-        keys = _with_handles(times, values, arriving, leaving, BEZIER)
+        keys = _with_handles(times, values, arriving, leaving, _modes(gaps))
         duration = times[segments + 1] - times[segments]
         probes = (times[segments, None] + duration[:, None] * fractions).ravel()
         # angle_between ignores lengths, so Blender's normalization can be left out here.
@@ -230,9 +263,14 @@ def _refine(sampler, times, values, arriving, leaving, pending, tolerance_deg):
         split = segments[worst > SPLIT_AT * tolerance_deg]
         if not split.size:
             break
+        gaps = np.insert(gaps, split + 1, False)
         times, values, arriving, leaving, pending = _split(sampler, times, values, arriving,
                                                            leaving, split)
-    return _with_handles(times, values, arriving, leaving, BEZIER)
+    return _with_handles(times, values, arriving, leaving, _modes(gaps))
+
+
+def _modes(gaps):
+    return np.where(gaps, CONSTANT, BEZIER)
 
 
 def _split(sampler, times, values, arriving, leaving, split):

@@ -104,7 +104,7 @@ def add_keys(obj_or_action, source=None, tolerance_deg=None):
         if not measured.max > limit:
             continue
         keys = keyframes_for(deviation.stored_sampler(record, row.source),
-                             limit if row.rotation else tolerance)
+                             limit if row.rotation else tolerance, frames_per_second=rate)
         curves = deviation.planned_curves(record, keys, rate)
         if not deviation.blender_peak(record, curves, row.source, times, rate).max < measured.max:
             skipped.append((row, "a refit plays no closer (Blender's float32 keys)"))

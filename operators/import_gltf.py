@@ -108,5 +108,21 @@ def _summary(document, session, seconds):
     name = document.path.name if document.path else "file"
     return (f"Imported {name}: {len(document.animations)} animation(s), "
             f"{session.channels_written} channel(s) exact, {keys} keys ({keys - file_keys:+d} vs "
-            f"the file) in {seconds:.2f} s")
+            f"the file) in {seconds:.2f} s{_jumps(document, plans)}")
+
+
+def _jumps(document, plans, shown=3):
+    """'; N jumps ...' naming where CUBICSLERP curves jump (keyed either side), or ''."""
+    found = [(plan, float(t)) for plan in plans for t in plan.jumps()]
+    if not found:
+        return ""
+    nodes = document.json.get("nodes") or []
+    where = ", ".join(f"{_node_name(nodes, plan.channel.node)} at {t:.4f} s" for plan, t in found[:shown])
+    more = f" and {len(found) - shown} more" if len(found) > shown else ""
+    return f"; {len(found)} jump(s) of the CUBICSLERP curve, keyed either side: {where}{more}"
+
+
+def _node_name(nodes, index):
+    node = nodes[index] if 0 <= index < len(nodes) and isinstance(nodes[index], dict) else {}
+    return str(node.get("name") or f"node {index}")
 

@@ -8,6 +8,7 @@ Also: NLA tracks per clip, the sampler data kept on actions, a broken file, undo
 dialog's "Exact Animation" panel.
 """
 
+import base64
 import json
 import shutil
 from pathlib import Path
@@ -255,3 +256,64 @@ def test_bundled_dialog_without_exact_animation_refuses_a_file_requiring_it(fide
     if not form.startswith("draft"):  # the draft form fails the bundled parser before this check
         assert "EXT_animation_sqlerp" in str(raised.value)
     assert inventory(bpy) == before
+
+
+# --- a CUBICSLERP curve that jumps (issue 18, 2) ---------------------------------------------------
+
+def _about(axis, degrees):
+    axis = np.asarray(axis, dtype=np.float64)
+    half = np.radians(degrees) / 2.0
+    return np.append(axis / np.linalg.norm(axis) * np.sin(half), np.cos(half))
+
+
+def _jumping_file(folder, frame=40.01, fps=24.0):
+    """One empty turned by a one-segment CUBICSLERP curve (with its LINEAR fallback) whose inner
+    slerps turn orthogonal about 0.01 frames after a whole frame: the outer slerp turns the
+    other way there (conventions section 1). The jump's time is found by bisection on the inner
+    dot with numpy's own slerp formula (Appendix C), not the core's."""
+    v0, v1, b0, a1 = _about([0, 0, 1], 0), _about([0, 0, 1], 90), _about([1, 0, 0], 40), _about([-1, 0, 0], 150)
+
+    def slerp(a, b, t):
+        if a @ b < 0:
+            b = -b
+        angle = np.arccos(min(a @ b, 1.0))
+        return (np.sin((1 - t) * angle) * a + np.sin(t * angle) * b) / np.sin(angle)
+    low, high = 0.5, 1.0
+    for _ in range(80):
+        middle = 0.5 * (low + high)
+        low, high = (middle, high) if slerp(v0, v1, middle) @ slerp(b0, a1, middle) > 0 else (low, middle)
+    start = frame / fps - 2.0 * low
+    times = np.array([start, start + 2.0], dtype=np.float32)
+    rows = np.array([v0, v0, b0, a1, v1, v1], dtype=np.float32)
+    fallback = np.array([v0, v1], dtype=np.float32)
+    blob = times.tobytes() + rows.tobytes() + fallback.tobytes()
+    views = [(0, 8), (8, 96), (104, 32)]
+    document = {
+        "asset": {"version": "2.0"}, "extensionsUsed": ["EXT_animation_sqlerp"], "scene": 0,
+        "scenes": [{"nodes": [0]}], "nodes": [{"name": "Jumper"}],
+        "buffers": [{"byteLength": len(blob),
+                     "uri": "data:application/octet-stream;base64," + base64.b64encode(blob).decode()}],
+        "bufferViews": [{"buffer": 0, "byteOffset": o, "byteLength": n} for o, n in views],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR",
+                       "min": [float(times[0])], "max": [float(times[1])]},
+                      {"bufferView": 1, "componentType": 5126, "count": 6, "type": "VEC4"},
+                      {"bufferView": 2, "componentType": 5126, "count": 2, "type": "VEC4"}],
+        "animations": [{"name": "Jump", "samplers": [
+            {"input": 0, "output": 2, "interpolation": "LINEAR"},
+            {"input": 0, "output": 1, "interpolation": "CUBICSLERP"}],
+            "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"},
+                          "extensions": {"EXT_animation_sqlerp": {"sampler": 1}}}]}],
+    }
+    path = folder / "jumping.gltf"
+    path.write_text(json.dumps(document))
+    return path, frame / fps
+
+
+def test_a_jump_of_the_cubicslerp_curve_plays_the_spec_at_every_frame_and_is_reported(fidelity, tmp_path,
+                                                                                       capfd):
+    path, jump = _jumping_file(tmp_path)
+    assert fidelity.import_gltf(path) == {'FINISHED'}
+    report = capfd.readouterr().out
+    assert f"1 jump(s) of the CUBICSLERP curve, keyed either side: Jumper at {jump:.4f} s" in report, report
+    document = _load(path)
+    assert_plays_the_spec(fidelity.measure(document, 0), document, 0)

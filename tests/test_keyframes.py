@@ -428,3 +428,54 @@ def test_bezier_time_solve_matches_plain_bisection():
     solved = r ** 3 * a + 3 * r * r * s * b + 3 * r * s * s * c + s ** 3 * d
     assert np.abs(solved - q).max() < 1e-11
     assert np.abs(s - 0.5 * (low + high))[200:].max() < 1e-9
+
+
+# --- a CUBICSLERP jump (issue 18, 2) ---------------------------------------------------------------
+
+def _jumping_segment(frame, rate=24.0):
+    """A one-segment CUBICSLERP sampler (2 s) whose inner slerps turn orthogonal at ``frame``
+    (d = p.s changes sign there: the outer slerp turns the other way), and that time, found
+    here by scalar bisection on d with this module's Appendix C slerp."""
+    v0, v1 = about([0, 0, 1], 0.0), about([0, 0, 1], 90.0)
+    b0, a1 = about([1, 0, 0], 40.0), about([-1, 0, 0], 150.0)
+
+    def d(u):
+        return sum(x * y for x, y in zip(slerp(v0, v1, u), slerp(b0, a1, u)))
+    low, high = 0.5, 1.0
+    assert d(low) > 0.0 > d(high)
+    for _ in range(80):
+        low, high = (0.5 * (low + high), high) if d(0.5 * (low + high)) > 0.0 else (low, 0.5 * (low + high))
+    start = frame / rate - 2.0 * low
+    rows = interleave([v0, a1], [v0, v1], [b0, v1])
+    return Sampler("CUBICSLERP", np.array([start, start + 2.0]), rows, "rotation", "/x"), frame / rate
+
+
+def test_a_cubicslerp_jump_is_found_where_the_inner_slerps_turn_orthogonal():
+    sampler, jump = _jumping_segment(40.01)
+    from gltf_sqlerp.core.sqlerp_jumps import jump_times
+    found = jump_times(sampler.times, sampler.values)
+    assert found.shape == (1,) and found[0] == pytest.approx(jump, abs=1e-9)
+    # Either side, the spec's curve is far apart: a jump, not a fast turn.
+    rows = sampler.values.tolist()
+    step = 1e-6
+    assert angle_deg(spec_rotation("CUBICSLERP", sampler.times, rows, jump - step),
+                     spec_rotation("CUBICSLERP", sampler.times, rows, jump + step)) > 30.0
+
+
+@pytest.mark.parametrize("frame", [40.01, 39.99, 40.5 - 1e-5, 40.25])
+def test_every_frame_and_half_frame_plays_the_spec_around_a_jump(frame):
+    """Keys bracket the jump 0.02 frames apart (Blender merges keys closer than 0.01), with a CONSTANT
+    segment between: every frame and half frame (the independent F-curve evaluator, the spec in
+    scalar Python) stays within the tolerance, and the keys do not pile up around the jump."""
+    sampler, jump = _jumping_segment(frame)
+    keys = K.keyframes_for(sampler, TOLERANCE, frames_per_second=24.0)
+    rows = sampler.values.tolist()
+    first, last = sampler.times[0] * 24.0, sampler.times[-1] * 24.0
+    checks = [f / 2.0 for f in range(int(np.ceil(2 * first)), int(np.floor(2 * last)) + 1)]
+    worst = max(angle_deg(fcurve_values(keys, f / 24.0), spec_rotation("CUBICSLERP", sampler.times, rows,
+                                                                       f / 24.0)) for f in checks)
+    assert worst <= TOLERANCE, worst
+    near = np.abs(keys.times - jump) * 24.0 < 0.5
+    assert near.sum() <= 4, keys.times[near] * 24.0
+    gap = int(np.flatnonzero(keys.times < jump)[-1])
+    assert keys.interpolation[gap] == "CONSTANT" and (keys.times[gap + 1] - keys.times[gap]) * 24.0 == pytest.approx(0.02)

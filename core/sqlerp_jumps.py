@@ -1,0 +1,95 @@
+"""Where a CUBICSLERP curve jumps (conventions section 1: "The curve can jump").
+
+Segment k plays slerp(p(t), s(t), 2t(1-t)) with p(t) = slerp(v_k, v_k+1, t) and s(t) =
+slerp(b_k, a_k+1, t). Both inner slerps are continuous in t (their short path is chosen once, from
+their end keys), so d(t) = p(t) · s(t) is too; the outer slerp takes the short path, so where d
+changes sign inside a segment it turns the other way from one instant to the next and the curve
+jumps (the blend weight 2t(1-t) is positive inside). The sign rules of the conventions make d >= 0
+at both ends of every segment, not inside it; files from other writers need not even do that.
+
+``jump_times`` samples d at SAMPLES per segment and bisects every sign change to float64
+resolution; two sign changes closer than a segment / SAMPLES (a jump and its way back within
+1/64 of a segment) may go unseen. ``brackets`` gives the key times an importer sets either side:
+Blender plays a CONSTANT segment between them, so only the instants inside that 0.02-frame gap
+on the far side of the jump play the near side's rotation.
+"""
+
+import numpy as np
+
+from . import quaternions as quat
+
+SAMPLES = 64
+BISECTIONS = 60  # halvings of a sample interval: below float64 resolution of any key time
+# An importer's keys either side of a jump are this many frames apart: Blender merges keys closer
+# than 0.01 frames (its key search threshold; measured: keys 0.0002 frames apart became one).
+GAP_FRAMES = 0.02
+
+def jump_times(times: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Sorted times (seconds) where the CUBICSLERP keys at ``times`` with interleaved ``values``
+    (a_i, v_i, b_i rows, unit quaternions) jump."""
+    times = np.asarray(times, dtype=np.float64)
+    if len(times) < 2:
+        return np.zeros(0)
+    rows = quat.normalize(np.asarray(values, dtype=np.float64)).reshape(len(times), 3, 4)
+    inner = _InnerDot(rows[:-1, 1], rows[1:, 1], rows[:-1, 2], rows[1:, 0])
+    segments = np.flatnonzero(inner.may_turn())  # elsewhere d >= 0 throughout: no jump
+    if not len(segments):
+        return np.zeros(0)
+    u = np.arange(SAMPLES + 1) / SAMPLES
+    d = inner(segments[:, None], u[None, :])
+    row, start = np.nonzero(np.signbit(d[:, :-1]) != np.signbit(d[:, 1:]))
+    if not len(row):
+        return np.zeros(0)
+    segment, low, high = segments[row], u[start], u[start + 1]
+    low_negative = np.signbit(d[row, start])
+    for _ in range(BISECTIONS):
+        middle = 0.5 * (low + high)
+        same = np.signbit(inner(segment, middle)) == low_negative
+        low, high = np.where(same, middle, low), np.where(same, high, middle)
+    span = times[segment + 1] - times[segment]
+    return np.sort(times[segment] + span * 0.5 * (low + high))
+
+
+class _InnerDot:
+    """d(t) = p(t) · s(t) per segment in closed form: with each inner slerp written as
+    alpha(t) x + beta(t) y (its second key on the short side, as the spec's slerp takes it),
+    d is a sum of four scalar products of the keys, weighted by the slerps' coefficients, which
+    are >= 0 on [0, 1]. Only signs matter, so the slerps' common positive divisor is left out."""
+
+    def __init__(self, v0, v1, b0, a1):
+        v1 = v1 * np.where(quat.dot(v0, v1) < 0.0, -1.0, 1.0)[:, None]
+        a1 = a1 * np.where(quat.dot(b0, a1) < 0.0, -1.0, 1.0)[:, None]
+        self.dots = np.stack([quat.dot(v0, b0), quat.dot(v0, a1), quat.dot(v1, b0), quat.dot(v1, a1)], axis=1)
+        self.angles = np.stack([np.arccos(np.clip(quat.dot(v0, v1), -1.0, 1.0)),
+                                np.arccos(np.clip(quat.dot(b0, a1), -1.0, 1.0))], axis=1)
+
+    def may_turn(self):
+        """Per segment: whether d can be negative inside (one of the four products is)."""
+        return (self.dots < 0.0).any(axis=1)
+
+    def __call__(self, segments, t):
+        p0, p1 = _weights(self.angles[segments, 0], t)
+        s0, s1 = _weights(self.angles[segments, 1], t)
+        dots = self.dots[segments]
+        return p0 * s0 * dots[..., 0] + p0 * s1 * dots[..., 1] + p1 * s0 * dots[..., 2] + p1 * s1 * dots[..., 3]
+
+
+def _weights(angle, t):
+    """(alpha, beta) of a slerp over ``angle`` at t, times sin(angle) (lerp's where it is tiny)."""
+    tiny = angle < 1e-6
+    return (np.where(tiny, 1.0 - t, np.sin((1.0 - t) * angle)), np.where(tiny, t, np.sin(t * angle)))
+
+
+def brackets(jumps: np.ndarray, frames_per_second: float) -> tuple:
+    """(before, after): key times (seconds) either side of each jump, GAP_FRAMES apart around it;
+    where a whole or half frame lies within, the gap starts or ends on it, so that every frame
+    and half frame plays the side of the jump it is on."""
+    frames = np.asarray(jumps, dtype=np.float64) * frames_per_second
+    half = 0.5 * GAP_FRAMES
+    below, above = np.floor(2.0 * frames) / 2.0, np.ceil(2.0 * frames) / 2.0
+    before, after = frames - half, frames + half
+    start_on = (below > before) & (below < frames)
+    end_on = ~start_on & (above < after) & (above > frames)
+    before = np.where(start_on, below, np.where(end_on, above - GAP_FRAMES, before))
+    after = np.where(start_on, below + GAP_FRAMES, np.where(end_on, above, after))
+    return before / frames_per_second, after / frames_per_second
