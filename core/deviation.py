@@ -27,6 +27,7 @@ from .fcurve_model import MODES, Prepared, work_arrays
 from .keyframes import Keyframes
 from .metrics import SAMPLES_PER_FRAME, dense_times
 from .pose_player import PosePlayer
+from .sqlerp_jumps import jump_times
 
 SOURCES = ("EXTENSION", "FALLBACK", "BLENDER")
 PAIRS = ("EXTENSION-FALLBACK", "EXTENSION-BLENDER", "FALLBACK-BLENDER")
@@ -313,6 +314,7 @@ def channel_deviations(records, fcurve_keys, frames_per_second, times=None, sour
                                None, None)
         if not has_fallback:
             row.notes.append("no fallback: FALLBACK = EXTENSION")
+        row.notes += _jump_notes(record)
         played = _played(fcurve_keys[i], frames, rotation)
         if isinstance(played, str):
             row.notes.append(played)
@@ -325,6 +327,19 @@ def channel_deviations(records, fcurve_keys, frames_per_second, times=None, sour
         rows.append(row)
     rows.sort(key=lambda r: (not r.rotation, -r.worst))
     return rows
+
+
+def _jump_notes(record):
+    """A note naming where the record's CUBICSLERP curve jumps (the formula does, conventions
+    section 1; the import keys both sides), or none."""
+    if record["sampler"].get("interpolation") != "CUBICSLERP":
+        return []
+    sampler = stored_sampler(record)
+    jumps = jump_times(sampler.times, sampler.values)
+    if not len(jumps):
+        return []
+    shown = ", ".join(f"{t:.4f} s" for t in jumps[:3]) + (f" and {len(jumps) - 3} more" if len(jumps) > 3 else "")
+    return [f"CUBICSLERP curve jumps at {shown} (the spec's formula; keyed either side)"]
 
 
 def format_table(rows, limit=None):

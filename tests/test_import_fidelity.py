@@ -317,3 +317,7 @@ def test_a_jump_of_the_cubicslerp_curve_plays_the_spec_at_every_frame_and_is_rep
     assert f"1 jump(s) of the CUBICSLERP curve, keyed either side: Jumper at {jump:.4f} s" in report, report
     document = _load(path)
     assert_plays_the_spec(fidelity.measure(document, 0), document, 0)
+    import bpy
+    action = bpy.data.objects["Jumper"].animation_data.action
+    assert bpy.ops.gltf_sqlerp.deviation_report(action=action.name) == {'FINISHED'}
+    assert f"CUBICSLERP curve jumps at {jump:.4f} s" in capfd.readouterr().out
