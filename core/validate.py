@@ -1,4 +1,5 @@
-"""``validate(gltf) -> list[Finding]``: every animation problem of a glTF asset.
+"""``validate(gltf) -> list[Finding]``: every animation problem of a glTF asset, and every problem
+elsewhere that would make Blender's bundled importer fail or build nonsense.
 
 Reports what Khronos glTF-Validator reports about animations, with its codes, JSON pointers and
 (close to) its messages, plus the EXT_animation_sqlerp checks of conventions §3 (codes SQLERP_*).
@@ -14,11 +15,13 @@ Severities follow the validator, except:
 
 Three passes, as in the validator: JSON shape (validate_structure), references (validate_links,
 validate_sqlerp), then accessor data (validate_data), which is read only for accessors whose
-structure passed; last, the sizes of every accessor of the file (validate_bounds), animation or not.
+structure passed; last, the sizes of every accessor of the file (validate_bounds), animation or not,
+and the layouts, meshes and scenes Blender's importer builds from (validate_document).
 """
 
 from .validate_bounds import check_bounds
 from .validate_data import check_data
+from .validate_document import check_document
 from .validate_json import Report
 from .validate_links import (Plan, duplicates_for_draft_channels, finish_animation, link_channels,
                              link_samplers)
@@ -42,4 +45,5 @@ def validate(gltf):
         finish_animation(report, animation, plan)
     check_data(report, gltf, plan)
     check_bounds(report, gltf)
+    check_document(report, document)
     return list(dict.fromkeys(report.findings))

@@ -66,13 +66,14 @@ class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
             try:
                 result = bpy.ops.import_scene.gltf(filepath=self.filepath)
             except RuntimeError as error:  # the bundled importer reported an ERROR
-                result, session.errors = {'CANCELLED'}, session.errors + [str(error).strip()]
+                result, session.errors = {'CANCELLED'}, session.errors + [_one_line(str(error))]
             finally:
                 draft_form.unpatch()
         problem = _problem(result, session)
         if problem:
             removed = transaction.rollback(before)
-            self.report({'ERROR'}, f"{problem}; the scene is unchanged ({removed} data-blocks removed)")
+            self.report({'ERROR'}, f"{problem} ({document.path.name if document.path else 'file'}); "
+                                   f"the scene is unchanged ({removed} data-blocks removed)")
             return {'CANCELLED'}
         for warning in document.warnings:
             self.report({'WARNING'}, _finding_text(warning))
@@ -85,6 +86,19 @@ def _finding_text(finding):
     put into a message or pointer (a URI, a property name) would cut the line there, code and
     pointer included: it is shown as the two characters \\0 instead."""
     return finding.text().replace("\0", "\\0")
+
+
+def _one_line(message):
+    """Blender's error as one line: a Python traceback becomes its exception ("KeyError: 99"),
+    the "Error: Python:" prefixes and Blender's "Location: ops.py" line go."""
+    lines = [line.strip() for line in message.strip().splitlines()
+             if line.strip() and not line.strip().startswith("Location:")]
+    if any("Traceback" in line for line in lines):
+        lines = lines[-1:]
+    text = " ".join(lines)
+    for prefix in ("Error: ", "Python: "):
+        text = text[len(prefix):] if text.startswith(prefix) else text
+    return text
 
 
 def _problem(result, session):
