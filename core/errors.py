@@ -55,6 +55,7 @@ class GltfError(Exception):
 
 
 def pointer(*parts):
-    """JSON pointer from path parts: pointer('animations', 0, 'samplers') -> '/animations/0/samplers'."""
-    escaped = (str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-    return "".join("/" + p for p in escaped)
+    """JSON pointer from path parts: pointer('animations', 0, 'samplers') -> '/animations/0/samplers'.
+    (Built for every object the validator walks: indices skip the escaping, which only strings need.)"""
+    return "".join("/" + (str(p) if type(p) is int else str(p).replace("~", "~0").replace("/", "~1"))
+                   for p in parts)
