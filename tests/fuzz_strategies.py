@@ -304,6 +304,56 @@ def _mutate_field(draw, case, key, fields):
     case.steps.append(f"set /{key}/{i}/{name} = {_short(value)}")
 
 
+# Meshes, skins and materials (what Blender's importer builds besides the animations).
+PRIMITIVE_FIELDS = {
+    "attributes": st.one_of(st.dictionaries(
+        st.sampled_from(["POSITION", "NORMAL", "TANGENT", "TEXCOORD_0", "COLOR_0", "JOINTS_0",
+                         "WEIGHTS_0", "_CUSTOM"]), st.one_of(small_ints, hostile_values), max_size=4),
+        hostile_values),
+    "indices": st.one_of(small_ints, hostile_values),
+    "material": st.one_of(small_ints, hostile_values),
+    "mode": st.one_of(st.integers(-1, 8), hostile_values),
+    "targets": st.one_of(st.lists(st.dictionaries(st.sampled_from(["POSITION", "NORMAL"]), small_ints,
+                                                  max_size=2), max_size=3), hostile_values),
+}
+SKIN_FIELDS = {
+    "joints": st.one_of(st.lists(small_ints, max_size=6), hostile_values),
+    "inverseBindMatrices": st.one_of(small_ints, hostile_values),
+    "skeleton": st.one_of(small_ints, hostile_values),
+}
+MATERIAL_FIELDS = {
+    "pbrMetallicRoughness": st.one_of(st.fixed_dictionaries({}, optional={
+        "baseColorTexture": st.fixed_dictionaries({"index": st.one_of(small_ints, hostile_values)}),
+        "baseColorFactor": st.one_of(st.lists(hostile_numbers, max_size=5), hostile_values)}), hostile_values),
+    "normalTexture": st.one_of(st.fixed_dictionaries({"index": small_ints}), hostile_values),
+    "alphaMode": st.one_of(st.sampled_from(["OPAQUE", "MASK", "BLEND", "NONE"]), hostile_values),
+}
+
+
+def m_mesh(draw, case):
+    meshes = _objects(case.json, "meshes")
+    if not meshes:
+        return
+    mesh = draw(st.sampled_from(meshes))
+    primitives = case.json["meshes"][mesh].get("primitives")
+    if not isinstance(primitives, list) or not primitives or not isinstance(primitives[0], dict):
+        return
+    name = draw(st.sampled_from(sorted(PRIMITIVE_FIELDS)))
+    value = draw(PRIMITIVE_FIELDS[name])
+    primitives[0][name] = value
+    case.steps.append(f"set /meshes/{mesh}/primitives/0/{name} = {_short(value)}")
+
+
+def m_skin(draw, case):
+    _mutate_field(draw, case, "skins", SKIN_FIELDS)
+
+
+def m_material(draw, case):
+    if not isinstance(case.json.get("materials"), list) or not case.json["materials"]:
+        case.json["materials"] = [{}]
+    _mutate_field(draw, case, "materials", MATERIAL_FIELDS)
+
+
 def m_accessor(draw, case):
     _mutate_field(draw, case, "accessors", ACCESSOR_FIELDS)
 
@@ -471,10 +521,11 @@ def m_text(draw, case):
 
 
 TREE_MUTATIONS = [m_replace, m_delete, m_duplicate_array, m_swap_ints, m_cycle, m_accessor,
-                  m_buffer_view, m_animation]
+                  m_buffer_view, m_animation, m_mesh, m_skin, m_material]
 # Structured mutations are drawn more often than blind ones: they reach the validator's deep checks.
 WEIGHTED = (TREE_MUTATIONS * 2 + [m_accessor, m_accessor, m_buffer_view, m_animation, m_animation,
-                              m_animation] + [m_binary, m_glb, m_data_uri, m_text, m_deep])
+                              m_animation, m_mesh, m_skin, m_material]
+            + [m_binary, m_glb, m_data_uri, m_text, m_deep])
 
 
 @st.composite
