@@ -8,7 +8,7 @@ anything is built, with Khronos glTF-Validator's codes and JSON pointers (its IS
 VALUE_NOT_IN_LIST (an error here: the importer cannot read such an accessor), TYPE_MISMATCH,
 VALUE_NOT_IN_RANGE,
 VALUE_MULTIPLE_OF, ACCESSOR_NORMALIZED_INVALID, ACCESSOR_OFFSET_ALIGNMENT,
-ACCESSOR_SMALL_BYTESTRIDE, UNRESOLVED_REFERENCE, MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT
+ACCESSOR_SMALL_BYTESTRIDE, INVALID_INDEX, UNRESOLVED_REFERENCE, MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT
 and MESH_PRIMITIVE_INDICES_ACCESSOR_INVALID_FORMAT, UNDEFINED_PROPERTY (a camera without its
 projection). Node, mesh and skin references of nodes are core.scene's.
 """
@@ -83,6 +83,9 @@ def _list(document, name):
 def _reference(report, document, table, value, where):
     """The index ``value`` into ``document[table]`` when it resolves, else None (reported)."""
     index = as_index(value)
+    if index is not None and index < 0:
+        report.add("INVALID_INDEX", where, "Index must be a non-negative integer.")
+        return None
     if index is None or index >= len(_list(document, table)):
         report.add("UNRESOLVED_REFERENCE", where, f"Unresolved reference: {show(value)}.")
         return None
@@ -189,7 +192,7 @@ def _nodes(report, document):
             node.get("extensions"), dict) else None
         if isinstance(light, dict) and "light" in light:
             index = as_index(light["light"])
-            if index is None or index >= light_count:
+            if index is None or not 0 <= index < light_count:
                 report.add("UNRESOLVED_REFERENCE", pointer("nodes", n, "extensions", "KHR_lights_punctual", "light"),
                            f"Unresolved reference: {show(light['light'])}.")
 

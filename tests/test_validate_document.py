@@ -60,6 +60,8 @@ CASES = [
      ("UNRESOLVED_REFERENCE", "/meshes/0/primitives/0/material")),
     ("scene node 99", _set("scenes", 0, "nodes", 0, 99), ("UNRESOLVED_REFERENCE", "/scenes/0/nodes/0")),
     ("scene 5", _set("scene", 5), ("UNRESOLVED_REFERENCE", "/scene")),
+    ("buffer view -3", _set("accessors", POSITION, "bufferView", -3),
+     ("INVALID_INDEX", f"/accessors/{POSITION}/bufferView")),
     ("buffer 3", _set("bufferViews", POSITION_VIEW, "buffer", 3),
      ("UNRESOLVED_REFERENCE", f"/bufferViews/{POSITION_VIEW}/buffer")),
     ("camera 99", _set("nodes", 0, "camera", 99), ("UNRESOLVED_REFERENCE", "/nodes/0/camera")),
