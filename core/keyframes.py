@@ -73,8 +73,8 @@ def keyframes_for(sampler, tolerance_deg=0.01, bake_times=None, frames_per_secon
     """Keys that make Blender play ``sampler`` (exactly, or within ``tolerance_deg`` for slerp and
     CUBICSLERP rotations). ``bake_times`` (seconds): LINEAR keys holding the curve's value at each
     of those times instead ("bake every frame"). Rotation keys are sign-continuous. Where a
-    CUBICSLERP curve jumps (core.sqlerp_jumps), a CONSTANT segment between two keys a few float32
-    steps of the frame (at ``frames_per_second``) either side of it holds the jump."""
+    CUBICSLERP curve jumps (core.sqlerp_jumps), a CONSTANT segment between two keys 0.02 frames
+    apart (at ``frames_per_second``) around it holds the jump."""
     if not tolerance_deg > 0.0:
         raise ValueError(f"tolerance_deg must be positive, got {tolerance_deg!r}")
     tolerance_deg = max(float(tolerance_deg), MIN_TOLERANCE_DEG)

@@ -24,6 +24,7 @@ BISECTIONS = 60  # halvings of a sample interval: below float64 resolution of an
 # than 0.01 frames (its key search threshold; measured: keys 0.0002 frames apart became one).
 GAP_FRAMES = 0.02
 
+
 def jump_times(times: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Sorted times (seconds) where the CUBICSLERP keys at ``times`` with interleaved ``values``
     (a_i, v_i, b_i rows, unit quaternions) jump."""
