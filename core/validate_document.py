@@ -15,12 +15,12 @@ projection). Node, mesh and skin references of nodes are core.scene's.
 
 import re
 
-from .accessors import TYPE_SIZES
+from .accessors import COMPONENT_TYPES, TYPE_SIZES
 from .errors import pointer
 from .validate_json import as_index, show
-from .validate_links import COMPONENT_NAMES, Format
+from .validate_links import Format, accessor_facts
 
-COMPONENT_SIZES = {5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4}
+COMPONENT_SIZES = {component: dtype.itemsize for component, dtype in COMPONENT_TYPES.items()}
 FLOAT, UBYTE, USHORT, UINT = 5126, 5121, 5123, 5125
 _NORMALIZED = [(UBYTE, True), (USHORT, True)]
 ATTRIBUTE_FORMATS = {  # semantic (without its _n) -> allowed formats (type, component, normalized)
@@ -167,12 +167,10 @@ def _attribute(report, document, where, name, value, quantized):
 
 def _format(report, document, index, allowed, where, code, text, tail=""):
     """``code`` when accessor ``index`` (resolved, or None) is none of the ``allowed`` formats."""
-    if index is None or not isinstance(document["accessors"][index], dict):
+    facts = accessor_facts(document, index) if index is not None else None
+    if facts is None:
         return
-    accessor = document["accessors"][index]
-    component, kind = accessor.get("componentType"), accessor.get("type")
-    found = Format(kind if isinstance(kind, str) else None,
-                   component if _member(component, COMPONENT_NAMES) else -1, accessor.get("normalized") is True)
+    found = facts.format
     if found not in allowed:
         report.add(code, where, f"{text} '{found}'{tail}. Must be one of "
                    f"({', '.join(str(f) for f in allowed)}).")

@@ -50,11 +50,6 @@ class WorldCorrection:
         t = np.clip((seconds - self.seconds[left]) / np.where(span > 0.0, span, 1.0), 0.0, 1.0)[..., None]
         return quat.normalize(_with_w(xyz[left] * (1.0 - t) + xyz[right] * t))
 
-    def largest_deg(self) -> float:
-        """The largest angle of C in degrees (the parent's world error it makes up for)."""
-        sine = np.sqrt(np.einsum("ij,ij->i", self.xyz.astype(np.float64), self.xyz.astype(np.float64)))
-        return float(np.degrees(2.0 * np.arcsin(np.clip(sine, 0.0, 1.0))).max(initial=0.0))
-
 
 def _with_w(xyz):
     w = np.sqrt(np.clip(1.0 - np.einsum("...i,...i->...", xyz, xyz), 0.0, 1.0))

@@ -18,6 +18,7 @@ import pytest
 from conftest import ASSETS  # noqa: E402  (collection-time list of the shared models)
 
 from gltf_sqlerp.core.gltf_file import read_file
+from jumping_curve import jumping_segment
 
 pytestmark = pytest.mark.blender
 ROOT = Path(__file__).resolve().parents[1]
@@ -260,31 +261,12 @@ def test_bundled_dialog_without_exact_animation_refuses_a_file_requiring_it(fide
 
 # --- a CUBICSLERP curve that jumps (issue 18, 2) ---------------------------------------------------
 
-def _about(axis, degrees):
-    axis = np.asarray(axis, dtype=np.float64)
-    half = np.radians(degrees) / 2.0
-    return np.append(axis / np.linalg.norm(axis) * np.sin(half), np.cos(half))
-
-
 def _jumping_file(folder, frame=40.01, fps=24.0):
-    """One empty turned by a one-segment CUBICSLERP curve (with its LINEAR fallback) whose inner
-    slerps turn orthogonal about 0.01 frames after a whole frame: the outer slerp turns the
-    other way there (conventions section 1). The jump's time is found by bisection on the inner
-    dot with numpy's own slerp formula (Appendix C), not the core's."""
-    v0, v1, b0, a1 = _about([0, 0, 1], 0), _about([0, 0, 1], 90), _about([1, 0, 0], 40), _about([-1, 0, 0], 150)
-
-    def slerp(a, b, t):
-        if a @ b < 0:
-            b = -b
-        angle = np.arccos(min(a @ b, 1.0))
-        return (np.sin((1 - t) * angle) * a + np.sin(t * angle) * b) / np.sin(angle)
-    low, high = 0.5, 1.0
-    for _ in range(80):
-        middle = 0.5 * (low + high)
-        low, high = (middle, high) if slerp(v0, v1, middle) @ slerp(b0, a1, middle) > 0 else (low, middle)
-    start = frame / fps - 2.0 * low
-    times = np.array([start, start + 2.0], dtype=np.float32)
-    rows = np.array([v0, v0, b0, a1, v1, v1], dtype=np.float32)
+    """One empty turned by tests/jumping_curve.py's segment (with its LINEAR fallback), which
+    jumps about 0.01 frames after a whole frame; and the jump's time."""
+    times, rows, jump = jumping_segment(frame, fps)
+    times, rows = times.astype(np.float32), rows.astype(np.float32)
+    v0, v1 = rows[1], rows[4]
     fallback = np.array([v0, v1], dtype=np.float32)
     blob = times.tobytes() + rows.tobytes() + fallback.tobytes()
     views = [(0, 8), (8, 96), (104, 32)]
@@ -306,7 +288,7 @@ def _jumping_file(folder, frame=40.01, fps=24.0):
     }
     path = folder / "jumping.gltf"
     path.write_text(json.dumps(document))
-    return path, frame / fps
+    return path, jump
 
 
 def test_a_jump_of_the_cubicslerp_curve_plays_the_spec_at_every_frame_and_is_reported(fidelity, tmp_path,

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from gltf_sqlerp import core
 from gltf_sqlerp.core import keyframes as K
 from gltf_sqlerp.core.animation import Sampler
+from jumping_curve import jumping_segment
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 TOLERANCE = 0.01  # degrees, the default
@@ -433,21 +434,9 @@ def test_bezier_time_solve_matches_plain_bisection():
 # --- a CUBICSLERP jump (issue 18, 2) ---------------------------------------------------------------
 
 def _jumping_segment(frame, rate=24.0):
-    """A one-segment CUBICSLERP sampler (2 s) whose inner slerps turn orthogonal at ``frame``
-    (d = p.s changes sign there: the outer slerp turns the other way), and that time, found
-    here by scalar bisection on d with this module's Appendix C slerp."""
-    v0, v1 = about([0, 0, 1], 0.0), about([0, 0, 1], 90.0)
-    b0, a1 = about([1, 0, 0], 40.0), about([-1, 0, 0], 150.0)
-
-    def d(u):
-        return sum(x * y for x, y in zip(slerp(v0, v1, u), slerp(b0, a1, u)))
-    low, high = 0.5, 1.0
-    assert d(low) > 0.0 > d(high)
-    for _ in range(80):
-        low, high = (0.5 * (low + high), high) if d(0.5 * (low + high)) > 0.0 else (low, 0.5 * (low + high))
-    start = frame / rate - 2.0 * low
-    rows = interleave([v0, a1], [v0, v1], [b0, v1])
-    return Sampler("CUBICSLERP", np.array([start, start + 2.0]), rows, "rotation", "/x"), frame / rate
+    """tests/jumping_curve.py's segment as a core Sampler, and the time it jumps at ``frame``."""
+    times, rows, jump = jumping_segment(frame, rate)
+    return Sampler("CUBICSLERP", times, rows, "rotation", "/x"), jump
 
 
 def test_a_cubicslerp_jump_is_found_where_the_inner_slerps_turn_orthogonal():
