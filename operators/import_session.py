@@ -19,7 +19,7 @@ import bpy
 import numpy as np
 
 from ..core.errors import GltfError
-from . import action_data, draft_form, fcurves, tracks
+from . import action_data, bone_children, draft_form, fcurves, tracks
 from .pose_mapping import node_channel_map, weight_channel_map
 
 EXTENSION = "EXT_animation_sqlerp"
@@ -73,6 +73,14 @@ class glTF2ImportUserExtension:
         draft_form.unpatch()
         if self.session is None:
             self.session = _session_for_bundled_dialog(gltf)
+
+    def gather_import_scene_after_nodes_hook(self, *args):
+        if self.session is None:
+            return
+        try:
+            bone_children.place_at_bone_heads(args[-1])
+        except Exception:
+            self.session.fail("placing objects parented to bones")
 
     # The hooks take (anim_idx, ..., gltf) from 4.2 to 5.0; read by position from both ends so that
     # an argument added in between does not break the import.

@@ -18,6 +18,8 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
+from .bone_children import tip_offset
+
 
 @dataclass
 class ChannelMap:
@@ -72,15 +74,12 @@ def _rotation_map(gltf, vnode):
 def _translation_map(gltf, vnode):
     # final = rotation_after · location; a bone's pose is edit_rotation⁻¹ · (final − edit_location).
     matrix = np.array(vnode.rotation_after.to_matrix()) @ _axes(gltf)[1]
-    offset = np.zeros(3)
-    parent = gltf.vnodes[vnode.parent] if vnode.parent is not None else None
     if is_bone(vnode):
         inverse = np.array(vnode.editbone_rot.conjugated().to_matrix())
-        matrix, offset = inverse @ matrix, -inverse @ np.array(vnode.editbone_trans)
-    elif parent is not None and is_bone(parent):
-        # Objects parented to a bone sit at the bone's tip in Blender; the importer moves them back.
-        offset = np.array((0.0, -parent.bone_length, 0.0))
-    return matrix, offset
+        return inverse @ matrix, -inverse @ np.array(vnode.editbone_trans)
+    # Objects parented to a bone sit at the bone's tip in Blender: moved back by the edit bone's
+    # real length, not the importer's bone_length (bone_children.py says why).
+    return matrix, tip_offset(gltf, vnode)
 
 
 def _scale_map(gltf, vnode):

@@ -18,6 +18,7 @@ import pytest
 from conftest import ASSETS  # noqa: E402  (collection-time list of the shared models)
 
 from gltf_sqlerp.core.gltf_file import read_file
+import scaled_rig
 from jumping_curve import jumping_segment
 
 pytestmark = pytest.mark.blender
@@ -96,6 +97,30 @@ def test_the_bundled_importer_alone_fails_the_same_check(fidelity, path, fps_bas
     result = fidelity.measure(_load(path), 0)
     assert result.problems == []
     assert result.rotation_max_deg > 0.05 and result.vertex_max > VERTEX_TOLERANCE, str(result)
+
+
+# --- rigid parts under a scaled armature ----------------------------------------------------------
+
+@pytest.mark.parametrize("clip", [0, 1], ids=["LINEAR", "CUBICSPLINE"])
+@pytest.mark.parametrize("binary", [False, True], ids=["gltf", "glb"])
+def test_rigid_parts_under_an_armature_scaled_by_100_play_the_spec(fidelity, tmp_path, binary, clip):
+    """Meshes parented to joints (a head, a sword) of a centimetre rig: Blender moves them to their
+    bone's tip, the edit bone is 1/100 of the importer's bone length, and every vertex must still
+    be where the spec puts it (within 1e-4 of the part's own size, stricter than the model's)."""
+    path = scaled_rig.write(tmp_path, binary)
+    assert fidelity.import_gltf(path) == {'FINISHED'}
+    document = _load(path)
+    result = fidelity.measure(document, clip)
+    assert_plays_the_spec(result, document, clip)
+    assert result.vertices >= 3 * 8 * result.samples  # the body, the head and the sword, every sample
+
+
+def test_the_bundled_importer_alone_misplaces_them(fidelity, tmp_path):
+    path = scaled_rig.write(tmp_path)
+    assert fidelity.import_gltf(path, exact=False) == {'FINISHED'}
+    result = fidelity.measure(_load(path), 0)
+    assert result.vertex_max > 0.5, str(result)  # half the part's size and more
+    assert any("HeadMesh" in problem for problem in result.problems)
 
 
 # --- NLA tracks and stored sampler data -------------------------------------------------------------
