@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .keyframes import keyframes_for
+from .keyframes_batch import keyframes_for_channels
 
 SOURCES = ("EXTENSION", "FALLBACK")
 
@@ -83,20 +83,16 @@ def chain_sums(parents, order, weights):
 
 
 def plan_animation(animation, settings, scene):
-    plans = []
     times = bake_times(animation.duration, settings.frames_per_second) if settings.bake else None
     rotated = {c.node for c in animation.channels if c.path == "rotation"}
     shares = rotation_budgets(scene.parents, scene.order, rotated) if rotated else None
-    for index, channel in enumerate(animation.channels):
-        sampler = chosen_sampler(channel, settings.source)
-        tolerance = settings.tolerance_deg
-        if channel.path == "rotation":
-            tolerance /= shares[channel.node]
-        keys = keyframes_for(sampler, tolerance, bake_times=times,
-                             frames_per_second=settings.frames_per_second)
-        plans.append(ChannelPlan(animation.index, index, channel, sampler, keys,
-                                 settings.frames_per_second))
-    return plans
+    samplers = [chosen_sampler(channel, settings.source) for channel in animation.channels]
+    tolerances = [settings.tolerance_deg / (shares[c.node] if c.path == "rotation" else 1)
+                  for c in animation.channels]
+    keys = keyframes_for_channels(samplers, tolerances, bake_times=times,
+                                  frames_per_second=settings.frames_per_second)
+    return [ChannelPlan(animation.index, index, channel, sampler, channel_keys, settings.frames_per_second)
+            for index, (channel, sampler, channel_keys) in enumerate(zip(animation.channels, samplers, keys))]
 
 
 def plan_document(document, settings):

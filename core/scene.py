@@ -357,8 +357,16 @@ def depth_levels(parents):
     level, levels = np.flatnonzero(parents == -1), []
     while level.size:
         levels.append(level)
-        level = np.flatnonzero(np.isin(parents, level))
+        level = np.flatnonzero(_members(level, len(parents))[parents])
     return levels
+
+
+def _members(nodes, count):
+    """(count + 1,) mask of ``nodes``, indexable by parent indices (-1, a root's, reads the spare
+    last slot, never set): np.isin without its sort, a few times faster on small trees."""
+    mask = np.zeros(count + 1, dtype=bool)
+    mask[nodes] = True
+    return mask
 
 
 def _loops(parents):
@@ -367,7 +375,7 @@ def _loops(parents):
     reached = parents == -1
     frontier = reached.copy()
     while frontier.any():
-        frontier = ~reached & np.isin(parents, np.flatnonzero(frontier))
+        frontier = ~reached & _members(np.flatnonzero(frontier), len(parents))[parents]
         reached |= frontier
     on_loop = set()
     for start in np.flatnonzero(~reached):

@@ -46,24 +46,61 @@ def check_data(report, gltf, plan):
     data = _Data(report, gltf)
     for index in sorted(plan.reads):
         data.get(index)
-    for index in sorted(plan.float_checks):
-        _finite(report, plan.reads[index], data.get(index))
+    # Real files are finite: one test over every float accessor, element findings only if not.
+    floats = [data.get(index) for index in sorted(plan.float_checks)]
+    finite = all(v is not None for v in floats) and (
+        not floats or bool(np.isfinite(np.concatenate([v.reshape(-1) for v in floats])).all()))
+    if not finite:
+        for index in sorted(plan.float_checks):
+            _finite(report, plan.reads[index], data.get(index))
     for index in sorted(plan.bounds):
-        _bounds(report, plan.reads[index], data.get(index))
+        values = data.get(index)
+        if not _bounds_hold(plan.reads[index], values, finite and index in plan.float_checks):
+            _bounds(report, plan.reads[index], values)
     # Samplers often share accessors (every channel of a clip on the same key times). An accessor
     # that passed a check once passes it everywhere; one that failed is reported for every
     # sampler that uses it, as before.
     passed = set()
-    for facts, where in plan.inputs:
-        _once(report, passed, ("times", facts.index),
-              lambda: _times(report, data.get(facts.index), where))
-    for facts, cubic, where in plan.quaternions:
-        _once(report, passed, ("quaternions", facts.index, cubic),
-              lambda: _quaternions(report, data.get(facts.index), cubic, where))
+    if not _keys_in_order([data.get(facts.index) for facts, _ in plan.inputs]):
+        for facts, where in plan.inputs:
+            _once(report, passed, ("times", facts.index),
+                  lambda: _times(report, data.get(facts.index), where))
+    if not _unit_rotations([(data.get(facts.index), cubic) for facts, cubic, _ in plan.quaternions]):
+        for facts, cubic, where in plan.quaternions:
+            _once(report, passed, ("quaternions", facts.index, cubic),
+                  lambda: _quaternions(report, data.get(facts.index), cubic, where))
     for facts, where in plan.sqlerp_outputs:
         values = data.get(facts.index)
         if values is not None:
             check_quaternions(report, values, where, report_elements)
+
+
+# --- whole-file fast paths: one pass over every accessor of a kind; the per-accessor checks below
+# run (and say what is wrong, where) only when one of these finds something.
+
+def _keys_in_order(inputs):
+    """Whether every key-time accessor is non-negative and strictly increasing."""
+    if any(values is None for values in inputs):
+        return False
+    inputs = [values[:, 0] for values in inputs if len(values)]
+    if not inputs:
+        return True
+    times = np.concatenate(inputs)
+    within = np.ones(len(times) - 1, dtype=bool)  # differences inside one accessor
+    within[np.cumsum([len(t) for t in inputs])[:-1] - 1] = False
+    return bool((times >= 0.0).all() and (np.diff(times)[within] > 0.0).all())
+
+
+def _unit_rotations(outputs):
+    """Whether every rotation key (not CUBICSPLINE tangents) has unit length."""
+    if any(values is None for values, _ in outputs):
+        return False
+    keys = [values[1::3] if cubic else values for values, cubic in outputs]
+    if not keys:
+        return True
+    keys = np.concatenate(keys)
+    length = np.sqrt(np.sum(keys * keys, axis=1))
+    return bool((np.abs(length - 1.0) <= UNIT_LENGTH_TOLERANCE).all())
 
 
 def _once(report, passed, key, check):
@@ -82,6 +119,21 @@ def _finite(report, facts, values):
     report_elements(report, "ACCESSOR_INVALID_FLOAT", facts.where,
                     np.flatnonzero(~np.isfinite(flat)),
                     lambda i: f"Accessor element at index {i} is {show_number(flat[i])}.")
+
+
+def _bounds_hold(facts, values, finite):
+    """Whether finite data matches its declared min/max exactly (the usual case, tested with
+    plain min/max; anything else takes _bounds, which says what is wrong)."""
+    if values is None or not finite or not len(values):
+        return False
+    values = values.reshape(len(values), -1)
+    try:
+        with np.errstate(over="ignore"):  # a bound beyond float32 is a mismatch, found by _bounds
+            declared = (np.asarray(facts.min, dtype=np.float32), np.asarray(facts.max, dtype=np.float32))
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return (declared[0].shape == declared[1].shape == values.shape[1:]
+            and bool((declared[0] == values.min(axis=0)).all() and (declared[1] == values.max(axis=0)).all()))
 
 
 def _bounds(report, facts, values):

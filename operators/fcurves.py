@@ -52,6 +52,24 @@ def ensure_fcurve(action, slot, data_path, index, group=""):
     return fcurve
 
 
+class CurveIndex:
+    """The F-curves of one (action, slot) by (data_path, index), read once: an import writes
+    hundreds of curves into the same slot, and each ``curves.find`` walks the whole collection
+    (and ``curves_of`` three RNA levels) again."""
+
+    def __init__(self, action, slot):
+        self.action, self.slot = action, slot
+        self.curves = {(c.data_path, c.array_index): c for c in curves_of(action, slot)}
+
+    def ensure(self, data_path, index, group=""):
+        """ensure_fcurve() through the index."""
+        fcurve = self.curves.get((data_path, index))
+        if fcurve is None:
+            fcurve = self.curves[data_path, index] = ensure_fcurve(self.action, self.slot,
+                                                                   data_path, index, group)
+        return fcurve
+
+
 def interpolation_codes(names):
     """Blender's enum values for per-key interpolation names ('CONSTANT', 'LINEAR', 'BEZIER')."""
     names = np.asarray(names)
@@ -61,19 +79,26 @@ def interpolation_codes(names):
     return np.array([_INTERPOLATION[name] for name in unique], dtype=np.int32)[per_key]
 
 
-def write_keyframes(fcurve, co, left, right, codes):
+def has_bezier(codes) -> bool:
+    """Whether any segment of ``codes`` (interpolation_codes) is BEZIER: only then are handles
+    written."""
+    return bool((codes == _INTERPOLATION["BEZIER"]).any())
+
+
+def write_keyframes(fcurve, co, left, right, codes, bezier=None):
     """Replace every key of ``fcurve``.
 
     ``co``, ``left``, ``right``: flat float32 (frame, value) pairs of the keys and their handles;
-    ``codes``: from interpolation_codes. Handles are FREE so that Blender keeps them where they
-    were put (AUTO handles would be recomputed and lose the file's tangents).
+    ``codes``: from interpolation_codes; ``bezier``: has_bezier(codes), if known. Handles are FREE
+    so that Blender keeps them where they were put (AUTO handles would be recomputed and lose the
+    file's tangents).
     """
     points = fcurve.keyframe_points
     count = len(codes)
     if len(points) > count:
         points.clear()
     points.add(count - len(points))  # every key is overwritten below
-    bezier = bool(np.any(codes == _INTERPOLATION["BEZIER"]))
+    bezier = has_bezier(codes) if bezier is None else bezier
     if bezier:  # handles only shape BEZIER segments; elsewhere Blender's own ones are harmless
         free = np.full(count, _FREE, dtype=np.int32)
         points.foreach_set("handle_left_type", free)

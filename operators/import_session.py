@@ -176,7 +176,7 @@ def _rewrite_animation(session, gltf, anim_idx, track_name):
     by_id = {data.as_pointer(): (action, slot) for data, action, slot in stashed}
     mesh_vnodes = {v.mesh_node_idx: v for v in gltf.vnodes.values()
                    if getattr(v, "mesh_node_idx", None) is not None}
-    records = {}
+    records, indexes = {}, {}
     for plan in session.plans.get(anim_idx, []):
         channel = plan.channel
         vnode = mesh_vnodes.get(channel.node) if channel.path == "weights" else gltf.vnodes.get(channel.node)
@@ -186,12 +186,12 @@ def _rewrite_animation(session, gltf, anim_idx, track_name):
         if target is None or target.as_pointer() not in by_id:
             continue
         action, slot = by_id[target.as_pointer()]
+        index = indexes.get(target.as_pointer()) or indexes.setdefault(
+            target.as_pointer(), fcurves.CurveIndex(action, slot))
         mapping, paths = _channel_targets(gltf, vnode, channel)
         for component, curve in _mapped_curves(plan.keyframes, plan.frames_per_second, mapping):
             if paths[component] is not None:
-                data_path, index, group = paths[component]
-                fcurves.write_keyframes(fcurves.ensure_fcurve(action, slot, data_path, index, group),
-                                        *curve)
+                fcurves.write_keyframes(index.ensure(*paths[component]), *curve)
         records.setdefault(action.as_pointer(), (action, []))[1].append(
             action_data.channel_record(plan, target, slot, mapping,
                                        [(c[0], c[1]) if c is not None else None for c in paths]))
@@ -218,12 +218,16 @@ def _mapped_curves(keys, frames_per_second, mapping):
     """(component, (co, left, right, codes)) in Blender values and frames, as the flat float32
     (frame, value) pairs that foreach_set takes, prepared for all components at once."""
     codes = fcurves.interpolation_codes(keys.interpolation)
+    bezier = fcurves.has_bezier(codes)
+    sides = [(keys.times, keys.values)]
+    if bezier:  # handles shape BEZIER segments only; write_keyframes leaves them out otherwise
+        sides += [(keys.left_times, keys.left_values), (keys.right_times, keys.right_values)]
     pairs = [_frame_value_pairs(times * frames_per_second, mapping.apply(values))
-             for times, values in ((keys.times, keys.values), (keys.left_times, keys.left_values),
-                                   (keys.right_times, keys.right_values))]
+             for times, values in sides]
     for component in range(pairs[0].shape[0]):
-        yield component, (pairs[0][component].ravel(), pairs[1][component].ravel(),
-                          pairs[2][component].ravel(), codes)
+        co = pairs[0][component].ravel()
+        left, right = (pairs[1][component].ravel(), pairs[2][component].ravel()) if bezier else (co, co)
+        yield component, (co, left, right, codes, bezier)
 
 
 def _frame_value_pairs(frames, values):

@@ -50,6 +50,12 @@ def _axes(gltf):
     return cached
 
 
+def _array(matrix):
+    """A mathutils Matrix as numpy, row by row: 4x faster than np.array(matrix), which reads it
+    element by element (20 us a call, and an import makes one per channel)."""
+    return np.array([tuple(row) for row in matrix])
+
+
 def _left(q):
     """Matrix of q ⊗ · on Blender quaternions (w, x, y, z)."""
     w, x, y, z = q
@@ -73,10 +79,10 @@ def _rotation_map(gltf, vnode):
 
 def _translation_map(gltf, vnode):
     # final = rotation_after · location; a bone's pose is edit_rotation⁻¹ · (final − edit_location).
-    matrix = np.array(vnode.rotation_after.to_matrix()) @ _axes(gltf)[1]
+    matrix = _array(vnode.rotation_after.to_matrix()) @ _axes(gltf)[1]
     if is_bone(vnode):
-        inverse = np.array(vnode.editbone_rot.conjugated().to_matrix())
-        return inverse @ matrix, -inverse @ np.array(vnode.editbone_trans)
+        inverse = _array(vnode.editbone_rot.conjugated().to_matrix())
+        return inverse @ matrix, -inverse @ np.array(tuple(vnode.editbone_trans))
     # Objects parented to a bone sit at the bone's tip in Blender: moved back by the edit bone's
     # real length, not the importer's bone_length (bone_children.py says why).
     return matrix, tip_offset(gltf, vnode)
