@@ -364,6 +364,31 @@ def test_random_cubicslerp_curves_within_tolerance(seed, count, step):
     assert sign_continuous(keys)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_cubicslerp_end_slopes_in_closed_form_match_the_curves_derivative(seed):
+    """The one-sided derivatives at both ends of each segment (each in its own key's sign; keys and
+    tangents stored with random signs), against a second-order difference of the scalar sqlerp."""
+    rng = np.random.default_rng(seed)
+    v = [list(np.array(q) * rng.choice([-1.0, 1.0])) for q in chain(60.0, 5, seed)]
+    a, b = ([list(np.array(qmul(q, about(rng.normal(size=3), rng.uniform(0.0, 30.0))))
+                  * rng.choice([-1.0, 1.0])) for q in v] for _ in range(2))
+    times = np.cumsum(rng.uniform(0.2, 1.0, 5))
+    rows = [list(r) for r in interleave(a, v, b)]
+    i = np.arange(4)
+    leaving, arriving = K._sqlerp_end_slopes(np.array(b)[i], np.array(a)[i + 1], np.array(v)[i],
+                                             np.array(v)[i + 1], times[i + 1] - times[i])
+    h = 1e-5
+    for k in range(4):
+        def at(t):
+            return np.array(spec_rotation("CUBICSLERP", times, rows, t))
+        start, end = times[k], times[k + 1]
+        out = (-3.0 * at(start) + 4.0 * at(start + h) - at(start + 2 * h)) / (2 * h)
+        side = np.sign(np.dot(at(end - h), v[k + 1]))  # the curve arrives at v or at -v
+        into = side * (3.0 * at(end - 1e-12) - 4.0 * at(end - h) + at(end - 2 * h)) / (2 * h)
+        np.testing.assert_allclose(leaving[k], out * np.sign(np.dot(at(start), v[k])), atol=1e-5)
+        np.testing.assert_allclose(arriving[k], into, atol=1e-5)
+
+
 def test_cubicslerp_keys_follow_sign_flipped_file_keys():
     v = chain(50, 4, seed=3)
     v[1], v[3] = [-x for x in v[1]], [-x for x in v[3]]
