@@ -114,10 +114,7 @@ def _load_buffer(document, index, buffer, bin_chunk, base_dir):
     where = pointer("buffers", index)
     if not isinstance(buffer, dict):
         raise GltfError("TYPE_MISMATCH", where, f"buffer {index} must be an object")
-    byte_length = buffer.get("byteLength")
-    if isinstance(byte_length, bool) or not isinstance(byte_length, int) or byte_length < 1:
-        raise GltfError("UNDEFINED_PROPERTY" if byte_length is None else "TYPE_MISMATCH", where,
-                        f"buffer {index} needs a positive integer 'byteLength'")
+    byte_length = _byte_length(buffer, index, where)
     uri = buffer.get("uri")
     if uri is None:
         # Only the first buffer of a GLB may live in the BIN chunk; others simply have no data.
@@ -134,6 +131,23 @@ def _load_buffer(document, index, buffer, bin_chunk, base_dir):
         raise GltfError("BUFFER_BYTE_LENGTH_MISMATCH", where,
                         f"buffer {index} declares {byte_length} bytes but its data has {len(data)}")
     return data[:byte_length]
+
+
+def _byte_length(buffer, index, where):
+    """The buffer's byteLength; else the validator's finding for it (a missing or null one is
+    UNDEFINED_PROPERTY of the buffer, a float like 1.5 or a string TYPE_MISMATCH, 0 out of range)."""
+    value = buffer.get("byteLength")
+    if value is None:
+        raise GltfError("UNDEFINED_PROPERTY", where, "Property 'byteLength' must be defined.")
+    # The validator reads 10.0 as 10 (its _tryFixInt); bool is no JSON number.
+    integral = isinstance(value, float) and value.is_integer()
+    if isinstance(value, bool) or not (isinstance(value, int) or integral):
+        raise GltfError("TYPE_MISMATCH", where + "/byteLength",
+                        f"buffer {index} 'byteLength' must be an integer, not {value!r}")
+    if value < 1:
+        raise GltfError("VALUE_NOT_IN_RANGE", where + "/byteLength",
+                        f"buffer {index} 'byteLength' is {value!r}; it must be at least 1")
+    return int(value)
 
 
 def decode_data_uri(uri, where):

@@ -13,10 +13,12 @@ Severities follow the validator, except:
   that sampler through the extension; as a channel's core ``sampler`` it is an error
   (SQLERP_CORE_SAMPLER, besides the validator's ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_COUNT).
 
-Three passes, as in the validator: JSON shape (validate_structure), references (validate_links,
-validate_sqlerp), then accessor data (validate_data), which is read only for accessors whose
-structure passed; last, the sizes of every accessor of the file (validate_bounds), animation or not,
-and the layouts, meshes and scenes Blender's importer builds from (validate_document).
+Three passes, as in the validator: JSON shape (validate_shape for every object but the
+animations, validate_structure for those), references (validate_links, validate_sqlerp), then
+accessor data (validate_data), which is read only for accessors whose structure passed; last, the
+sizes of every accessor of the file (validate_bounds), animation or not, and the layouts, meshes
+and scenes Blender's importer builds from (validate_document). A file without a glTF 2.x ``asset``
+is not checked any further (neither is it by the validator).
 """
 
 from .validate_bounds import check_bounds
@@ -25,6 +27,7 @@ from .validate_document import check_document
 from .validate_json import Report
 from .validate_links import (Plan, duplicates_for_draft_channels, finish_animation, link_channels,
                              link_samplers)
+from .validate_shape import check_shape
 from .validate_sqlerp import link_sqlerp
 from .validate_structure import parse_animations
 
@@ -33,6 +36,8 @@ def validate(gltf):
     """All findings for ``gltf`` (a GltfFile), errors, warnings and infos, without duplicates."""
     document = gltf.json
     report = Report(document)
+    if not check_shape(report, document):
+        return list(dict.fromkeys(report.findings))
     plan = Plan()
     for animation in parse_animations(report, document):
         # Like the validator, an animation without both lists is not linked any further.

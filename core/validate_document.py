@@ -8,9 +8,11 @@ anything is built, with Khronos glTF-Validator's codes and JSON pointers (its IS
 VALUE_NOT_IN_LIST (an error here: the importer cannot read such an accessor), TYPE_MISMATCH,
 VALUE_NOT_IN_RANGE,
 VALUE_MULTIPLE_OF, ACCESSOR_NORMALIZED_INVALID, ACCESSOR_OFFSET_ALIGNMENT,
-ACCESSOR_SMALL_BYTESTRIDE, INVALID_INDEX, UNRESOLVED_REFERENCE, MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT
-and MESH_PRIMITIVE_INDICES_ACCESSOR_INVALID_FORMAT, UNDEFINED_PROPERTY (a camera without its
-projection). Node, mesh and skin references of nodes are core.scene's.
+ACCESSOR_SMALL_BYTESTRIDE, UNRESOLVED_REFERENCE, MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT
+and MESH_PRIMITIVE_INDICES_ACCESSOR_INVALID_FORMAT. Node, mesh and skin references of nodes are
+core.scene's. Missing, mistyped and negative properties (an index "3", a count of "28", a camera
+without its projection) are validate_shape's, with the validator's codes; here a value of the
+right JSON type is judged.
 """
 
 import re
@@ -81,12 +83,12 @@ def _list(document, name):
 
 
 def _reference(report, document, table, value, where):
-    """The index ``value`` into ``document[table]`` when it resolves, else None (reported)."""
+    """The index ``value`` into ``document[table]`` when it resolves, else None (reported when it
+    is an index; a missing, mistyped or negative one is validate_shape's finding)."""
     index = as_index(value)
-    if index is not None and index < 0:
-        report.add("INVALID_INDEX", where, "Index must be a non-negative integer.")
+    if index is None or index < 0:
         return None
-    if index is None or index >= len(_list(document, table)):
+    if index >= len(_list(document, table)):
         report.add("UNRESOLVED_REFERENCE", where, f"Unresolved reference: {show(value)}.")
         return None
     return index
@@ -94,18 +96,18 @@ def _reference(report, document, table, value, where):
 
 def _accessor(report, document, i, accessor, views):
     where = pointer("accessors", i)
-    component, kind = accessor.get("componentType"), accessor.get("type")
-    if not _member(component, COMPONENT_SIZES):
+    # Their JSON types (and count) are validate_shape's; the values are judged here.
+    component, kind = as_index(accessor.get("componentType")), accessor.get("type")
+    if component is not None and not _member(component, COMPONENT_SIZES):
         report.add("VALUE_NOT_IN_LIST", f"{where}/componentType", f"Invalid value {show(component)}. "
                    f"Valid values are ({', '.join(map(str, COMPONENT_SIZES))}).")
+    if not _member(component, COMPONENT_SIZES):
         component = None
-    if not _member(kind, TYPE_SIZES):
+    if isinstance(kind, str) and not _member(kind, TYPE_SIZES):
         report.add("VALUE_NOT_IN_LIST", f"{where}/type",
                    f"Invalid value {show(kind)}. Valid values are ({', '.join(TYPE_SIZES)}).")
+    if not _member(kind, TYPE_SIZES):
         kind = None
-    count = as_index(accessor.get("count"))
-    if count is None or count < 1:
-        report.add("VALUE_NOT_IN_RANGE", f"{where}/count", f"Value {show(accessor.get('count'))} is out of range.")
     if accessor.get("normalized") is True and component in (FLOAT, UINT):
         report.add("ACCESSOR_NORMALIZED_INVALID", f"{where}/normalized",
                    "Only (u)byte and (u)short accessors can be normalized.")
@@ -199,12 +201,11 @@ def _cameras(report, document):
     for c, camera in enumerate(_list(document, "cameras")):
         if not isinstance(camera, dict):
             continue
+        # A missing or mistyped type, and the projection object, are validate_shape's.
         kind = camera.get("type")
-        if not _member(kind, ("perspective", "orthographic")):
+        if isinstance(kind, str) and kind not in ("perspective", "orthographic"):
             report.add("VALUE_NOT_IN_LIST", pointer("cameras", c, "type"),
                        f"Invalid value {show(kind)}. Valid values are (perspective, orthographic).")
-        elif not isinstance(camera.get(kind), dict):
-            report.add("UNDEFINED_PROPERTY", pointer("cameras", c), f"Property '{kind}' must be defined.")
 
 
 def _textures(report, document):

@@ -77,12 +77,12 @@ def as_index(value):
     return value if isinstance(value, int) else None
 
 
-def _type_mismatch(report, where, value, kind):
+def type_mismatch(report, where: str, value, kind: str) -> None:
     report.add("TYPE_MISMATCH", where,
                f"Type mismatch. Property value {show(value)} is not a '{kind}'.")
 
 
-def undefined(report, where, name):
+def undefined(report, where: str, name: str) -> None:
     report.add("UNDEFINED_PROPERTY", where, f"Property '{name}' must be defined.")
 
 
@@ -91,7 +91,7 @@ def _present(report, obj, name, where, kind, required=False):
     and an absent ``required`` property is UNDEFINED_PROPERTY."""
     value = obj.get(name)
     if value is None and name in obj:
-        _type_mismatch(report, f"{where}/{name}", None, kind)
+        type_mismatch(report, f"{where}/{name}", None, kind)
     if value is None and required:
         undefined(report, where, name)
     return value
@@ -103,7 +103,7 @@ def get_index(report, obj, name, where, required=True):
         return -1
     index = as_index(value)
     if index is None:
-        _type_mismatch(report, f"{where}/{name}", value, "integer")
+        type_mismatch(report, f"{where}/{name}", value, "integer")
         return -1
     if index < 0:
         report.add("INVALID_INDEX", f"{where}/{name}", "Index must be a non-negative integer.")
@@ -118,7 +118,7 @@ def get_string(report, obj, name, where, required=False, allowed=None, default=N
     if value is None:
         return default
     if not isinstance(value, str):
-        _type_mismatch(report, f"{where}/{name}", value, "string")
+        type_mismatch(report, f"{where}/{name}", value, "string")
         return None
     if allowed is not None and value not in allowed and value not in quiet:
         report.add("VALUE_NOT_IN_LIST", f"{where}/{name}",
@@ -131,7 +131,7 @@ def get_object(report, obj, name, where, required=False):
     if value is None:
         return None
     if not isinstance(value, dict):
-        _type_mismatch(report, f"{where}/{name}", value, "object")
+        type_mismatch(report, f"{where}/{name}", value, "object")
         return None
     return value
 
@@ -146,7 +146,7 @@ def get_object_list(report, obj, name, where):
 
 def object_list(report, value, where):
     if not isinstance(value, list):
-        _type_mismatch(report, where, value, "array")
+        type_mismatch(report, where, value, "array")
         return None
     if not value:
         report.add("EMPTY_ENTITY", where, "Entity cannot be empty.")
@@ -164,21 +164,31 @@ def check_common(report, obj, where, members):
     for key in obj:
         if key not in members and key not in (EXTENSIONS, EXTRAS):
             report.add("UNEXPECTED_PROPERTY", where + pointer(key), "Unexpected property.", WARNING)
-    extras = obj.get(EXTRAS)
-    if extras is not None and not isinstance(extras, dict):
-        report.add("NON_OBJECT_EXTRAS", f"{where}/{EXTRAS}", "Prefer JSON Objects for extras.",
-                   INFO)
-    extensions = get_object(report, obj, EXTENSIONS, where)
-    if not extensions:
+    check_extras(report, obj.get(EXTRAS), f"{where}/{EXTRAS}")
+    if EXTENSIONS not in obj:
+        return {}
+    return check_extensions(report, obj[EXTENSIONS], f"{where}/{EXTENSIONS}")
+
+
+def check_extras(report, value, where: str) -> None:
+    if value is not None and not isinstance(value, dict):
+        report.add("NON_OBJECT_EXTRAS", where, "Prefer JSON Objects for extras.", INFO)
+
+
+def check_extensions(report, value, where: str) -> dict:
+    """The ``extensions`` object of any glTF property, ``value`` found at ``where``: its extension
+    objects keyed by name (only those that are JSON objects)."""
+    if not isinstance(value, dict):
+        type_mismatch(report, where, value, "object")
         return {}
     result = {}
-    for name, value in extensions.items():
-        ext_where = where + pointer(EXTENSIONS, name)
+    for name, extension in value.items():
+        ext_where = where + pointer(name)
         if name not in report.extensions_used:
             report.add("UNDECLARED_EXTENSION", ext_where,
                        "Extension is not declared in extensionsUsed.")
-        if isinstance(value, dict):
-            result[name] = value
+        if isinstance(extension, dict):
+            result[name] = extension
         else:
-            _type_mismatch(report, ext_where, value, "object")
+            type_mismatch(report, ext_where, extension, "object")
     return result

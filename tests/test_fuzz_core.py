@@ -52,12 +52,12 @@ def _outcome(case, tmp_path):
 
 # --- regressions: inputs the fuzzer found escaping (minimized by hand) ---------------------------
 
-def test_non_string_required_extension_is_a_type_mismatch(tmp_path):
+def test_non_string_required_extension_is_an_array_type_mismatch(tmp_path):
     def edit(json):
         """extensionsRequired = [[]]"""
         json["extensionsRequired"] = [[]]
-    # was: TypeError (unhashable list looked up in a set) in core/document.py
-    assert _outcome(_seed_case("valid.gltf", edit), tmp_path) == "GltfError:TYPE_MISMATCH"
+    # was: TypeError (unhashable list looked up in a set) in core/document.py; the validator's code
+    assert _outcome(_seed_case("valid.gltf", edit), tmp_path) == "GltfError:ARRAY_TYPE_MISMATCH"
 
 
 def test_many_duplicate_targets_stay_linear(tmp_path):
@@ -86,14 +86,15 @@ def test_fallback_with_unknown_interpolation_is_ignored(tmp_path):
     assert any(w.code == "VALUE_NOT_IN_LIST" for w in document.warnings)
 
 
-@pytest.mark.parametrize("primitive", [{"attributes": None}, {"attributes": {}, "targets": 3},
-                                       {"attributes": {}, "targets": [1]}])
-def test_shapeless_primitive_is_a_type_mismatch(tmp_path, primitive):
+@pytest.mark.parametrize("primitive, code", [
+    ({"attributes": None}, "TYPE_MISMATCH"), ({"targets": 3}, "TYPE_MISMATCH"),
+    ({"targets": [1]}, "ARRAY_TYPE_MISMATCH")])
+def test_shapeless_primitive_is_refused_with_the_validators_code(tmp_path, primitive, code):
     def edit(json):
         """mesh 0 primitive 0 with a non-object attributes / non-array targets"""
         json["meshes"][0]["primitives"][0].update(primitive)
     # was: TypeError in Scene (len(targets)) or in mesh_positions ('in' on None)
-    assert _outcome(_seed_case("SimpleSkin.gltf", edit), tmp_path) == "GltfError:TYPE_MISMATCH"
+    assert _outcome(_seed_case("SimpleSkin.gltf", edit), tmp_path) == f"GltfError:{code}"
 
 
 def test_findings_are_capped(tmp_path):

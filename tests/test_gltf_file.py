@@ -99,7 +99,8 @@ def test_buffer_without_uri_in_plain_gltf_has_no_data():
 
 @pytest.mark.parametrize("buffer, code, pointer", [
     ({"uri": data_uri(b"abcd")}, "UNDEFINED_PROPERTY", "/buffers/0"),
-    ({"byteLength": 0, "uri": data_uri(b"abcd")}, "TYPE_MISMATCH", "/buffers/0"),
+    ({"byteLength": 0, "uri": data_uri(b"abcd")}, "VALUE_NOT_IN_RANGE", "/buffers/0/byteLength"),
+    ({"byteLength": "4", "uri": data_uri(b"abcd")}, "TYPE_MISMATCH", "/buffers/0/byteLength"),
     ({"byteLength": 4, "uri": 7}, "TYPE_MISMATCH", "/buffers/0/uri"),
     ("not an object", "TYPE_MISMATCH", "/buffers/0"),
 ])

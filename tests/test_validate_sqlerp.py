@@ -378,7 +378,8 @@ def test_weights_count_is_keys_times_morph_targets():
             "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}]}
     mesh = {"primitives": [{"attributes": {}, "targets": [{}, {}, {}]}]}
     findings = asset.validate([anim], used=(), nodes=[{"mesh": 0}], meshes=[mesh])
-    (finding,) = [f for f in findings if f.severity == "error"]
+    # The stand-in mesh (no attributes, empty targets) is EMPTY_ENTITY for the validator too.
+    (finding,) = [f for f in findings if f.severity == "error" and f.pointer.startswith("/animations")]
     assert (finding.code, finding.pointer) == ("ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_COUNT",
                                                f"{CHANNEL}/sampler")
     assert finding.message == "Animation sampler output accessor of count 6 expected. Found 5."
@@ -388,7 +389,8 @@ def test_skinned_node_trs_is_a_warning():
     asset = Asset()
     anim = linear_rotation(asset, [[0, 0, 0, 1], [0, 0, 0, 1]])
     findings = asset.validate([anim], used=(), nodes=[{"skin": 0}], skins=[{"joints": [0]}])
-    assert [(f.code, f.pointer, f.severity) for f in findings] == [
+    # The stand-in node has a skin and no mesh: UNSATISFIED_DEPENDENCY, for the validator too.
+    assert [(f.code, f.pointer, f.severity) for f in findings if f.pointer.startswith("/animations")] == [
         ("ANIMATION_CHANNEL_TARGET_NODE_SKIN", f"{CHANNEL}/target/path", "warning")]
 
 
