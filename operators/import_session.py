@@ -40,6 +40,7 @@ class ImportSession:
         self.errors = []                # readable messages; any makes the operator roll back
         self.animations_done = 0
         self.channels_written = 0
+        self.targets = {}               # (node, path) -> _channel_targets: the same in every clip
 
     def fail(self, where):
         self.errors.append(f"{where}: {traceback.format_exc(limit=3).strip().splitlines()[-1]}")
@@ -188,7 +189,10 @@ def _rewrite_animation(session, gltf, anim_idx, track_name):
         action, slot = by_id[target.as_pointer()]
         index = indexes.get(target.as_pointer()) or indexes.setdefault(
             target.as_pointer(), fcurves.CurveIndex(action, slot))
-        mapping, paths = _channel_targets(gltf, vnode, channel)
+        key = (channel.node, channel.path)
+        if key not in session.targets:
+            session.targets[key] = _channel_targets(gltf, vnode, channel)
+        mapping, paths = session.targets[key]
         for component, curve in _mapped_curves(plan.keyframes, plan.frames_per_second, mapping):
             if paths[component] is not None:
                 fcurves.write_keyframes(index.ensure(*paths[component]), *curve)
