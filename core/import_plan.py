@@ -82,19 +82,44 @@ def chain_sums(parents, order, weights):
     return above + below
 
 
-def plan_animation(animation, settings, scene):
-    times = bake_times(animation.duration, settings.frames_per_second) if settings.bake else None
+def plan_animations(animations, settings, scene):
+    """{animation index: [ChannelPlan, ...]}, the keys of all of them fitted in one
+    keyframes_for_channels call (many clips of a few channels each batch as well as one big one)."""
+    if settings.bake:  # every clip keyed on its own frames
+        out = {}
+        for animation in animations:
+            samplers, tolerances = _chosen(animation, settings, scene)
+            times = bake_times(animation.duration, settings.frames_per_second)
+            keys = keyframes_for_channels(samplers, tolerances, bake_times=times,
+                                          frames_per_second=settings.frames_per_second)
+            out[animation.index] = _plans(animation, settings, samplers, keys)
+        return out
+    chosen = [_chosen(a, settings, scene) for a in animations]
+    keys = keyframes_for_channels([s for samplers, _ in chosen for s in samplers],
+                                  [t for _, tolerances in chosen for t in tolerances],
+                                  frames_per_second=settings.frames_per_second)
+    out, start = {}, 0
+    for animation, (samplers, _) in zip(animations, chosen):
+        out[animation.index] = _plans(animation, settings, samplers, keys[start:start + len(samplers)])
+        start += len(samplers)
+    return out
+
+
+def _chosen(animation, settings, scene):
+    """(samplers that play, rotation tolerance per channel: shared along chains of bones)."""
     rotated = {c.node for c in animation.channels if c.path == "rotation"}
     shares = rotation_budgets(scene.parents, scene.order, rotated) if rotated else None
     samplers = [chosen_sampler(channel, settings.source) for channel in animation.channels]
     tolerances = [settings.tolerance_deg / (shares[c.node] if c.path == "rotation" else 1)
                   for c in animation.channels]
-    keys = keyframes_for_channels(samplers, tolerances, bake_times=times,
-                                  frames_per_second=settings.frames_per_second)
+    return samplers, tolerances
+
+
+def _plans(animation, settings, samplers, keys):
     return [ChannelPlan(animation.index, index, channel, sampler, channel_keys, settings.frames_per_second)
             for index, (channel, sampler, channel_keys) in enumerate(zip(animation.channels, samplers, keys))]
 
 
 def plan_document(document, settings):
     """{animation index: [ChannelPlan, ...]} for every animation of a loaded Document."""
-    return {a.index: plan_animation(a, settings, document.scene) for a in document.animations}
+    return plan_animations(document.animations, settings, document.scene)

@@ -25,6 +25,7 @@ import numpy as np
 
 from . import quaternions as quat
 from .fcurve_model import BEZIER, CONSTANT, LINEAR, Prepared, play  # noqa: F401 (play is public here)
+from .curve_slopes import arc_slope, end_slopes, sqlerp_end_slopes, value_and_slope
 from .sqlerp_jumps import brackets, jump_times
 CUBIC = ("CUBICSPLINE", "CUBICSLERP")
 
@@ -53,12 +54,6 @@ SCREEN_AT = 0.4
 # 1.7e-7 degrees for a 10 degree rotation up to 0.31 for 180, the constant 0.0338 holds within 4 %
 # and 0.0340 stays above every measurement.
 ARC_ERROR_DEG = 0.0340
-# Finite-difference step as a fraction of the segment: the 4th-order stencils below then err by
-# about 1e-12 (truncation ~STEP**4, rounding ~1e-16 / STEP), far below any angle we resolve.
-STEP = 1e-3
-_FORWARD = np.array([-25.0, 48.0, -36.0, 16.0, -3.0]) / 12.0  # f'(0) d from f(0), f(d), ... f(4d)
-_CENTRAL = np.array([1.0, -8.0, 8.0, -1.0]) / 12.0  
-
 @dataclass
 class Keyframes:
     """Keys of one channel, one row per key; values (m, k), k components (4 for quaternions).
@@ -183,23 +178,25 @@ def _slerp_keyframes(times, keys, tolerance_deg):
     if inner.any():
         new_values[inner] = quat.slerp(a[inner], b[inner], start[inner])
     new_times = np.append(times[segment] + start * duration, times[-1])
-    leaving = _arc_slope(a, b, angle, start) / duration[:, None]
-    arriving = _arc_slope(a, b, angle, end) / duration[:, None]
+    leaving = arc_slope(a, b, angle, start) / duration[:, None]
+    arriving = arc_slope(a, b, angle, end) / duration[:, None]
     m = len(new_times)
     arrive, leave = np.empty((m, 4)), np.empty((m, 4))
     leave[:-1], arrive[1:] = leaving, arriving
     return _with_handles(new_times, np.vstack([new_values, v[-1:]]), arrive, leave, BEZIER)
 
 
-def _arc_slope(a, b, angle, s):
-    """d/ds of slerp(a, b, s) along the arc (a.b >= 0): angle·(cos(s·angle)·b − cos((1−s)·angle)·a)
-    / sin(angle); the chord b − a for arcs too short to divide by sin."""
-    sin = np.sin(angle)
-    safe = sin > 1e-12
-    scale = np.where(safe, angle / np.where(safe, sin, 1.0), 1.0)[:, None]
-    wa = np.where(safe, np.cos((1.0 - s) * angle), 1.0)[:, None]
-    wb = np.where(safe, np.cos(s * angle), 1.0)[:, None]
-    return scale * (wb * b - wa * a)
+@dataclass
+class RefineStart:
+    """A rotation channel's keys before refinement: sign-continuous values, their one-sided
+    slopes, which segments still need checking (``pending``) and which are CONSTANT jumps."""
+    times: np.ndarray
+    values: np.ndarray
+    arriving: np.ndarray
+    leaving: np.ndarray
+    pending: np.ndarray
+    gaps: np.ndarray
+    jumps: np.ndarray
 
 
 def _rotation_keyframes(sampler, times, values, keys, tolerance_deg, frames_per_second=24.0):
@@ -211,6 +208,17 @@ def _rotation_keyframes(sampler, times, values, keys, tolerance_deg, frames_per_
     ends at the key's stored sign), so such segments are approximated like slerp segments.
     A CUBICSLERP jump gets a key either side and a CONSTANT segment between them (``gaps``).
     """
+    start = rotation_start(sampler, times, values, keys, frames_per_second)
+    limits = chord2_limits(tolerance_deg)
+    times, values, arriving, leaving, gaps = refine(sampler, start, lambda times, segments: limits)
+    refined = _with_handles(times, values, arriving, leaving, _modes(gaps))
+    refined.jumps = start.jumps
+    return refined
+
+
+def rotation_start(sampler, times, values, keys, frames_per_second=24.0):
+    """The RefineStart of a rotation sampler (``times``, ``values``, ``keys`` as keyframes_for
+    reads them): keys at the file's keys and jumps, slopes from the curve's one-sided derivatives."""
     gaps, jumps = np.zeros(len(times) - 1, dtype=bool), np.zeros(0)
     if sampler.interpolation == "CUBICSLERP":
         times, keys, gaps, jumps = _with_jumps(sampler, times, values, keys, frames_per_second)
@@ -226,14 +234,19 @@ def _rotation_keyframes(sampler, times, values, keys, tolerance_deg, frames_per_
     s = np.flatnonzero(pending)
     if s.size:
         if sampler.interpolation == "CUBICSLERP" and not len(jumps):  # the file's own segments
-            out, into = _sqlerp_end_slopes(values[2::3][s], values[0::3][s + 1], keys[s], keys[s + 1],
+            out, into = sqlerp_end_slopes(values[2::3][s], values[0::3][s + 1], keys[s], keys[s + 1],
                                            times[s + 1] - times[s])
         else:
-            out, into = _end_slopes(sampler, times[s], times[s + 1], keys[s], keys[s + 1])
+            out, into = end_slopes(sampler, times[s], times[s + 1], keys[s], keys[s + 1])
         leaving[s], arriving[s + 1] = out * flip[s], into * flip[s + 1]
-    refined = _refine(sampler, times, continuous, arriving, leaving, pending, tolerance_deg, gaps)
-    refined.jumps = jumps
-    return refined
+    return RefineStart(times, continuous, arriving, leaving, pending, gaps, jumps)
+
+
+def chord2_limits(tolerance_deg):
+    """(sure, limit) squared chords for refine(): a segment whose screen probes stay under
+    ``sure`` passes; one whose worst probe is over ``limit`` splits."""
+    return (quat.degrees_to_chord2(SCREEN_AT * SPLIT_AT * tolerance_deg),  # chords grow as angle²
+            quat.degrees_to_chord2(SPLIT_AT * tolerance_deg))
 
 
 def _with_jumps(sampler, times, values, keys, frames_per_second):
@@ -257,21 +270,22 @@ def _with_jumps(sampler, times, values, keys, frames_per_second):
     return merged, merged_keys, gaps, jumps
 
 
-def _refine(sampler, times, values, arriving, leaving, pending, tolerance_deg, gaps=None):
+def refine(sampler, start, limits):
     """Split every pending segment that misses the curve by more than the tolerance at its
     midpoint, all at once per round; only the new halves are probed in the next round (a segment
-    that passed keeps its keys and handles, so it keeps passing). ``gaps``: segments played
-    CONSTANT (a jump between their keys), never pending."""
-    gaps = np.zeros(len(times) - 1, dtype=bool) if gaps is None else gaps
-    limit = quat.degrees_to_chord2(SPLIT_AT * tolerance_deg)
-    sure = quat.degrees_to_chord2(SCREEN_AT * SPLIT_AT * tolerance_deg)  # chords grow as angle²
+    that passed keeps its keys and handles, so it keeps passing). Gaps (a jump between their keys)
+    play CONSTANT and are never pending. ``limits(times, segments)``: chord2_limits for those
+    segments (scalars, or one per segment). Returns (times, values, arriving, leaving, gaps)."""
+    times, values, arriving, leaving = start.times, start.values, start.arriving, start.leaving
+    pending, gaps = start.pending, start.gaps
     for _ in range(MAX_ROUNDS):
         segments = np.flatnonzero(pending)
         if not segments.size:
             break
+        sure, limit = limits(times, segments)
         keys = Prepared(_with_handles(times, values, arriving, leaving, _modes(gaps)))
         screened = _worst_chord2(sampler, keys, times, segments, SCREEN_PROBES)
-        unsure = (screened > sure) & (screened <= limit)
+        unsure = np.flatnonzero((screened > sure) & (screened <= limit))
         worst = screened.copy()
         worst[unsure] = _worst_chord2(sampler, keys, times, segments[unsure], PROBES_PER_SEGMENT)
         split = segments[worst > limit]
@@ -280,7 +294,7 @@ def _refine(sampler, times, values, arriving, leaving, pending, tolerance_deg, g
         gaps = np.insert(gaps, split + 1, False)
         times, values, arriving, leaving, pending = _split(sampler, times, values, arriving,
                                                            leaving, split)
-    return _with_handles(times, values, arriving, leaving, _modes(gaps))
+    return times, values, arriving, leaving, gaps
 
 
 def _worst_chord2(sampler, keys, times, segments, probes):
@@ -303,7 +317,7 @@ def _split(sampler, times, values, arriving, leaving, split):
     """New keys at the midpoints of the ``split`` segments: the curve's value there and its
     two-sided derivative (the curve is smooth inside a segment), then signs made continuous."""
     middle = 0.5 * (times[split] + times[split + 1])
-    value, slope = _value_and_slope(sampler, middle, 0.5 * (times[split + 1] - times[split]))
+    value, slope = value_and_slope(sampler, middle, 0.5 * (times[split + 1] - times[split]))
     at = split + 1
     halves = np.zeros(len(times) - 1, dtype=bool)
     halves[split] = True
@@ -315,63 +329,6 @@ def _split(sampler, times, values, arriving, leaving, split):
     arriving = np.insert(arriving, at, slope, axis=0) * flip
     leaving = np.insert(leaving, at, slope, axis=0) * flip
     return times, values, arriving, leaving, pending
-
-
-# --- derivatives of the spec curve ----------------------------------------------------------------
-
-def _end_slopes(sampler, start, end, at_start, at_end):
-    """One-sided derivatives (per second) of the curve inside each segment [start, end]: leaving
-    ``at_start`` and arriving at ``at_end``, each in the sign of that key. The curve's samples
-    take whichever sign the evaluator gives, so each is first aligned with its own key."""
-    delta = STEP * (end - start)
-    steps = np.arange(1, 5) * delta[:, None]
-    query = np.concatenate([(start[:, None] + steps).ravel(), (end[:, None] - steps).ravel()])
-    samples = sampler.evaluate(query).reshape(2, len(start), 4, -1)
-    first, last = quat.normalize(at_start), quat.normalize(at_end)
-    forward = _align(samples[0], first[:, None])
-    backward = _align(samples[1], last[:, None])
-    leaving = _FORWARD[0] * first + np.einsum("j,sjc->sc", _FORWARD[1:], forward)
-    arriving = _FORWARD[0] * last + np.einsum("j,sjc->sc", _FORWARD[1:], backward)
-    return leaving / delta[:, None], -arriving / delta[:, None]
-
-
-def _sqlerp_end_slopes(b0, a1, v0, v1, duration):
-    """_end_slopes of CUBICSLERP segments in closed form. With p(u) = slerp(v0, v1, u),
-    s(u) = slerp(b0, a1, u) and h = 2u(1 - u), q = slerp(p, s, h) has h = 0 at both ends, so
-    q'(0) = p'(0) + 2 d/dh slerp(v0, b0, h) at 0 and q'(1) = p'(1) - 2 d/dh slerp(v1, a1, h) at
-    0, each slerp taking the shortest path as the evaluator does (Appendix C, sign(0) = +1)."""
-    v1_ = v1 * _sign(v0, v1)               # p(1): v1 on v0's side
-    a1_ = a1 * _sign(b0, a1)               # s(1): a1 on b0's side
-    leaving = _slope(v0, v1_, 0.0) + 2.0 * _slope(v0, b0 * _sign(v0, b0), 0.0)
-    arriving = _slope(v0, v1_, 1.0) - 2.0 * _slope(v1_, a1_ * _sign(v1_, a1_), 0.0)
-    arriving *= _sign(v0, v1)              # in the sign of v1 as given
-    return leaving / duration[:, None], arriving / duration[:, None]
-
-
-def _sign(a, b):
-    return np.where(quat.dot(a, b) < 0.0, -1.0, 1.0)[:, None]
-
-
-def _slope(a, b, s):
-    """d/ds slerp(a, b, s) for unit a, b with a.b >= 0 (_arc_slope with the arc's angle)."""
-    angle = 2.0 * np.arctan2(np.linalg.norm(b - a, axis=1), np.linalg.norm(b + a, axis=1))
-    return _arc_slope(a, b, angle, s)
-
-
-def _value_and_slope(sampler, middle, duration):
-    """The curve's value at each time in ``middle`` and its central derivative there (per
-    second), in the value's sign; one evaluation for both."""
-    delta = STEP * duration
-    steps = np.array([0.0, -2.0, -1.0, 1.0, 2.0]) * delta[:, None]
-    samples = sampler.evaluate((middle[:, None] + steps).ravel()).reshape(len(middle), 5, -1)
-    value = samples[:, 0]
-    around = _align(samples[:, 1:], value[:, None])
-    return value, np.einsum("j,sjc->sc", _CENTRAL, around) / delta[:, None]
-
-
-def _align(q, reference):
-    """q with each quaternion's sign chosen so that its dot with ``reference`` is >= 0."""
-    return np.where((quat.dot(q, reference) < 0.0)[..., None], -q, q)
 
 
 def _signs(continuous, original):

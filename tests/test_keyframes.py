@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gltf_sqlerp import core
+from gltf_sqlerp.core import curve_slopes
 from gltf_sqlerp.core import keyframes as K
 from gltf_sqlerp.core.animation import Sampler
 from jumping_curve import jumping_segment
@@ -375,7 +376,7 @@ def test_cubicslerp_end_slopes_in_closed_form_match_the_curves_derivative(seed):
     times = np.cumsum(rng.uniform(0.2, 1.0, 5))
     rows = [list(r) for r in interleave(a, v, b)]
     i = np.arange(4)
-    leaving, arriving = K._sqlerp_end_slopes(np.array(b)[i], np.array(a)[i + 1], np.array(v)[i],
+    leaving, arriving = curve_slopes.sqlerp_end_slopes(np.array(b)[i], np.array(a)[i + 1], np.array(v)[i],
                                              np.array(v)[i + 1], times[i + 1] - times[i])
     h = 1e-5
     for k in range(4):

@@ -13,6 +13,7 @@ from gltf_sqlerp import core
 from gltf_sqlerp.core import keyframes as K
 from gltf_sqlerp.core.animation import Sampler
 from gltf_sqlerp.core.keyframes_batch import keyframes_for_channels
+from jumping_curve import jumping_segment
 from test_keyframes import about, qmul, sign_continuous, spec_rotation, worst_angle
 
 FIELDS = ("times", "values", "left_times", "left_values", "right_times", "right_values")
@@ -99,3 +100,54 @@ def test_baking_passes_every_channel_to_keyframes_for():
     for sampler, keys in zip(samplers, keyframes_for_channels(samplers, [0.01, 0.01], bake_times=frames)):
         assert_same_keys(keys, K.keyframes_for(sampler, 0.01, bake_times=frames))
         assert set(keys.interpolation) == {K.LINEAR}
+
+
+def cubicslerp_channel(rng, count, step_degrees, corner_degrees=30.0):
+    """A CUBICSLERP sampler with tangents up to ``corner_degrees`` off their keys, stored signs
+    flipped at random."""
+    v = [about([0, 0, 1], 0.0)]
+    for _ in range(count - 1):
+        v.append(qmul(about(rng.normal(size=3), float(rng.uniform(0.3, 1.0) * step_degrees)), v[-1]))
+    rows = []
+    for q in v:
+        for _ in range(3):
+            rows.append(np.array(qmul(q, about(rng.normal(size=3), float(rng.uniform(0, corner_degrees)))))
+                        * rng.choice([-1.0, 1.0]))
+        rows[-2] = np.array(q)
+    times = np.cumsum(rng.uniform(0.05, 0.7, size=count))
+    return Sampler("CUBICSLERP", times, np.array(rows), "rotation", "/q")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_cubicslerp_channels_refined_together_match_channel_by_channel(seed):
+    rng = np.random.default_rng(200 + seed)
+    samplers = [cubicslerp_channel(rng, int(rng.integers(2, 12)), float(rng.choice([10.0, 60.0, 130.0])))
+                for _ in range(6)]
+    samplers.insert(3, slerp_channel(rng, 5, 40.0))
+    tolerances = list(rng.choice([0.01, 0.003, 0.05], size=len(samplers)))
+    for sampler, tolerance, keys in zip(samplers, tolerances, keyframes_for_channels(samplers, tolerances)):
+        single = K.keyframes_for(sampler, tolerance)
+        assert len(keys) == len(single)
+        for name in FIELDS:
+            np.testing.assert_allclose(getattr(keys, name), getattr(single, name), rtol=0, atol=1e-9)
+        np.testing.assert_array_equal(keys.times[np.isin(single.times, sampler.times)],
+                                      sampler.times[np.isin(sampler.times, single.times)])
+
+
+def test_a_jumping_cubicslerp_channel_keeps_its_jump_and_constant_gap_in_a_batch():
+    times, rows, jump = jumping_segment(40.01)
+    jumping = Sampler("CUBICSLERP", times, rows, "rotation", "/j")
+    rng = np.random.default_rng(9)
+    samplers = [cubicslerp_channel(rng, 6, 60.0), jumping, cubicslerp_channel(rng, 4, 30.0)]
+    batched = keyframes_for_channels(samplers, [0.01] * 3)
+    single = K.keyframes_for(jumping, 0.01)
+    assert_same_keys_loosely(batched[1], single)
+    np.testing.assert_allclose(batched[1].jumps, [jump], atol=1e-9)
+    assert K.CONSTANT in set(batched[1].interpolation)
+
+
+def assert_same_keys_loosely(batched, single):
+    assert len(batched) == len(single)
+    for name in FIELDS:
+        np.testing.assert_allclose(getattr(batched, name), getattr(single, name), rtol=0, atol=1e-9)
+    assert list(batched.interpolation) == list(single.interpolation)
