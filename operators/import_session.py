@@ -219,19 +219,22 @@ def _channel_targets(gltf, vnode, channel):
 
 
 def _mapped_curves(keys, frames_per_second, mapping):
-    """(component, (co, left, right, codes)) in Blender values and frames, as the flat float32
-    (frame, value) pairs that foreach_set takes, prepared for all components at once."""
+    """(component, (co, left, right, codes, bezier)) in Blender values and frames, as the flat
+    float32 (frame, value) pairs that foreach_set takes, prepared for all components and sides
+    (keys, left and right handles) at once."""
     codes = fcurves.interpolation_codes(keys.interpolation)
     bezier = fcurves.has_bezier(codes)
-    sides = [(keys.times, keys.values)]
     if bezier:  # handles shape BEZIER segments only; write_keyframes leaves them out otherwise
-        sides += [(keys.left_times, keys.left_values), (keys.right_times, keys.right_values)]
-    pairs = [_frame_value_pairs(times * frames_per_second, mapping.apply(values))
-             for times, values in sides]
-    for component in range(pairs[0].shape[0]):
-        co = pairs[0][component].ravel()
-        left, right = (pairs[1][component].ravel(), pairs[2][component].ravel()) if bezier else (co, co)
-        yield component, (co, left, right, codes, bezier)
+        times = np.concatenate([keys.times, keys.left_times, keys.right_times])
+        values = np.concatenate([keys.values, keys.left_values, keys.right_values])
+    else:
+        times, values = keys.times, keys.values
+    pairs = _frame_value_pairs(times * frames_per_second, mapping.apply(values))
+    sides = pairs.reshape(len(pairs), 1 + 2 * bezier, -1)  # (components, side, keys * 2)
+    for component in range(len(pairs)):
+        co = sides[component, 0]
+        yield component, (co, sides[component, 1], sides[component, 2], codes, True) if bezier \
+            else (co, co, co, codes, False)
 
 
 def _frame_value_pairs(frames, values):
