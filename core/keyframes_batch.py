@@ -28,6 +28,8 @@ JOINED_KEYS = 200
 def keyframes_for_channels(samplers, tolerances_deg, bake_times=None, frames_per_second=24.0):
     """[keyframes_for(sampler, tolerance, bake_times, frames_per_second) for each pair], with the
     slerp channels fitted in one pass and the CUBICSLERP ones refined together."""
+    if any(not t > 0.0 for t in tolerances_deg):  # as keyframes_for says, before any channel is fitted
+        raise ValueError(f"tolerances must be positive, got {list(tolerances_deg)!r}")
     out = [None] * len(samplers)
     tolerances = [max(float(t), MIN_TOLERANCE_DEG) for t in tolerances_deg]
     for kind, fit in (("LINEAR", _slerp_channels), ("CUBICSLERP", cubicslerp_channels)):

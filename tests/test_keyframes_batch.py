@@ -151,3 +151,9 @@ def assert_same_keys_loosely(batched, single):
     for name in FIELDS:
         np.testing.assert_allclose(getattr(batched, name), getattr(single, name), rtol=0, atol=1e-9)
     assert list(batched.interpolation) == list(single.interpolation)
+
+
+def test_a_tolerance_of_zero_is_refused_before_anything_is_fitted():
+    rng = np.random.default_rng(3)
+    with pytest.raises(ValueError):
+        keyframes_for_channels([slerp_channel(rng, 4, 20.0), cubicslerp_channel(rng, 4, 20.0)], [0.01, 0.0])
