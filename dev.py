@@ -2,10 +2,15 @@
 """One entry point for development: `python dev.py demo|test|run ...` (see USAGE).
 
 It keeps one virtual environment per pinned Blender, beside this file, each created on first use and
-re-used afterwards: `.venv` (requirements-dev.txt: Blender 4.5.4 as the `bpy` module, numpy, pytest,
-hypothesis; demo, run and the full test suite), `.venv-bpy42` (requirements-bpy42.txt) and
-`.venv-bpy50` (requirements-bpy50.txt), which run the Blender tests on 4.2 LTS and 5.0. A hash of its
-requirement files is kept in each venv, so editing them reinstalls that venv on the next run.
+re-used afterwards. `bpy` wheels exist for one CPython each: Blender 4.2 LTS, 4.5 LTS and 5.0 for
+3.11, Blender 5.2 LTS and 5.3 for 3.13. The main venv, `.venv`, follows the interpreter that runs
+this script: Blender 4.5.4 (requirements-dev.txt) under 3.11, Blender 5.2.3 (requirements-bpy52.txt)
+under 3.13; demo, run and the whole test suite use it. The other pinned Blenders get their own venv
+(`.venv-bpy42`, `.venv-bpy45`, `.venv-bpy50`, `.venv-bpy52`, `.venv-bpy53`), made with the Python
+they need, found as `python3.X` on PATH, through pyenv or with `py -3.X` on Windows, and run the
+Blender tests. On a developer's machine a Blender whose Python is not found is skipped, and the
+summary says so; under CI (the CI variable set) that fails the run. A hash of its requirement files
+is kept in each venv, so editing them reinstalls that venv on the next run.
 Editor type stubs (requirements-editor.txt) go to `.venv/editor-stubs`, a folder the venv's python
 never imports from, so they cannot shadow the real bpy; pyrightconfig.json points editors at them.
 
@@ -14,7 +19,7 @@ tests/validator/package.json and package-lock.json) into `.node/` with `npm ci`,
 those two files change (a hash stamp like the venvs'), and tells the tests where it is through
 GLTF_SQLERP_VALIDATOR (the node_modules folder). That needs Node.js 18+ and npm on PATH.
 
-Standard library only; Linux, macOS and Windows; Python 3.11 (the only CPython with bpy wheels).
+Standard library only; Linux, macOS and Windows; Python 3.11 or 3.13.
 """
 
 import hashlib
@@ -29,7 +34,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-REQUIRED_PYTHON = (3, 11)
+PY311, PY313 = (3, 11), (3, 13)
 NO_TESTS_COLLECTED = 5  # pytest's exit code
 
 # The pinned glTF-Validator: its npm package.json and lock file, the folder npm installs it into, and
@@ -47,39 +52,55 @@ NODE_HELP = (
 
 
 class Env:
-    """One pinned Blender: its venv folder and requirement files (the first one pins `bpy==X`)."""
+    """One pinned Blender: its venv folder, requirement files (the first one pins `bpy==X`) and the
+    CPython its wheel is built for."""
 
-    def __init__(self, key, folder, requirements, editor_requirements=None):
+    def __init__(self, key, folder, requirements, python_version, editor_requirements=None):
         self.key, self.folder = key, ROOT / folder
         self.requirements = ROOT / requirements
+        self.python_version = python_version
         self.editor_requirements = ROOT / editor_requirements if editor_requirements else None
         self.stamp = self.folder / "requirements.sha256"
         self.bpy = next(line.split("==")[1].strip() for line in self.requirements.read_text().splitlines()
                         if line.startswith("bpy=="))
         self.title = f"Blender {self.bpy} (bpy)"
 
+    @property
+    def python_name(self):
+        return "Python {}.{}".format(*self.python_version)
+
     def python(self):
         return self.folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
-# The first one is the primary: demo and run use it, and `test` runs the whole suite there.
-ENVS = [Env("4.5", ".venv", "requirements-dev.txt", "requirements-editor.txt"),
-        Env("4.2", ".venv-bpy42", "requirements-bpy42.txt"),
-        Env("5.0", ".venv-bpy50", "requirements-bpy50.txt")]
-PRIMARY = ENVS[0]
+# The main venv per interpreter running this script: the whole suite, demo and run use it.
+MAIN_ENVS = {PY311: Env("4.5", ".venv", "requirements-dev.txt", PY311, "requirements-editor.txt"),
+             PY313: Env("5.2", ".venv", "requirements-bpy52.txt", PY313, "requirements-editor.txt")}
+# Every other pinned Blender runs the Blender tests in its own venv (the main one's key is skipped).
+OTHER_ENVS = [Env("4.2", ".venv-bpy42", "requirements-bpy42.txt", PY311),
+              Env("4.5", ".venv-bpy45", "requirements-dev.txt", PY311),
+              Env("5.0", ".venv-bpy50", "requirements-bpy50.txt", PY311),
+              Env("5.2", ".venv-bpy52", "requirements-bpy52.txt", PY313),
+              Env("5.3", ".venv-bpy53", "requirements-bpy53.txt", PY313)]
+PRIMARY = MAIN_ENVS.get(tuple(sys.version_info[:2]), MAIN_ENVS[PY311])
+ENVS = [PRIMARY] + [env for env in OTHER_ENVS if env.key != PRIMARY.key]
+KEYS = ", ".join(sorted(env.key for env in ENVS))
 
-USAGE = f"""usage: python dev.py <command> [args]
+USAGE = f"""usage: python dev.py <command> [args]       (Python 3.11 or 3.13)
 
 commands:
   test [pytest args]   run the tests (python -m pytest, tests/ by default) once per pinned Blender:
-                       the whole suite with Blender {PRIMARY.bpy} in .venv, then only the Blender
-                       tests (-m blender) with {ENVS[1].bpy} in .venv-bpy42 and {ENVS[2].bpy} in .venv-bpy50.
+                       the whole suite with the main venv's Blender ({PRIMARY.bpy} here: 4.5 under
+                       Python 3.11, 5.2 under 3.13), then only the Blender tests (-m blender) with
+                       each other pinned Blender whose Python is found (all: {KEYS}).
                        The same pytest args go to each run; a -m of yours is combined (`blender and (...)`).
-                       Ends with one line per run and `N passed, N failed`; exits non-zero if any run failed.
+                       Ends with one line per run (and per skipped Blender) and `N passed, N failed`;
+                       exits non-zero if any run failed, or under CI if a Blender was skipped.
                        First installs the pinned glTF-Validator into .node (npm; needs Node.js {REQUIRED_NODE}+).
   test --blender 4.2 [pytest args]
-                       only the run of that Blender (4.5, 4.2 or 5.0; several: --blender 4.2,5.0), as
-                       above: 4.5 runs the whole suite (add -m blender for its Blender tests only).
+                       only the run of that Blender ({KEYS}; several: --blender 4.2,5.3), as
+                       above: the main venv's Blender runs the whole suite (add -m blender for its
+                       Blender tests only).
   demo [args]          run tools/demo.py with .venv
   run <script> [args]  run any Python script with .venv (e.g. tools/make_sample.py)
   build [folder]       validate the manifest and build the extension zip (dist/ by default) with
@@ -91,17 +112,65 @@ def say(message):
     print(f"dev.py: {message}", flush=True)
 
 
-def require_python_311():
-    if sys.version_info[:2] == REQUIRED_PYTHON:
+def require_supported_python():
+    if tuple(sys.version_info[:2]) in MAIN_ENVS:
         return
     found = ".".join(map(str, sys.version_info[:3]))
     sys.exit(
-        f"dev.py: Python 3.11 is required, this is Python {found} ({sys.executable}).\n"
-        "The pinned Blender modules (bpy 4.2, 4.5 and 5.0) are published for CPython 3.11 only.\n"
-        "Get 3.11 from https://www.python.org/downloads/ (Windows/macOS installers), your package\n"
-        "manager (e.g. `apt install python3.11`, `brew install python@3.11`), `pyenv install 3.11`\n"
-        "or `uv python install 3.11`, then run this script with it, e.g. `python3.11 dev.py test`\n"
-        "(Windows: `py -3.11 dev.py test`).")
+        f"dev.py: Python 3.11 or 3.13 is required, this is Python {found} ({sys.executable}).\n"
+        "The pinned Blender modules are published for one CPython each: bpy 4.2, 4.5 and 5.0 for\n"
+        "3.11, bpy 5.2 and 5.3 for 3.13. Get one from https://www.python.org/downloads/\n"
+        "(Windows/macOS installers), your package manager (e.g. `apt install python3.11`,\n"
+        "`brew install python@3.13`), `pyenv install 3.13` or `uv python install 3.13`, then run\n"
+        "this script with it, e.g. `python3.13 dev.py test` (Windows: `py -3.13 dev.py test`).")
+
+
+def _version_of(command):
+    """(real executable, (major, minor)) of a Python command, or None if it does not run or cannot
+    make venvs (a pyenv shim of a version that is not selected fails; Debian's python3.X without
+    its python3.X-venv package has no ensurepip)."""
+    probe = "import sys, venv, ensurepip; print(sys.executable); print(*sys.version_info[:2])"
+    try:
+        done = subprocess.run([*command, "-c", probe], stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = done.stdout.split("\n")
+    if done.returncode != 0 or len(lines) < 2 or len(lines[1].split()) != 2:
+        return None
+    return lines[0].strip(), tuple(int(part) for part in lines[1].split())
+
+
+def _pyenv_pythons(version):
+    """Interpreters of ``version`` that pyenv installed, newest patch first."""
+    pyenv = shutil.which("pyenv")
+    root = os.environ.get("PYENV_ROOT")
+    if not root and pyenv:
+        done = subprocess.run([pyenv, "root"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        root = done.stdout.strip() if done.returncode == 0 else None
+    folders = Path(root or Path.home() / ".pyenv") / "versions"
+    prefix = "{}.{}.".format(*version)
+    found = [folder for folder in folders.glob(prefix + "*") if folder.name[len(prefix):].isdigit()]
+    found.sort(key=lambda folder: int(folder.name[len(prefix):]), reverse=True)
+    executable = "python.exe" if os.name == "nt" else "bin/python{}.{}".format(*version)
+    return [[str(folder / executable)] for folder in found]
+
+
+def find_python(version):
+    """A CPython of ``version`` (major, minor): this one, python3.X on PATH, pyenv's, or the Windows
+    launcher's; None when there is none. Each candidate is run once to be sure."""
+    if tuple(sys.version_info[:2]) == version:
+        return sys.executable
+    name = "python{}.{}".format(*version)
+    candidates = [[path] for path in filter(None, [shutil.which(name)])]
+    candidates += _pyenv_pythons(version)
+    if os.name == "nt" and shutil.which("py"):
+        candidates.append(["py", "-{}.{}".format(*version)])
+    for command in candidates:
+        found = _version_of(command)
+        if found is not None and found[1] == version:
+            return found[0]
+    return None
 
 
 def requirements_hash(env):
@@ -113,11 +182,12 @@ def requirements_hash(env):
 
 
 def venv_works(env):
-    """True when the venv's interpreter runs and is a 3.11 (a moved or upgraded Python breaks it)."""
+    """True when the venv's interpreter runs and is the env's Python (a moved or upgraded Python
+    breaks it; so does switching the interpreter that runs this script, for the main venv)."""
     if not env.python().exists():
         return False
-    probe = f"import sys; sys.exit(0 if sys.version_info[:2] == {REQUIRED_PYTHON} else 1)"
-    return subprocess.run([str(env.python()), "-c", probe], stdin=subprocess.DEVNULL).returncode == 0
+    found = _version_of([str(env.python())])
+    return found is not None and found[1] == env.python_version
 
 
 def run_checked(command, what):
@@ -130,12 +200,17 @@ def pip(env, *args):
     return [env.python(), "-m", "pip", "--disable-pip-version-check", "--no-input", *args]
 
 
-def ensure_venv(env):
-    """Create or update the env's venv so that it matches its pinned requirements; return its python."""
+def ensure_venv(env, interpreter=None):
+    """Create or update the env's venv so that it matches its pinned requirements; return its python.
+    ``interpreter``: the Python to create it with (this one by default)."""
     wanted, name = requirements_hash(env), env.folder.name
     if not venv_works(env):
-        say(f"creating {name} with Python {sys.version.split()[0]} ({sys.executable}) ...")
-        venv.EnvBuilder(with_pip=True, clear=True).create(env.folder)
+        interpreter = interpreter or sys.executable
+        say(f"creating {name} with {env.python_name} ({interpreter}) ...")
+        if interpreter == sys.executable:
+            venv.EnvBuilder(with_pip=True, clear=True).create(env.folder)
+        else:
+            run_checked([interpreter, "-m", "venv", "--clear", env.folder], f"creating {name}")
         say(f"installing pinned packages for {env.title} into {name} (first run only, ~400 MB download) ...")
     elif env.stamp.exists() and env.stamp.read_text().strip() == wanted:
         return env.python()
@@ -241,7 +316,15 @@ def test(args):
     selected = [env for env in ENVS if keys is None or env.key in keys]
     # The validator first: it is quick, and a machine without Node.js fails before the venvs download.
     os.environ[VALIDATOR_VARIABLE] = str(ensure_validator())
-    pythons = [ensure_venv(env) for env in selected]  # installs first, so a failed install runs nothing
+    interpreters = {env.key: sys.executable if env is PRIMARY else find_python(env.python_version)
+                    for env in selected}
+    missing = [env for env in selected if interpreters[env.key] is None]
+    for env in missing:
+        say(f"no {env.python_name} found (python{env.python_version[0]}.{env.python_version[1]} on PATH, "
+            f"pyenv, py -{env.python_version[0]}.{env.python_version[1]}): {env.title} is skipped")
+    selected = [env for env in selected if env not in missing]
+    # Installs first, so that a failed install runs nothing.
+    pythons = [ensure_venv(env, interpreters[env.key]) for env in selected]
     runs = []
     with tempfile.TemporaryDirectory(prefix="gltf_sqlerp_dev_") as scratch:
         for env, python in zip(selected, pythons):
@@ -274,8 +357,14 @@ def test(args):
         verdict = "ok" if ok and code == 0 else "ok, none selected" if ok else f"FAILED ({cause})"
         print(f"{env.title}, {'core and Blender tests' if full else 'Blender tests'}: "
               f"{counts['passed']} passed, {counts['failed']} failed{skipped}: {verdict}")
-    print(f"{sum(c['passed'] for *_, c in runs)} passed, {sum(c['failed'] for *_, c in runs)} failed",
-          flush=True)
+    under_ci = bool(os.environ.get("CI"))
+    for env in missing:  # a developer may lack a Python; CI must run every pinned Blender
+        print(f"{env.title}: skipped, no {env.python_name} found: "
+              + ("FAILED (CI runs every pinned Blender)" if under_ci else f"install {env.python_name} to run it"))
+        status = 1 if under_ci else status
+    failed = sum(c['failed'] for *_, c in runs) + (len(missing) if under_ci else 0)
+    print(f"{sum(c['passed'] for *_, c in runs)} passed, {failed} failed"
+          + (f", {len(missing)} Blender(s) skipped" if missing and not under_ci else ""), flush=True)
     return status
 
 
@@ -302,7 +391,7 @@ def build_extension(python, args):
 
 
 def main(argv):
-    require_python_311()
+    require_supported_python()
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0 if argv else 2

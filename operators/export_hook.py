@@ -84,6 +84,40 @@ class glTF2ExportUserExtension:
         print(summary(last_outcome))
 
 
+    def gather_gltf_extensions_hook(self, *args):
+        """(gltf, export_settings): runs after gather_gltf_hook, before the JSON is made. Blender
+        5.2 and later drop an idle KHR_materials_iridescence (factor or thickness 0, as every
+        material with the importer's "glTF Material Output" group has, e.g. for an occlusion
+        texture) in their JSON clean-up and, when they do, rebuild each animation's samplers from
+        its channels' core ``sampler``: the CUBICSLERP samplers, referenced from the channel
+        extension only, were dropped and the file did not read back. Dropping the idle extension
+        here, as that clean-up would, leaves it nothing to do."""
+        if self.options is None or len(args) < 2:
+            return
+        try:
+            drop_idle_iridescence(args[-2], args[-1])
+        except Exception:  # noqa: BLE001 - at worst the clean-up runs as before
+            traceback.print_exc()
+
+
+def drop_idle_iridescence(gltf, export_settings):
+    """Remove KHR_materials_iridescence from materials where it changes nothing (the bundled
+    exporter's own rule: factor 0 or maximum thickness 0) unless animation pointers may animate
+    it. Returns how many were removed."""
+    if export_settings.get("gltf_export_anim_pointer"):
+        return 0
+    removed = 0
+    for material in getattr(gltf, "materials", None) or []:
+        extensions = getattr(material, "extensions", None)
+        found = extensions.get("KHR_materials_iridescence") if isinstance(extensions, dict) else None
+        data = found if isinstance(found, dict) else getattr(found, "extension", None)
+        if isinstance(data, dict) and (data.get("iridescenceFactor", 0.0) == 0.0
+                                       or data.get("iridescenceThicknessMaximum", 400.0) == 0.0):
+            del extensions["KHR_materials_iridescence"]
+            removed += 1
+    return removed
+
+
 def summary(outcome):
     """One line for reports and the console."""
     if outcome is None:

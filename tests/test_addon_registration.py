@@ -119,4 +119,6 @@ print("operators:", "bpy" in sys.modules)
 """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["core: False False", "operators: True"]
+    # Blender 5.2 and later print a colour-management line when bpy is imported: only our lines count.
+    ours = [line for line in result.stdout.splitlines() if line.startswith(("core:", "operators:"))]
+    assert ours == ["core: False False", "operators: True"]

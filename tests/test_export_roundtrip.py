@@ -361,3 +361,20 @@ def test_dense_channels_take_the_smaller_form_and_play_blenders_motion(tmp_path)
         played = quat.multiply(quat.multiply(quat.conjugate(X_TURN), channel.evaluate(times)), X_TURN)
         blender = np.roll(np.asarray(job["original"][name], dtype=np.float64), -1, axis=1)
         assert quat.angle_between(played, blender).max() <= TOLERANCE, name
+
+
+def test_a_material_with_an_occlusion_texture_keeps_the_cubicslerp_samplers(tmp_path):
+    """Blender 5.2+ rebuilt every animation's samplers from the channels' core samplers when it
+    dropped an idle KHR_materials_iridescence (which the importer's "glTF Material Output" group,
+    made for an occlusion texture, always gives): the CUBICSLERP samplers were lost and nothing was
+    written. Every Blender in the matrix must write a file that reads back with them."""
+    done = subprocess.run([sys.executable, str(JOB.with_name("occlusion_export_job.py")), str(tmp_path)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    job = json.loads(done.stdout.strip().splitlines()[-1])
+    assert job["result"] == ["FINISHED"]
+    assert any("glTF" in name for name in job["node_groups"])  # the importer's material group
+    document = load(tmp_path / "out.gltf")
+    sqlerp = [c for a in document.animations for c in a.channels if c.uses_extension]
+    assert len(sqlerp) == 3  # the arm's three bones
+    assert gltf_validator.validate_all([tmp_path / "out.gltf"])[0]["issues"]["numErrors"] == 0
