@@ -70,6 +70,12 @@ class glTF2ExportUserExtension:
         if not missing and not (isinstance(animations, list) and isinstance(export_settings, dict)):
             missing = (f"Blender {bpy.app.version_string}: gather_gltf_hook got unexpected arguments "
                        f"({', '.join(type(a).__name__ for a in args)})")
+        if not missing and export_settings.get("gltf_meshopt_compression"):
+            # Blender 5.2+: meshopt-compressed samplers hold their float bytes under a 16-bit
+            # accessor until the file is written, and the file then requires an extension this
+            # add-on's reader (and its checks of what it wrote) cannot read.
+            missing = ("EXT_animation_sqlerp is not written with meshopt compression: turn "
+                       "compression off for CUBICSLERP rotations")
         if missing:
             last_outcome = Outcome(error=missing)
             print(summary(last_outcome))

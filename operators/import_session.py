@@ -174,7 +174,11 @@ def _target_id(gltf, vnode, path):
 
 def _rewrite_animation(session, gltf, anim_idx, track_name):
     stashed = list(_stashed(gltf))
-    by_id = {data.as_pointer(): (action, slot) for data, action, slot in stashed}
+    by_id = {}
+    for data, action, slot in stashed:
+        # The first (TRS and weights) slot per ID: Blender 5.3 may stash a second one for the
+        # same object when a file animates its custom properties through animation pointers.
+        by_id.setdefault(data.as_pointer(), (action, slot))
     mesh_vnodes = {v.mesh_node_idx: v for v in gltf.vnodes.values()
                    if getattr(v, "mesh_node_idx", None) is not None}
     records, indexes = {}, {}

@@ -378,3 +378,15 @@ def test_a_material_with_an_occlusion_texture_keeps_the_cubicslerp_samplers(tmp_
     sqlerp = [c for a in document.animations for c in a.channels if c.uses_extension]
     assert len(sqlerp) == 3  # the arm's three bones
     assert gltf_validator.validate_all([tmp_path / "out.gltf"])[0]["issues"]["numErrors"] == 0
+
+
+def test_meshopt_compression_turns_the_extension_off_with_a_clear_message():
+    """Blender 5.2+'s bundled dialog offers meshopt compression; its samplers then hold float bytes
+    under 16-bit accessors and the file requires an extension our reader cannot read. The hook
+    must say so instead of failing on the accessors (called as the bundled exporter calls it)."""
+    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators.export_outcome import ExportOptions
+    with export_hook.Override(ExportOptions(0.01, "LINEAR", 0.1, "SHORT")):
+        hook = export_hook.glTF2ExportUserExtension()
+        hook.gather_gltf_hook(0, [], [], {"gltf_meshopt_compression": True})
+    assert "meshopt" in export_hook.last_outcome.error
