@@ -99,6 +99,22 @@ def test_unregister_leaves_nothing_registered(addon):
     assert registered_names(bpy) == registered
 
 
+def test_the_export_dialog_panel_is_in_the_bundled_exporters_table_while_registered(addon):
+    """The bundled exporter draws every function of io_scene_gltf2.exporter_extension_layout_draw
+    in File > Export > glTF 2.0; since Blender 4.4 it no longer adds enabled add-ons' draw_export
+    there itself (on 4.5 to 5.3 our panel was never drawn)."""
+    import io_scene_gltf2
+    from gltf_sqlerp.ui.export_dialog import draw_export
+    table = io_scene_gltf2.exporter_extension_layout_draw
+    assert draw_export in table.values()
+    addon.unregister()
+    try:
+        assert draw_export not in table.values()
+    finally:
+        addon.register()
+    assert list(table.values()).count(draw_export) == 1
+
+
 def test_importing_the_package_and_core_does_not_import_bpy():
     # A fresh interpreter: this one has bpy loaded already. The operators import at the end is the
     # control that shows the check sees a bpy import when there is one.

@@ -3,7 +3,7 @@ directly."""
 
 import bpy
 
-from . import deviation_properties, export_properties, menus, preview_properties, properties
+from . import deviation_properties, export_dialog, export_properties, menus, preview_properties, properties
 from .panel import GLTF_SQLERP_PT_animation
 
 _panels_register, _panels_unregister = bpy.utils.register_classes_factory((GLTF_SQLERP_PT_animation,))
@@ -16,9 +16,11 @@ def register():
     preview_properties.register()
     _panels_register()
     menus.register()
+    export_dialog.register()
 
 
 def unregister():
+    export_dialog.unregister()
     menus.unregister()
     _panels_unregister()
     preview_properties.unregister()

@@ -1,8 +1,12 @@
 """The "EXT_animation_sqlerp" panel inside File > Export > glTF 2.0 (the bundled dialog).
 
-The bundled exporter calls ``draw_export(context, layout)`` of every enabled add-on that exposes a
-``glTF2ExportUserExtension``; the package root forwards the name here.
+The bundled exporter draws every function in its ``exporter_extension_layout_draw`` table. Blender
+4.2 filled that table itself with ``draw_export`` of every enabled add-on exposing a
+``glTF2ExportUserExtension`` (the package root forwards the name here); from 4.4 on (upstream
+glTF-Blender-IO 49b56804) an add-on must put its function there, which register() does.
 """
+
+import importlib
 
 
 def draw_export(context, layout):
@@ -27,3 +31,30 @@ def draw_settings(layout, settings, show_enabled=True):
     row.prop(settings, "fallback_tolerance")
     layout.prop(settings, "world_space")
     layout.prop(settings, "property_tolerance")
+
+
+# The table's key: the add-on's module name ("gltf_sqlerp", or "bl_ext.<repo>.gltf_sqlerp"), the key
+# Blender 4.2 used too, so the two never draw the panel twice.
+_KEY = __package__.rpartition(".")[0]
+
+
+def _layout_table():
+    """The bundled exporter's ``exporter_extension_layout_draw`` dict, or None without one."""
+    try:
+        module = importlib.import_module("io_scene_gltf2")
+    except ImportError:
+        return None
+    table = getattr(module, "exporter_extension_layout_draw", None)
+    return table if isinstance(table, dict) else None
+
+
+def register():
+    table = _layout_table()
+    if table is not None:
+        table[_KEY] = draw_export
+
+
+def unregister():
+    table = _layout_table()
+    if table is not None and table.get(_KEY) is draw_export:
+        del table[_KEY]
