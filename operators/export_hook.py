@@ -1,6 +1,7 @@
 """The add-on's side of every glTF export: the bundled exporter instantiates
 ``glTF2ExportUserExtension`` (the package root forwards the name here) for each export and calls
-its ``gather_gltf_hook`` once everything is gathered, before the file is written.
+its ``gather_gltf_hook`` once everything is gathered, then ``gather_gltf_extensions_hook`` just
+before the JSON is made, before the file is written.
 
 Settings come from ``export_scene.gltf_sqlerp`` while it runs, otherwise from the scene's
 ``gltf_sqlerp_export`` (the panel in the bundled dialog). The hook never raises: the bundled
@@ -88,7 +89,6 @@ class glTF2ExportUserExtension:
         else:  # translation, scale and weights keys (never raises: a failure is the outcome's error)
             export_compaction.compact(animations, export_settings, self.options, last_outcome)
         print(summary(last_outcome))
-
 
     def gather_gltf_extensions_hook(self, *args):
         """(gltf, export_settings): runs after gather_gltf_hook, before the JSON is made. Blender
