@@ -4,35 +4,20 @@ bundled importer (a KeyError half way, or a mesh made from nonsense). The refere
 glTF-Validator itself, run on the same files: each case's (code, JSON pointer) is what it reports,
 and core.load refuses the file naming it, before anything could be built."""
 
-import copy
-import json
-import shutil
-from pathlib import Path
 
 import pytest
 
-import gltf_validator
+from sample_changes import BASE, SAMPLE, written_and_validated
+from sample_changes import set_at as _set
 from gltf_sqlerp import core
 from gltf_sqlerp.core.gltf_file import read_file
 from gltf_sqlerp.core.validate import validate
 
-SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "sqlerp_arm.gltf"
-BASE = json.loads(SAMPLE.read_text())
 PRIMITIVE = BASE["meshes"][0]["primitives"][0]
 POSITION = PRIMITIVE["attributes"]["POSITION"]
 INDICES = PRIMITIVE["indices"]
 POSITION_VIEW = BASE["accessors"][POSITION]["bufferView"]
 
-
-def _set(*path_and_value):
-    *path, key, value = path_and_value
-
-    def change(document):
-        item = document
-        for step in path:
-            item = item[step]
-        item[key] = value
-    return change
 
 
 # (name, change, the validator's (code, pointer) the case must be refused with)
@@ -78,17 +63,7 @@ CASES = [
 def cases(tmp_path_factory):
     """{name: (path, the validator's report)}: every case written beside the sample's .bin, and
     the validator run once on all of them."""
-    folder = tmp_path_factory.mktemp("document")
-    for uri in {b["uri"] for b in BASE["buffers"] if not b["uri"].startswith("data:")}:
-        shutil.copy(SAMPLE.parent / uri, folder / uri)
-    paths = {}
-    for name, change, _ in CASES:
-        document = copy.deepcopy(BASE)
-        change(document)
-        paths[name] = folder / (name.replace(" ", "_") + ".gltf")
-        paths[name].write_text(json.dumps(document))
-    reports = gltf_validator.validate_all(list(paths.values()))
-    return {name: (paths[name], report) for name, report in zip(paths, reports)}
+    return written_and_validated(tmp_path_factory.mktemp("document"), CASES)
 
 
 def test_the_sample_itself_has_no_document_errors():

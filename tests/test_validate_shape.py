@@ -11,21 +11,18 @@ sparse accessor's index type, which Blender's importer cannot use (STRICTER). An
 "image/gif" is refused with the validator's error for the texture showing it.
 """
 
-import copy
-import json
-import shutil
-from pathlib import Path
 
 import pytest
 
-import gltf_validator
+from sample_changes import BASE, SAMPLE, written_and_validated
+from sample_changes import all_of as _all
+from sample_changes import delete_at as _delete
+from sample_changes import set_at as _set
 from conftest import ASSETS
 from gltf_sqlerp import core
 from gltf_sqlerp.core.gltf_file import read_file
 from gltf_sqlerp.core.validate import validate
 
-SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "sqlerp_arm.gltf"
-BASE = json.loads(SAMPLE.read_text())
 PRIMITIVE = ("meshes", 0, "primitives", 0)
 P = "/meshes/0/primitives/0"
 PRIMITIVE_ATTRIBUTES = BASE["meshes"][0]["primitives"][0]["attributes"]
@@ -35,31 +32,7 @@ PNG = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADU
        "hgGAWjR9awAAAABJRU5ErkJggg==")
 
 
-def _set(*path_and_value):
-    *path, key, value = path_and_value
 
-    def change(document):
-        item = document
-        for step in path:
-            item = item[step]
-        item[key] = value
-    return change
-
-
-def _delete(*path):
-    def change(document):
-        item = document
-        for step in path[:-1]:
-            item = item[step]
-        del item[path[-1]]
-    return change
-
-
-def _all(*changes):
-    def change(document):
-        for one in changes:
-            one(document)
-    return change
 
 
 def _material(**material):
@@ -274,17 +247,7 @@ SEVERITY = {0: "error", 1: "warning"}
 def cases(tmp_path_factory):
     """{name: (path, the validator's report)}: every case written beside the sample's .bin, and
     the validator run once on all of them."""
-    folder = tmp_path_factory.mktemp("shape")
-    for uri in {b["uri"] for b in BASE["buffers"] if not b["uri"].startswith("data:")}:
-        shutil.copy(SAMPLE.parent / uri, folder / uri)
-    paths = {}
-    for name, change, _ in CASES + WARNING_CASES:
-        document = copy.deepcopy(BASE)
-        change(document)
-        paths[name] = folder / (name.replace(" ", "_") + ".gltf")
-        paths[name].write_text(json.dumps(document))
-    reports = gltf_validator.validate_all(list(paths.values()))
-    return {name: (paths[name], report) for name, report in zip(paths, reports)}
+    return written_and_validated(tmp_path_factory.mktemp("shape"), CASES + WARNING_CASES)
 
 
 def _validator(report, severity):
