@@ -6,7 +6,7 @@ The bundled exporter draws every function in its ``exporter_extension_layout_dra
 glTF-Blender-IO 49b56804) an add-on must put its function there, which register() does.
 """
 
-import importlib
+import sys
 
 
 def draw_export(context, layout):
@@ -39,11 +39,10 @@ _KEY = __package__.rpartition(".")[0]
 
 
 def _layout_table():
-    """The bundled exporter's ``exporter_extension_layout_draw`` dict, or None without one."""
-    try:
-        module = importlib.import_module("io_scene_gltf2")
-    except ImportError:
-        return None
+    """The bundled exporter's ``exporter_extension_layout_draw`` dict, or None without one. Only a
+    loaded bundled add-on is asked: importing it here, before Blender enables it, would make
+    Blender reload it on enabling (its load time unknown), which empties the table again."""
+    module = sys.modules.get("io_scene_gltf2")
     table = getattr(module, "exporter_extension_layout_draw", None)
     return table if isinstance(table, dict) else None
 
