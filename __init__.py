@@ -22,13 +22,13 @@ def unregister():
 # Names Blender's bundled glTF add-on looks up on every enabled add-on module, and where they live.
 # Resolved on first use so that importing the package never needs bpy.
 _FORWARDED = {
-    "glTF2ImportUserExtension": "operators.import_session",
-    "glTF2ExportUserExtension": "operators.export_hook",
+    "glTF2ImportUserExtension": "bundled_gltf.import_hooks",
+    "glTF2ExportUserExtension": "bundled_gltf.export_hooks",
     "draw_export": "ui.export_dialog",
     "draw_import": "ui.import_dialog",
     # The bundled exporter samples with frame_set: the live preview is held while it runs.
-    "glTF2_pre_export_callback": "operators.preview",
-    "glTF2_post_export_callback": "operators.preview",
+    "glTF2_pre_export_callback": "bundled_gltf.export_hooks",
+    "glTF2_post_export_callback": "bundled_gltf.export_hooks",
 }
 
 

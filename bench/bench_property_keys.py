@@ -60,7 +60,7 @@ def figures(path):
 
 def export_both(folder, tolerance):
     """(bundled file, ours file, our outcome) of the scene as it is."""
-    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators import export_session
     bundled, ours = folder / "bundled.glb", folder / "ours.glb"
     settings = bpy.context.scene.gltf_sqlerp_export
     settings.enabled = False
@@ -68,7 +68,7 @@ def export_both(folder, tolerance):
     settings.enabled = True
     fidelity.devpath.quiet(lambda: bpy.ops.export_scene.gltf_sqlerp(filepath=str(ours),
                                                                      property_tolerance=tolerance))
-    return bundled, ours, export_hook.last_outcome
+    return bundled, ours, export_session.last_outcome
 
 
 def row(name, bundled, ours):

@@ -67,10 +67,10 @@ class FitClock:
     exporter gathered), both wrapped with one timer (only in this process, for this benchmark)."""
 
     def __init__(self):
-        from gltf_sqlerp.operators import export_fitting, export_hook, export_rotations
+        from gltf_sqlerp.operators import export_fitting, export_rotations
         self.seconds = 0.0
         # export_outcome.bundled_rewrite imports export_rotations.rewrite at each export.
-        export_rotations.rewrite = export_hook.rewrite = self._timed(export_rotations.rewrite)
+        export_rotations.rewrite = self._timed(export_rotations.rewrite)
         export_fitting.prepare = self._timed(export_fitting.prepare)
 
     def _timed(self, original):
@@ -86,7 +86,7 @@ class FitClock:
 def export(mode: Mode, path: Path, clock: FitClock) -> Row:
     """One Blender export of the current scene in ``mode`` (from the scene's first frame, so that
     every mode starts from the same pose); the row's time, fit time and the export's own report."""
-    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators import export_session
     scene = bpy.context.scene
     scene.frame_set(scene.frame_start)
     scene.gltf_sqlerp_export.enabled = mode.ours
@@ -105,8 +105,8 @@ def export(mode: Mode, path: Path, clock: FitClock) -> Row:
     if result != {'FINISHED'} or not path.is_file():
         raise RuntimeError(f"the export returned {result}")
     if mode.ours:
-        outcome = export_hook.last_outcome
-        row.fit_s, row.summary = clock.seconds, export_hook.summary(outcome)
+        outcome = export_session.last_outcome
+        row.fit_s, row.summary = clock.seconds, export_session.summary(outcome)
         if outcome is not None and not outcome.error:
             row.reported = (outcome.world_error_deg, outcome.fallback_world_error_deg)
     return row

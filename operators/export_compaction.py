@@ -42,23 +42,23 @@ class PropertyOutcome:
     skipped: str = ""
 
 
-def compact(animations, export_settings, options, outcome):
+def compact(animations, exported, options, outcome):
     """Reduce the channels of ``animations`` (changed in place) and append a PropertyOutcome per
     channel to ``outcome.properties``; never raises: a failure is ``outcome.error``."""
     fraction = getattr(options, "property_tolerance", 0.0)
     if not fraction or fraction <= 0.0:  # 0 (or an older options object): per-frame keys kept
         return
     try:
-        # Imported here: export_hook imports this module also where the exporter's internals moved.
-        from . import export_accessors as gltf
-        _compact(gltf, animations, export_settings, float(fraction), outcome)
+        # Imported here: export_session imports this module also where the exporter's internals moved.
+        from ..bundled_gltf import export_accessors as gltf
+        _compact(gltf, animations, exported, float(fraction), outcome)
     except Exception as error:  # noqa: BLE001 - reported by the operator, never raised in the hook
         traceback.print_exc()
         outcome.error = f"reducing translation, scale and weights keys: {type(error).__name__}: {error}"
 
 
 def summary_clause(properties):
-    """The part of export_hook.summary about these channels ("" when there are none)."""
+    """The part of export_session.summary about these channels ("" when there are none)."""
     reduced = [p for p in properties if not p.skipped]
     if not reduced:
         return ""
@@ -80,11 +80,11 @@ class _Channel:
     keys: object = None   # VectorKeys once reduced
 
 
-def _compact(gltf, animations, export_settings, fraction, outcome):
-    nodes = _Nodes(export_settings)
+def _compact(gltf, animations, exported, fraction, outcome):
+    nodes = _Nodes(exported)
     channels = [c for animation in animations for c in _read_channels(gltf, animation, nodes, outcome)]
     scales = ancestor_scales(nodes.parents, nodes.largest_scales(channels))
-    points, origins = scene_points(export_settings)
+    points, origins = scene_points(exported)
     translations = [c.values for c in channels if c.result.path == "translation"]
     size = model_size(points, np.concatenate([origins, *translations]))
     budgets = {path: _budgets(channels, nodes, scales, path, total_tolerance(path, fraction, size))
@@ -162,13 +162,11 @@ class _Nodes:
     """The glTF nodes of the export with their parents (from the exporter's tree, nodes it does
     not write skipped), and any other node a channel targets, as a root."""
 
-    def __init__(self, export_settings):
-        vtree = export_settings["vtree"].nodes
-        exported = {uuid: vnode for uuid, vnode in vtree.items() if vnode.node is not None}
-        uuids = list(exported)
-        position = {uuid: i for i, uuid in enumerate(uuids)}
-        self.objects = [exported[uuid].node for uuid in uuids]
-        self.parents = [position.get(_exported_parent(vtree, uuid, position), -1) for uuid in uuids]
+    def __init__(self, exported):
+        written = exported.written()
+        position = {node.uuid: i for i, node in enumerate(written)}
+        self.objects = [node.node for node in written]
+        self.parents = [position.get(exported.written_parent(node.uuid), -1) for node in written]
         self._by_id = {id(node): i for i, node in enumerate(self.objects)}
 
     def index(self, node):
@@ -185,16 +183,6 @@ class _Nodes:
             if channel.result.path == "scale" and channel.values.size:
                 largest[channel.node] = max(largest[channel.node], float(np.abs(channel.values).max()))
         return largest
-
-
-def _exported_parent(vtree, uuid, position):
-    """The nearest ancestor of ``uuid`` that the exporter writes, or None."""
-    parent = getattr(vtree[uuid], "parent_uuid", None)
-    for _ in range(len(vtree)):  # bounded: a malformed tree never loops forever
-        if parent is None or parent in position:
-            return parent
-        parent = getattr(vtree.get(parent), "parent_uuid", None)
-    return None
 
 
 def _static_scale(node):

@@ -11,30 +11,31 @@ import bpy
 import numpy as np
 
 _GEOMETRY = {'MESH', 'CURVE', 'SURFACE', 'FONT', 'META', 'CURVES', 'POINTCLOUD', 'VOLUME'}
-_BONE = 3  # VExportNode.BONE: its armature object gives its points
 
 
-def scene_points(export_settings):
+def scene_points(exported):
     """((n, 3) world points of the exported geometry and bones, (m, 3) exported objects'
     origins), at the frame whose scene the exporter writes: frame 0 (its default; the hook runs
-    after its animation sampling moved the frame, which is then put back), else the current one."""
+    after its animation sampling moved the frame, which is then put back), else the current one.
+    ``exported``: bundled_gltf.exported.ExportedScene."""
     scene = bpy.context.scene
     found = scene.frame_current, scene.frame_subframe
-    moved = not export_settings.get("gltf_current_frame", False) and found != (0, 0.0)
+    moved = not exported.at_current_frame and found != (0, 0.0)
     if moved:
         scene.frame_set(0)
     try:
-        return _points(export_settings["vtree"].nodes.values(), bpy.context.evaluated_depsgraph_get())
+        return _points(exported.written(), bpy.context.evaluated_depsgraph_get())
     finally:
         if moved:
             scene.frame_set(found[0], subframe=found[1])
 
 
-def _points(vnodes, depsgraph):
+def _points(nodes, depsgraph):
     points, origins, seen = [np.zeros((0, 3))], [np.zeros((0, 3))], set()
-    for vnode in vnodes:
-        obj = vnode.blender_object
-        if vnode.node is None or obj is None or vnode.blender_type == _BONE or obj.name in seen:
+    for node in nodes:
+        obj = node.blender_object
+        # A bone's points are its armature's: its bone ends.
+        if obj is None or node.is_bone or obj.name in seen:
             continue
         seen.add(obj.name)
         world = np.array(obj.matrix_world, dtype=np.float64)

@@ -1,7 +1,7 @@
 """File > Export > glTF 2.0 with CUBICSLERP rotations: ``export_scene.gltf_sqlerp``.
 
 The bundled exporter writes everything (meshes, materials, every other channel) exactly as users
-know it; export_hook adds the CUBICSLERP samplers while it gathers. The bundled exporter writes
+know it; export_session adds the CUBICSLERP samplers while it gathers. The bundled exporter writes
 into a fresh folder beside the destination; only when it succeeded, the add-on's own part did
 too and the core reads the result back without error are the files moved into place (each with
 os.replace), so a failed export never touches a file already at the path.
@@ -17,7 +17,7 @@ from bpy_extras.io_utils import ExportHelper
 
 from ..core import GltfError, load
 from ..ui import export_properties
-from . import export_hook
+from . import export_session
 from .export_outcome import ExportOptions, bundled_rewrite
 
 _FORMATS = {".glb": 'GLB', ".gltf": 'GLTF_SEPARATE'}
@@ -50,13 +50,13 @@ def export(filepath, options, use_selection=False):
 
 
 def _export_into(staged, export_format, options, use_selection):
-    with export_hook.Override(options):
+    with export_session.Override(options):
         try:
             result = bpy.ops.export_scene.gltf(filepath=str(staged), export_format=export_format,
                                                use_selection=use_selection)
         except RuntimeError as error:  # the bundled exporter reported an ERROR
             raise ExportFailed(f"the glTF exporter failed: {str(error).strip()}") from None
-        outcome = export_hook.last_outcome
+        outcome = export_session.last_outcome
     if outcome is None:  # asked for CUBICSLERP, but the hook never ran: the exporter changed
         raise ExportFailed(f"Blender {bpy.app.version_string}: the bundled glTF exporter did not call "
                            "gather_gltf_hook; no CUBICSLERP samplers were written")
@@ -115,5 +115,5 @@ class EXPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ExportHelper):
             return {'CANCELLED'}
         for warning in document.warnings:
             self.report({'WARNING'}, warning.text())
-        self.report({'INFO'}, f"{Path(self.filepath).name}: {export_hook.summary(outcome)}")
+        self.report({'INFO'}, f"{Path(self.filepath).name}: {export_session.summary(outcome)}")
         return {'FINISHED'}

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core import quaternions as quat
 from ..core.channel_motion import AGREEMENT_DEG, ChannelTarget, ChannelTask, disagreement
-from . import export_accessors as gltf
+from ..bundled_gltf import export_accessors as gltf
 from .export_fitting import ChannelFits
 from .export_headstart import frame_range, rest_correction, unique_actions
 from .export_motion import rotation_motion
@@ -35,16 +35,14 @@ from .export_world import AnimationWorld, hold
 # all of them against the dense check's values (core.channel_motion.ChannelTask.samples), where
 # they cost next to nothing instead of a second emulation of the motion at every frame.
 PICKED_SAMPLES = 64
-_BONE = 3  # VExportNode.BONE
 
 
-def rewrite(animations, export_settings, options):
-    """Add CUBICSLERP samplers to ``animations`` (the exporter's objects, changed in place)."""
-    scene = bpy.context.scene
-    timing = _Timing(scene.render.fps, scene.render.fps_base)
+def rewrite(animations, scene, options):
+    """Add CUBICSLERP samplers to ``animations`` (the exporter's objects, changed in place);
+    ``scene``: bundled_gltf.exported.ExportedScene."""
+    render = bpy.context.scene.render
+    timing = _Timing(render.fps, render.fps_base)
     outcome = Outcome()
-    nodes = {id(vnode.node): (uuid, vnode) for uuid, vnode in export_settings["vtree"].nodes.items()
-             if vnode.node is not None}
     inputs = {}  # id(accessor) -> (accessor, bundled times): shared accessors are fixed once
     jobs = []
     with ChannelFits(options) as fits:  # fitting starts while the next channels are read
@@ -54,13 +52,13 @@ def rewrite(animations, export_settings, options):
             for channel in list(animation.channels):
                 if channel.target.path != "rotation" or channel.target.node is None:
                     continue
-                result, job = _channel(animation, channel, nodes, export_settings, timing, fits)
+                result, job = _channel(animation, channel, scene, timing, fits)
                 outcome.channels.append(result)
                 if job is not None:
                     jobs.append(job)
                     fits.add(job.task, job.key)
         fitted = fits.results()
-        worlds = _worlds(animations, jobs, export_settings["vtree"].nodes, timing, options)
+        worlds = _worlds(animations, jobs, scene, timing, options)
         refitted, outcome.world_error_deg, outcome.fallback_world_error_deg = hold(
             worlds, jobs, fitted, options, fits.again)
     early = set(fits.early)
@@ -96,39 +94,38 @@ class _Timing:
             gltf.replace_times(accessor, bundled_times * self.bundled_rate / self.rate)
 
 
-def _worlds(animations, jobs, vtree, timing, options):
+def _worlds(animations, jobs, scene, timing, options):
     """An export_world.AnimationWorld per animation with jobs."""
     worlds = []
     for animation in animations:
         positions = [p for p, job in enumerate(jobs) if job.animation is animation]
         if positions:
-            worlds.append(AnimationWorld(animation, [jobs[p] for p in positions], positions, vtree,
+            worlds.append(AnimationWorld(animation, [jobs[p] for p in positions], positions, scene,
                                          timing, options))
     return worlds
 
 
-def _channel(animation, channel, nodes, export_settings, timing, fits):
+def _channel(animation, channel, scene, timing, fits):
     """(ChannelOutcome, the channel's _Job or None when it keeps the bundled sampler)."""
-    uuid, vnode = nodes.get(id(channel.target.node), (None, None))
+    node = scene.by_gltf_node(channel.target.node)
     name = getattr(channel.target.node, "name", "?")
     result = ChannelOutcome(animation.name, name)
-    if vnode is None or vnode.blender_object is None:
+    if node is None or node.blender_object is None:
         result.skipped = "not a Blender object or bone"
         return result, None
-    bone = vnode.blender_bone.name if vnode.blender_type == _BONE and vnode.blender_bone else None
-    owner_uuid = vnode.armature if bone else uuid
+    bone = node.bone_name
     bundled = animation.samplers[channel.sampler]
     reason = "no action plays it"
     # The animation's action: by name (4.4+), else by NLA track (4.2 names animations after
     # tracks), else the active one. Blender's own samples decide, so a wrong guess costs nothing.
-    obj, yup = vnode.blender_object, export_settings.get("gltf_yup", True)
+    obj, yup = node.blender_object, scene.y_up
     for action in _candidate_actions(obj, animation.name):
         key = (obj.name, bone, action.name)  # the head start's, whose F-curves serve when it read them
         motion = fits.motion(key) or rotation_motion(obj, bone, action)
         if isinstance(motion, str):
             reason = motion
             continue
-        slide = export_settings.get("slide", {}).get(owner_uuid, {}).get(animation.name, 0)
+        slide = scene.slide(node.owner, animation.name)
         target = ChannelTarget(motion, *rest_correction(obj, bone, yup), slide, timing.rate)
         samples, reason = _measured_map(target, bundled, timing)
         if samples is not None:
@@ -136,7 +133,7 @@ def _channel(animation, channel, nodes, export_settings, timing, fits):
     else:
         result.skipped = reason
         return result, None
-    exported = export_settings.get("ranges", {}).get(owner_uuid, {}).get(animation.name)
+    exported = scene.frame_range(node.owner, animation.name)
     start, end = frame_range(exported, action, motion, target.slide)
     if end <= start:
         result.skipped = "the range is a single frame"

@@ -33,7 +33,7 @@ from ..core.rotation_export import FIT_MARGIN
 from ..core.scene import depth_levels
 from ..core.world_correction import WorldCorrection
 from ..core.world_error import chain_shares, tightened_shares
-from . import export_accessors as gltf
+from ..bundled_gltf import export_accessors as gltf
 
 # Rounds of tighter fallback shares after the pass down the tree.
 FALLBACK_ROUNDS = 2
@@ -56,12 +56,11 @@ class AnimationWorld:
     """One glTF animation's rotation jobs (export_rotations._Job, at ``positions`` in the
     export's list) and every glTF node above them, composed over the animation's time range."""
 
-    def __init__(self, animation, jobs, positions, vtree, timing, options):
+    def __init__(self, animation, jobs, positions, scene, timing, options):
         self.jobs, self.positions = jobs, positions
         self.nodes, self.parents, self.index = [], [], {}
-        by_node = {id(vnode.node): vnode for vnode in vtree.values() if vnode.node is not None}
         for job in jobs:
-            self._add(job.channel.target.node, by_node, vtree)
+            self._add(job.channel.target.node, scene)
         self.parents = np.array(self.parents, dtype=np.intp)
         self.levels = depth_levels(self.parents)
         self.job_at = {self.index[id(job.channel.target.node)]: j for j, job in enumerate(jobs)}
@@ -78,15 +77,14 @@ class AnimationWorld:
         self.fallback_floor = np.maximum(chain_shares(self.parents, animated),
                                          MIN_CHANNEL_DEG / options.fallback_tolerance_deg)
 
-    def _add(self, node, by_node, vtree):
+    def _add(self, node, scene):
+        """``node`` and the glTF nodes above it (``scene``: bundled_gltf.exported.ExportedScene)."""
         chain = []
         while node is not None and id(node) not in self.index:
             chain.append(node)
-            vnode = by_node.get(id(node))
-            node = None
-            while vnode is not None and node is None:  # up to the next node the file holds
-                vnode = vtree.get(vnode.parent_uuid) if vnode.parent_uuid is not None else None
-                node = vnode.node if vnode is not None else None
+            found = scene.by_gltf_node(node)
+            parent = scene.written_parent(found.uuid) if found is not None else None
+            node = scene.nodes[parent].node if parent is not None else None
         parent = self.index[id(node)] if node is not None else -1
         for link in reversed(chain):
             self.index[id(link)] = len(self.nodes)

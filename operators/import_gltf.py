@@ -14,7 +14,8 @@ from bpy_extras.io_utils import ImportHelper
 from ..core import GltfError, load
 from ..core.import_plan import ImportSettings, plan_document
 from ..ui.properties import SOURCE_ITEMS
-from . import draft_form, import_session, transaction
+from ..bundled_gltf import draft_form
+from . import import_session, transaction
 
 
 def scene_rate(scene):

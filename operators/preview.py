@@ -145,9 +145,9 @@ def release(reason):
                 evaluate(scene)
 
 
-# --- the bundled glTF exporter (looked up on the package root, see __init__.py) ------------------
+# --- the bundled glTF exporter (its callbacks: bundled_gltf.export_hooks) --------------------------
 
-def glTF2_pre_export_callback(export_settings):
+def hold_for_export():
     """The exporter samples the scene with frame_set: it must see Blender's own evaluation."""
     hold("export")
     # An export that fails half-way never calls the post callback: release once it is over (the
@@ -158,7 +158,7 @@ def glTF2_pre_export_callback(export_settings):
         bpy.app.timers.register(_release_export, first_interval=0.0)
 
 
-def glTF2_post_export_callback(export_settings):
+def release_after_export():
     release("export")
 
 

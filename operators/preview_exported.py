@@ -18,7 +18,7 @@ from bpy.app.handlers import persistent
 from ..core.channel_motion import ChannelTarget, ChannelTask
 from ..core.quaternions import normalize
 from ..core.rotation_modes import DATA_PATHS, from_quaternions
-from .export_hook import options_from
+from .export_session import options_from
 from .export_motion import rotation_motion
 from .export_outcome import bundled_rewrite
 

@@ -149,7 +149,7 @@ def _export_command(args):
         if args.blend is not None:
             bpy.ops.wm.open_mainfile(filepath=str(args.blend))
         enable_addon()
-        from ..operators import export_hook
+        from ..operators import export_session
         from ..operators.export_gltf import ExportFailed, export
         from ..operators.export_outcome import ExportOptions
         if args.action is not None:
@@ -175,7 +175,7 @@ def _export_command(args):
     finally:
         progress.end()
     channels = [dict(vars(c)) for c in outcome.channels]
-    return {**report, "ok": True, "status": "exported", "summary": export_hook.summary(outcome),
+    return {**report, "ok": True, "status": "exported", "summary": export_session.summary(outcome),
             "world_max_deg": outcome.world_error_deg,  # None with --per-channel: not measured
             "world_max_fallback_deg": outcome.fallback_world_error_deg,
             "cubicslerp_channels": _cubicslerp_channels(document), "channels": channels,

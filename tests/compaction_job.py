@@ -140,7 +140,7 @@ def played(cube, rig, frames):
 def main(folder):
     fidelity = tool("tools/fidelity.py")
     import bpy
-    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators import export_session
     fidelity.enable_addon()
     fidelity.reset_scene(24, 1.0)
     cube, rig = build()
@@ -150,8 +150,8 @@ def main(folder):
     size = model_size(cube, rig)
     ours = Path(folder) / "ours.glb"
     result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(ours))
-    outcome = export_hook.last_outcome
-    summary = export_hook.summary(outcome)
+    outcome = export_session.last_outcome
+    summary = export_session.summary(outcome)
     fidelity.disable_addon()
     bpy.context.scene.frame_set(FIRST)
     bundled = Path(folder) / "bundled.glb"

@@ -79,7 +79,7 @@ def main(folder, fallback, file_format="glb", fps=24, fps_base=1.0):
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
     import bpy
-    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators import export_session
     fidelity.enable_addon()
     fidelity.reset_scene(fps, fps_base)
     rig.build()
@@ -90,7 +90,7 @@ def main(folder, fallback, file_format="glb", fps=24, fps_base=1.0):
     original, slide_of = world_rotations(frames), slides()
     path = Path(folder) / f"rig.{file_format}"
     result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(path), fallback=fallback)
-    outcome = export_hook.last_outcome
+    outcome = export_session.last_outcome
     channels = [vars(c) for c in outcome.channels] if outcome else []
     played = {}
     # A file whose extension is required is refused by importers without it (the bundled one).
@@ -135,17 +135,17 @@ def dialog(folder):
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
     import bpy
-    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators import export_session
     fidelity.enable_addon()
     fidelity.reset_scene()
     rig.build()
     settings = bpy.context.scene.gltf_sqlerp_export
     settings.fallback = 'CUBICSPLINE'
     bpy.ops.export_scene.gltf(filepath=str(Path(folder) / "on.glb"), export_format='GLB')
-    on = [vars(c) for c in export_hook.last_outcome.channels]
+    on = [vars(c) for c in export_session.last_outcome.channels]
     settings.enabled = False
     bpy.ops.export_scene.gltf(filepath=str(Path(folder) / "off.glb"), export_format='GLB')
-    off = export_hook.last_outcome
+    off = export_session.last_outcome
     fidelity.disable_addon()
     print(json.dumps({"on": on, "off": off}))
 
@@ -155,9 +155,9 @@ def drift(folder):
     that builds them cannot be imported. Prints what our operator and the bundled one did."""
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
-    sys.modules["gltf_sqlerp.operators.export_accessors"] = None  # any import of it fails
+    sys.modules["gltf_sqlerp.bundled_gltf.export_accessors"] = None  # any import of it fails
     import bpy
-    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators import export_session
     fidelity.enable_addon()
     fidelity.reset_scene()
     rig.build()
@@ -168,7 +168,7 @@ def drift(folder):
         ours = str(error)
     bundled = sorted(bpy.ops.export_scene.gltf(filepath=str(Path(folder) / "bundled.glb"),
                                                export_format='GLB'))
-    outcome = export_hook.last_outcome
+    outcome = export_session.last_outcome
     fidelity.disable_addon()
     print(json.dumps({"ours": ours, "bundled": bundled, "hook_error": outcome.error if outcome else None,
                       "folder": sorted(p.name for p in Path(folder).iterdir())}))
@@ -178,11 +178,11 @@ def reexport(folder):
     """Import samples/sqlerp_arm.gltf with the add-on, export it unchanged to FOLDER/again.gltf."""
     fidelity = tool("tools/fidelity.py")
     import bpy
-    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators import export_session
     fidelity.enable_addon()
     fidelity.import_gltf(str(ROOT / "samples" / "sqlerp_arm.gltf"))
     result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / "again.gltf"))
-    channels = [vars(c) for c in export_hook.last_outcome.channels]
+    channels = [vars(c) for c in export_session.last_outcome.channels]
     fidelity.disable_addon()
     print(json.dumps({"result": sorted(result), "channels": channels}))
 
@@ -197,7 +197,7 @@ def processes(folder):
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
     import bpy
-    from gltf_sqlerp.operators import export_fitting, export_hook
+    from gltf_sqlerp.operators import export_fitting, export_session
     fidelity.enable_addon()
     fidelity.reset_scene()
     armature, empties = rig.build()
@@ -228,7 +228,7 @@ def processes(folder):
             result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / f"{name}.glb"))
         finally:
             sys.executable = python
-        channels = export_hook.last_outcome.channels
+        channels = export_session.last_outcome.channels
         runs[name] = {"result": sorted(result), "pools": len(started) - before, "predicted": predicted[-1],
                       "head_start": sorted(c.target for c in channels if c.head_start),
                       "refitted": sorted(c.target for c in channels if c.refitted),
@@ -249,7 +249,7 @@ def constrained(folder):
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
     import bpy
-    from gltf_sqlerp.operators import export_fitting, export_hook, export_rotations
+    from gltf_sqlerp.operators import export_fitting, export_session, export_rotations
     from gltf_sqlerp.operators.fcurves import curves_of
     fidelity.enable_addon()
     fidelity.reset_scene()
@@ -275,7 +275,7 @@ def constrained(folder):
             export_fitting.WORKERS, export_fitting.PROCESS_MIN_CHECKS = 2, 0
         result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / f"constrained{run}.glb"))
         runs[run] = {"result": sorted(result),
-                     "channels": [vars(c) for c in export_hook.last_outcome.channels]}
+                     "channels": [vars(c) for c in export_session.last_outcome.channels]}
     fidelity.disable_addon()
     print(json.dumps(runs))
 
@@ -287,7 +287,7 @@ def pointer(folder):
     FOLDER/NLA_TRACKS.gltf. Prints the outcome of each."""
     fidelity = tool("tools/fidelity.py")
     import bpy
-    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators import export_session
     fidelity.enable_addon()
     fidelity.reset_scene(30, 1.001)
     bpy.ops.mesh.primitive_cube_add()
@@ -319,7 +319,7 @@ def pointer(folder):
         bpy.ops.export_scene.gltf(filepath=str(Path(folder) / f"{mode}.gltf"), export_format='GLTF_SEPARATE',
                                   export_animation_mode=mode, export_pointer_animation=True,
                                   export_lights=True, export_cameras=True)
-        outcomes[mode] = [vars(c) for c in export_hook.last_outcome.channels]
+        outcomes[mode] = [vars(c) for c in export_session.last_outcome.channels]
     fidelity.disable_addon()
     print(json.dumps(outcomes))
 
@@ -334,7 +334,7 @@ def dense(folder):
     import bpy
     import numpy as np
     fidelity = tool("tools/fidelity.py")
-    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators import export_session
     from gltf_sqlerp.operators.export_motion import action_curves
     fidelity.enable_addon()
     fidelity.reset_scene(24, 1.0)
@@ -358,7 +358,7 @@ def dense(folder):
     original = world_rotations(frames)
     path = Path(folder) / "dense.glb"
     result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(path))
-    outcome = export_hook.last_outcome
+    outcome = export_session.last_outcome
     fidelity.disable_addon()
     print(json.dumps({"result": sorted(result), "channels": [vars(c) for c in outcome.channels],
                       "frames": frames, "original": original}))
@@ -373,7 +373,7 @@ def deep(folder):
     import bpy
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
-    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators import export_session
     fidelity.enable_addon()
     fidelity.reset_scene(24, 1.0)
     armature, _ = rig.build(bones=DEEP_BONES, objects=0, keys=8, max_turn_deg=40.0, first_frame=0)
@@ -385,15 +385,15 @@ def deep(folder):
         for bone in armature.pose.bones:
             worlds[bone.name].append([list(row) for row in (armature.matrix_world @ bone.matrix).to_3x3()])
     result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / "deep.glb"))
-    outcome = export_hook.last_outcome
+    outcome = export_session.last_outcome
     bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / "flat.glb"), world_space=False)
-    flat = export_hook.summary(export_hook.last_outcome)
+    flat = export_session.summary(export_session.last_outcome)
     fidelity.disable_addon()
     bpy.ops.export_scene.gltf(filepath=str(Path(folder) / "bundled.glb"))
     print(json.dumps({"result": sorted(result), "channels": [vars(c) for c in outcome.channels],
                       "world_error_deg": outcome.world_error_deg,
                       "fallback_world_error_deg": outcome.fallback_world_error_deg,
-                      "summary": export_hook.summary(outcome), "flat_summary": flat,
+                      "summary": export_session.summary(outcome), "flat_summary": flat,
                       "frames": frames, "worlds": worlds}))
 
 

@@ -45,8 +45,9 @@ def main(folder):
     scene.frame_set(40)
     after = values()
     held = sorted(preview._held)
-    preview.glTF2_pre_export_callback = lambda settings: None
-    preview.glTF2_post_export_callback = lambda settings: None
+    from gltf_sqlerp.bundled_gltf import export_hooks
+    export_hooks.glTF2_pre_export_callback = lambda settings: None
+    export_hooks.glTF2_post_export_callback = lambda settings: None
     export("leaked.glb")
     fidelity.disable_addon()
     print(json.dumps({"before": before, "after": after, "held": held}))

@@ -384,9 +384,10 @@ def test_meshopt_compression_turns_the_extension_off_with_a_clear_message():
     """Blender 5.2+'s bundled dialog offers meshopt compression; its samplers then hold float bytes
     under 16-bit accessors and the file requires an extension our reader cannot read. The hook
     must say so instead of failing on the accessors (called as the bundled exporter calls it)."""
-    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.bundled_gltf import export_hooks
+    from gltf_sqlerp.operators import export_session
     from gltf_sqlerp.operators.export_outcome import ExportOptions
-    with export_hook.Override(ExportOptions(0.01, "LINEAR", 0.1, "SHORT")):
-        hook = export_hook.glTF2ExportUserExtension()
+    with export_session.Override(ExportOptions(0.01, "LINEAR", 0.1, "SHORT")):
+        hook = export_hooks.glTF2ExportUserExtension()
         hook.gather_gltf_hook(0, [], [], {"gltf_meshopt_compression": True})
-    assert "meshopt" in export_hook.last_outcome.error
+    assert "meshopt" in export_session.last_outcome.error

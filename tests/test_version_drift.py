@@ -14,8 +14,8 @@ SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "sqlerp_arm.gltf"
 
 def test_hooks_not_called_is_a_clear_refusal_and_changes_nothing(fidelity, monkeypatch):
     import bpy
-    from gltf_sqlerp.operators import import_session
-    monkeypatch.setattr(import_session.glTF2ImportUserExtension, "gather_import_animation_after_hook",
+    from gltf_sqlerp.bundled_gltf import import_hooks
+    monkeypatch.setattr(import_hooks.glTF2ImportUserExtension, "gather_import_animation_after_hook",
                         lambda self, *args: None)
     fidelity.reset_scene()
     before = inventory(bpy)
@@ -30,8 +30,8 @@ def test_hooks_read_their_arguments_from_both_ends(fidelity, monkeypatch):
     """A new argument between the index and gltf (as hook signatures grew before) changes nothing:
     the import finishes and the clip carries its stored samplers, which only the hooks write."""
     import bpy
-    from gltf_sqlerp.operators import import_session
-    cls = import_session.glTF2ImportUserExtension
+    from gltf_sqlerp.bundled_gltf import import_hooks
+    cls = import_hooks.glTF2ImportUserExtension
     before_hook, after_hook = cls.gather_import_animation_before_hook, cls.gather_import_animation_after_hook
     monkeypatch.setattr(cls, "gather_import_animation_before_hook",
                         lambda self, anim_idx, gltf: before_hook(self, anim_idx, "new", gltf))

@@ -36,18 +36,18 @@ def report_preview(document, fidelity):
 def report_export(document):
     """Export both ways into a temporary folder; print keys, bytes, errors and validation."""
     import bpy
-    from gltf_sqlerp.operators import export_hook
+    from gltf_sqlerp.operators import export_session
     with tempfile.TemporaryDirectory(prefix="gltf_sqlerp_demo_") as folder:
         ours, bundled = Path(folder) / "sqlerp.glb", Path(folder) / "bundled.glb"
         result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(ours), fallback='LINEAR')
-        outcome = export_hook.last_outcome
+        outcome = export_session.last_outcome
         scene = bpy.context.scene
         scene.gltf_sqlerp_export.enabled = False
         try:
             bpy.ops.export_scene.gltf(filepath=str(bundled), export_format='GLB')
         finally:
             scene.gltf_sqlerp_export.enabled = True
-        print(f"\nexport ({', '.join(result)}): {export_hook.summary(outcome)}")
+        print(f"\nexport ({', '.join(result)}): {export_session.summary(outcome)}")
         for channel in outcome.channels:
             how = "kept from the import" if channel.kept else "fitted"
             print(f"  {channel.target:<10} CUBICSLERP {channel.keys:>3} keys ({how}), "

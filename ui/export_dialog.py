@@ -1,12 +1,8 @@
-"""The "EXT_animation_sqlerp" panel inside File > Export > glTF 2.0 (the bundled dialog).
-
-The bundled exporter draws every function in its ``exporter_extension_layout_draw`` table. Blender
-4.2 filled that table itself with ``draw_export`` of every enabled add-on exposing a
-``glTF2ExportUserExtension`` (the package root forwards the name here); from 4.4 on (upstream
-glTF-Blender-IO 49b56804) an add-on must put its function there, which register() does.
+"""The "EXT_animation_sqlerp" panel inside File > Export > glTF 2.0 (the bundled dialog), which
+register() puts in that dialog's table (bundled_gltf.dialogs says how, per Blender version).
 """
 
-import sys
+from ..bundled_gltf.dialogs import register_export_draw, unregister_export_draw
 
 
 def draw_export(context, layout):
@@ -33,27 +29,13 @@ def draw_settings(layout, settings, show_enabled=True):
     layout.prop(settings, "property_tolerance")
 
 
-# The table's key: the add-on's module name ("gltf_sqlerp", or "bl_ext.<repo>.gltf_sqlerp"), the key
-# Blender 4.2 used too, so the two never draw the panel twice.
+# The add-on's module name ("gltf_sqlerp", or "bl_ext.<repo>.gltf_sqlerp").
 _KEY = __package__.rpartition(".")[0]
 
 
-def _layout_table():
-    """The bundled exporter's ``exporter_extension_layout_draw`` dict, or None without one. Only a
-    loaded bundled add-on is asked: importing it here, before Blender enables it, would make
-    Blender reload it on enabling (its load time unknown), which empties the table again."""
-    module = sys.modules.get("io_scene_gltf2")
-    table = getattr(module, "exporter_extension_layout_draw", None)
-    return table if isinstance(table, dict) else None
-
-
 def register():
-    table = _layout_table()
-    if table is not None:
-        table[_KEY] = draw_export
+    register_export_draw(_KEY, draw_export)
 
 
 def unregister():
-    table = _layout_table()
-    if table is not None and table.get(_KEY) is draw_export:
-        del table[_KEY]
+    unregister_export_draw(_KEY, draw_export)

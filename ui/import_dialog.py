@@ -1,7 +1,7 @@
 """The "Exact animation" panel inside File > Import > glTF 2.0 (the bundled dialog).
 
-The bundled importer calls ``draw_import(context, layout)`` of every enabled add-on that exposes
-a ``glTF2ImportUserExtension``; the package root forwards the name here.
+The bundled importer finds ``draw_import(context, layout)`` on the add-on module (the package root
+forwards the name here; bundled_gltf.dialogs says when it draws it).
 """
 
 

@@ -3,16 +3,18 @@
 Inside ``gather_gltf_hook`` an animation sampler's ``input`` and ``output`` are the exporter's
 ``Accessor`` objects whose ``buffer_view`` is a ``BinaryData`` holding the little-endian bytes;
 the exporter packs them into the file's buffer after the hook. The constructors' signatures are the
-same from 4.2 to 5.0; only the module of ``BinaryData`` moved (4.3).
+same from 4.2 to 5.3; only the module of ``BinaryData`` moved (versions: binary_data_moved).
 """
 
 import numpy as np
 from io_scene_gltf2.io.com import gltf2_io
 from io_scene_gltf2.io.com.gltf2_io_extensions import Extension
 
-try:  # Blender 4.3+
+from .versions import applies
+
+if applies("binary_data_moved"):
     from io_scene_gltf2.io.exp.binary_data import BinaryData
-except ImportError:  # Blender 4.2
+else:
     from io_scene_gltf2.io.exp.gltf2_io_binary_data import BinaryData
 
 FLOAT, SHORT = 5126, 5122

@@ -1,0 +1,22 @@
+"""The one seam to Blender's bundled glTF add-on (``io_scene_gltf2``).
+
+Everything that knows that add-on's internals lives in this package: its hook names and
+signatures, its parser, its accessor cache and decode hooks, its vnodes and export tree, its
+export settings keys, its ``gltf2_io`` classes and its dialog table. The rest of the add-on talks
+to the views and functions here, never to ``io_scene_gltf2`` itself, and ``versions.py`` holds what
+differs per Blender version: a new Blender release means reading that table and this package.
+
+- ``versions``: the table of changes in the bundled add-on per Blender version, and ``applies``.
+- ``import_hooks`` / ``export_hooks``: the user-extension classes it instantiates, which unpack
+  its hook arguments and hand views to ``operators.import_session`` / ``operators.export_session``.
+- ``imported``: a view of one running import (nodes, stashed actions, rest corrections).
+- ``bone_children``: its misplaced objects parented to bones, and the correction.
+- ``draft_form``: the one-parse patch of its parser for the draft form of EXT_animation_sqlerp.
+- ``exported``: a view of one running export (the node tree and the export settings we read).
+- ``export_accessors``: its accessor and sampler objects, read into numpy and built from numpy.
+- ``dialogs``: its export dialog's table of add-on panels.
+
+The exporter's glTF objects (animations, channels, samplers, accessors) are read elsewhere by their
+glTF property names, as the spec spells them; building them and reading their bytes is done here.
+Importing this package needs no bpy; its modules do.
+"""

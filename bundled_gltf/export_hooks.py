@@ -1,0 +1,90 @@
+"""The user extension and callbacks Blender's bundled glTF exporter looks up on the add-on.
+
+The exporter makes a ``glTF2ExportUserExtension`` (the package root forwards the name here) for
+each export, calls its ``gather_gltf_hook(..., animations, export_settings)`` once everything is
+gathered and ``gather_gltf_extensions_hook(gltf, export_settings)`` just before the JSON is made,
+and calls ``glTF2_pre_export_callback`` / ``glTF2_post_export_callback`` around a successful
+export. Each unpacks the arguments and hands views to ``operators.export_session`` (and the
+preview). The exporter logs and swallows hook exceptions (versions: critical_hooks is not set), so
+nothing here raises: a failure is the export's outcome.
+"""
+
+import traceback
+
+import bpy
+
+from ..operators import export_session, preview
+from .exported import ExportedScene, animation_pointers, meshopt
+from .versions import applies
+
+
+class glTF2ExportUserExtension:
+    def __init__(self):
+        self.options = export_session.start()
+
+    def gather_gltf_hook(self, *args):
+        """(active_scene_idx, scenes, animations, export_settings) from 4.2 to 5.3; taken by
+        position from the end so that a new leading argument does not break the export."""
+        if self.options is None:
+            return
+        animations, export_settings = (args[-2], args[-1]) if len(args) >= 2 else (None, None)
+        if not (isinstance(animations, list) and isinstance(export_settings, dict)):
+            export_session.fail(f"Blender {bpy.app.version_string}: gather_gltf_hook got unexpected "
+                                f"arguments ({', '.join(type(a).__name__ for a in args)})")
+            return
+        if meshopt(export_settings):
+            # Meshopt-compressed samplers hold their float bytes under a 16-bit accessor until
+            # the file is written, and the file then requires an extension this add-on's reader
+            # (and its checks of what it wrote) cannot read.
+            export_session.fail("EXT_animation_sqlerp is not written with meshopt compression: "
+                                "turn compression off for CUBICSLERP rotations")
+            return
+        try:
+            scene = ExportedScene(export_settings)
+        except Exception as error:  # noqa: BLE001 - its tree or settings moved: said, not raised
+            export_session.fail(f"Blender {bpy.app.version_string}: the bundled exporter's node "
+                                f"tree is not as expected ({type(error).__name__}: {error})")
+            return
+        export_session.rewrite(animations, scene, self.options)
+
+    def gather_gltf_extensions_hook(self, *args):
+        """(gltf, export_settings): after gather_gltf_hook, before the JSON is made. Blender 5.2
+        and later drop an idle KHR_materials_iridescence (factor or thickness 0, as every material
+        with the importer's "glTF Material Output" group has, e.g. for an occlusion texture) in
+        their JSON clean-up and, when they do, rebuild each animation's samplers from its
+        channels' core ``sampler``: the CUBICSLERP samplers, referenced from the channel extension
+        only, were dropped and the file did not read back (versions: iridescence_cleanup).
+        Dropping the idle extension here, as that clean-up would, leaves it nothing to do."""
+        if self.options is None or len(args) < 2 or not applies("iridescence_cleanup"):
+            return
+        try:
+            drop_idle_iridescence(args[-2], animation_pointers(args[-1]))
+        except Exception:  # noqa: BLE001 - at worst the clean-up runs as before
+            traceback.print_exc()
+
+
+def drop_idle_iridescence(gltf, animation_pointers: bool) -> int:
+    """Remove KHR_materials_iridescence from materials where it changes nothing (the bundled
+    exporter's own rule: factor 0 or maximum thickness 0) unless animation pointers may animate
+    it. By then the exporter holds extensions as plain dicts. Returns how many were removed."""
+    if animation_pointers:
+        return 0
+    removed = 0
+    for material in getattr(gltf, "materials", None) or []:
+        extensions = getattr(material, "extensions", None)
+        found = extensions.get("KHR_materials_iridescence") if isinstance(extensions, dict) else None
+        data = found if isinstance(found, dict) else getattr(found, "extension", None)
+        if isinstance(data, dict) and (data.get("iridescenceFactor", 0.0) == 0.0
+                                       or data.get("iridescenceThicknessMaximum", 400.0) == 0.0):
+            del extensions["KHR_materials_iridescence"]
+            removed += 1
+    return removed
+
+
+def glTF2_pre_export_callback(export_settings):
+    """The exporter samples the scene with frame_set: it must see Blender's own evaluation."""
+    preview.hold_for_export()
+
+
+def glTF2_post_export_callback(export_settings):
+    preview.release_after_export()

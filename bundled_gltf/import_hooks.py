@@ -1,0 +1,84 @@
+"""The user extension Blender's bundled glTF importer instantiates, and the hooks it calls.
+
+The importer looks up ``glTF2ImportUserExtension`` on every enabled add-on module (the package
+root forwards the name here), makes one before it parses a file, and calls its hooks as
+``hook(*args, gltf)``. Each hook here unpacks the arguments, wraps ``gltf`` in an
+``imported.ImportedScene`` and hands that to ``operators.import_session``, which does the work.
+
+An exception escaping a hook crashes the importer's error logger and aborts the import half-way
+(versions: hook_errors_crash_logger), so each hook catches everything and records it on the
+session; the operator rolls the scene back when anything failed.
+"""
+
+from collections import namedtuple
+
+from ..operators import import_session
+from . import bone_children, draft_form
+from .imported import ImportedScene
+
+# The importer accepts a file that requires an extension when a user extension declares it
+# (it reads ``.name`` and ``.required``), so a plain record is enough on every Blender version.
+_Declared = namedtuple("_Declared", "name extension required")
+
+
+class glTF2ImportUserExtension:
+    """Instantiated by the bundled importer for every enabled add-on module that exposes it."""
+
+    def __init__(self):
+        self.session = import_session.current()
+        # Declare the extension only when we will handle it: otherwise a file that requires it
+        # would pass the importer's check and then crash it, instead of being refused cleanly.
+        wanted = import_session.exact_wanted()
+        self.extensions = [_Declared(import_session.EXTENSION, {}, True)] if wanted else []
+        if wanted:
+            # Made just before the importer parses the file: the draft form needs help there.
+            draft_form.patch_next_parse()
+
+    def gather_import_gltf_before_hook(self, gltf):
+        draft_form.unpatch()
+        if self.session is None:
+            self.session = import_session.session_for_bundled_dialog(ImportedScene.of(gltf))
+
+    def gather_import_scene_after_nodes_hook(self, *args):
+        if self.session is None:
+            return
+        try:
+            bone_children.place_at_bone_heads(args[-1])
+        except Exception:
+            self.session.fail("placing objects parented to bones")
+
+    # The animation hooks take (anim_idx, ..., gltf) from 4.2 to 5.3; read by position from both
+    # ends so that an argument added in between does not break the import.
+    def gather_import_animation_before_hook(self, *args):
+        if self.session is None:
+            return
+        anim_idx, gltf = args[0], args[-1]
+        try:
+            ImportedScene.of(gltf).placeholder_keys(anim_idx)
+        except Exception:
+            self.session.fail(f"preparing animation {anim_idx}")
+
+    def decode_accessor_before_hook(self, accessor, array, gltf):
+        """Blender 5.2+: answer the animation's reads with placeholder keys (versions:
+        decode_accessor_hook). Called for every accessor decoded, so it only looks up."""
+        if self.session is None:
+            return
+        try:
+            data = ImportedScene.of(gltf).placeholder_for(accessor)
+            if data is not None:
+                array.value = data
+        except Exception:
+            self.session.fail("reading an accessor")
+
+    def gather_import_animation_after_hook(self, *args):
+        session = self.session
+        if session is None:
+            return
+        anim_idx, track_name, gltf = args[0], args[1], args[-1]
+        scene = ImportedScene.of(gltf)
+        scene.animation_done()
+        try:
+            import_session.rewrite_animation(session, scene, anim_idx, track_name)
+            session.animations_done += 1
+        except Exception:
+            session.fail(f"animation {anim_idx} '{track_name}'")

@@ -1,0 +1,167 @@
+"""A view of one running import of the bundled glTF importer: what operators.import_session reads.
+
+The importer's ``gltf`` object holds the parsed file (``gltf.data``), its vnodes (one per glTF node
+and per bone, with the rest corrections its animation code applies), the actions it stashed, and
+its accessor cache. This view answers in glTF indices, Blender IDs and numpy arrays, so that
+nothing outside this package reads those.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .bone_children import tip_offset
+from .versions import applies
+
+_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}
+_PLACEHOLDER = ("LINEAR", "STEP", "CUBICSPLINE")
+_TRS_AND_WEIGHTS = ("translation", "rotation", "scale", "weights")
+
+
+@dataclass(frozen=True)
+class NodeRest:
+    """How the bundled importer turns a node's glTF values into Blender ones (blender-notes.md):
+    axis conversion, then ``rotation_after ⊗ q ⊗ rotation_before`` and ``rotation_after · t``, then
+    for a bone its edit bone's rest. Quaternions are (w, x, y, z), matrices numpy."""
+    bone_name: str | None            # the pose bone's name; None for an object
+    axes_rotation: np.ndarray        # (4, 4) glTF quaternion to Blender quaternion
+    axes_location: np.ndarray        # (3, 3) glTF location to Blender location
+    rotation_before: np.ndarray      # (4,)
+    rotation_after: np.ndarray       # (4,)
+    after_matrix: np.ndarray         # (3, 3) rotation_after as a rotation matrix
+    edit_rotation: np.ndarray | None     # (4,) a bone's edit rotation, else None
+    edit_matrix: np.ndarray | None       # (3, 3) the same as a matrix
+    edit_translation: np.ndarray | None  # (3,) a bone's edit head
+    scale_matrix: np.ndarray         # (3, 3) glTF scale to Blender scale, corrections included
+    tip_offset: np.ndarray           # (3,) added to an object's location under a bone (bone_children)
+
+
+class ImportedScene:
+    """The bundled importer's ``gltf`` seen from one hook call; ``of(gltf)`` keeps one per import."""
+
+    def __init__(self, gltf):
+        self._gltf = gltf
+        self._mesh_nodes = None
+        self._axes = None
+        self.placeholders = {}   # id(accessor) -> data answered by the decode hook (5.2+)
+
+    @staticmethod
+    def of(gltf) -> "ImportedScene":
+        view = getattr(gltf, "_gltf_sqlerp_view", None)
+        if view is None:
+            view = gltf._gltf_sqlerp_view = ImportedScene(gltf)
+        return view
+
+    @property
+    def filename(self) -> str:
+        return self._gltf.filename
+
+    def log_error(self, message: str) -> None:
+        self._gltf.log.error(message)
+
+    def placeholder_keys(self, anim_idx: int) -> None:
+        """Give the importer one key per channel that our hook rewrites anyway.
+
+        It converts every key with mathutils in Python (most of its import time on dense clips),
+        only for us to replace the result. Data of one key per sampler makes it build the same
+        actions, slots, F-curves and NLA tracks at almost no cost. From 5.2 the decode hook answers
+        with it while this animation is read (``placeholders``, cleared by ``animation_done``);
+        before, only the accessor cache can, where it stays for the rest of the import.
+        """
+        data = self._gltf.data
+        animation = data.animations[anim_idx]
+        for channel in animation.channels:
+            if channel.target.node is None or channel.target.path not in _TRS_AND_WEIGHTS:
+                continue
+            sampler = animation.samplers[channel.sampler]
+            if sampler.interpolation not in _PLACEHOLDER:
+                continue
+            inputs, outputs = data.accessors[sampler.input], data.accessors[sampler.output]
+            rows = max(outputs.count // max(inputs.count, 1), 1)
+            keys, values = np.zeros((1, 1)), np.zeros((rows, _WIDTH[outputs.type]))
+            if applies("decode_accessor_hook"):
+                self.placeholders[id(inputs)], self.placeholders[id(outputs)] = keys, values
+            else:
+                self._gltf.accessor_cache[sampler.input] = keys.tolist()
+                self._gltf.accessor_cache[sampler.output] = values.tolist()
+
+    def placeholder_for(self, accessor):
+        """The placeholder data of an accessor object the importer decodes, or None."""
+        return self.placeholders.get(id(accessor))
+
+    def animation_done(self) -> None:
+        self.placeholders.clear()
+
+    def stashed(self) -> list:
+        """(ID, action, slot) the importer stashed for the animation it just made; slot is None
+        before slotted actions (4.2)."""
+        slotted = applies("slotted_actions")
+        return [(entry[0], entry[1], entry[2] if slotted and len(entry) > 2 else None)
+                for entry in self._gltf.needs_stash]
+
+    def channel_node(self, node: int, path: str):
+        """The importer's handle of what a channel animates (its vnode; for weights, the mesh's),
+        or None when it built nothing for the node."""
+        if path != "weights":
+            return self._gltf.vnodes.get(node)
+        if self._mesh_nodes is None:
+            self._mesh_nodes = {v.mesh_node_idx: v for v in self._gltf.vnodes.values()
+                                if getattr(v, "mesh_node_idx", None) is not None}
+        return self._mesh_nodes.get(node)
+
+    def target_id(self, handle, path: str):
+        """The ID whose action holds the channel's F-curves: shape keys, the armature, the object."""
+        if path == "weights":
+            return handle.blender_object.data.shape_keys
+        if _is_bone(handle):
+            return self._gltf.vnodes[handle.bone_arma].blender_object
+        return handle.blender_object
+
+    def shape_key_names(self, node: int) -> list:
+        """Per morph target of the node's mesh, the shape key's name (None: none was made)."""
+        data = self._gltf.data
+        return list(data.meshes[data.nodes[node].mesh].shapekey_names)
+
+    def node_rest(self, handle) -> NodeRest:
+        rotation, location, scale = self.axes()
+        bone = _is_bone(handle)
+        edit = handle.editbone_rot if bone else None
+        columns = handle.base_scales_to_final_scales([_vector(c) for c in scale.T])
+        return NodeRest(
+            bone_name=handle.blender_bone_name if bone else None,
+            axes_rotation=rotation, axes_location=location,
+            rotation_before=np.array(tuple(handle.rotation_before)),
+            rotation_after=np.array(tuple(handle.rotation_after)),
+            after_matrix=_array(handle.rotation_after.to_matrix()),
+            edit_rotation=np.array(tuple(edit)) if bone else None,
+            edit_matrix=_array(edit.to_matrix()) if bone else None,
+            edit_translation=np.array(tuple(handle.editbone_trans)) if bone else None,
+            scale_matrix=np.array([tuple(c) for c in columns]).T,
+            tip_offset=np.zeros(3) if bone else tip_offset(self._gltf, handle))
+
+    def axes(self):
+        """The importer's axis conversions (glTF to Blender) as matrices, probed once per import
+        with its own functions, so that options such as +Y up and the unit scale are honoured."""
+        if self._axes is None:
+            gltf = self._gltf
+            self._axes = tuple(np.array([tuple(convert(list(e))) for e in np.eye(n)]).T
+                               for convert, n in ((gltf.quaternion_gltf_to_blender, 4),
+                                                  (gltf.loc_gltf_to_blender, 3),
+                                                  (gltf.scale_gltf_to_blender, 3)))
+        return self._axes
+
+
+def _is_bone(vnode) -> bool:
+    # VNode.Bone, read from the vnode's own class: its module moved between Blender versions.
+    return vnode.type == type(vnode).Bone
+
+
+def _vector(values):
+    from mathutils import Vector  # Blender's own: the importer's scale method takes Vectors
+    return Vector(values)
+
+
+def _array(matrix):
+    """A mathutils Matrix as numpy, row by row: 4x faster than np.array(matrix), which reads it
+    element by element (20 us a call, and an import makes one per channel)."""
+    return np.array([tuple(row) for row in matrix])
