@@ -43,6 +43,7 @@ class ImportedScene:
         self._gltf = gltf
         self._mesh_nodes = None
         self._axes = None
+        self._rests = {}         # id(vnode) -> NodeRest: a node's channels share it
         self.placeholders = {}   # id(accessor) -> data answered by the decode hook (5.2+)
 
     @staticmethod
@@ -123,6 +124,12 @@ class ImportedScene:
         return list(data.meshes[data.nodes[node].mesh].shapekey_names)
 
     def node_rest(self, handle) -> NodeRest:
+        rest = self._rests.get(id(handle))
+        if rest is None:
+            rest = self._rests[id(handle)] = self._node_rest(handle)
+        return rest
+
+    def _node_rest(self, handle) -> NodeRest:
         rotation, location, scale = self.axes()
         bone = _is_bone(handle)
         edit = handle.editbone_rot if bone else None
