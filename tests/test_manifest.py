@@ -14,7 +14,7 @@ pytestmark = pytest.mark.blender
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = "blender_manifest.toml"
 # What a user's Blender needs: the package code and the manifest.
-RUNTIME_DIRS = ("core", "operators", "ui")
+RUNTIME_DIRS = ("core", "operators", "bundled_gltf", "ui", "pipeline")
 # Developer files that must stay out of the zip (the manifest's [build] paths_exclude_pattern).
 DEV_FOLDERS = ("tests", "bench", "tools", "samples", "docs", "fuzz_escapes", ".ci", ".venv*", ".git")
 DEV_FILES = ("dev.py", "requirements-dev.txt", "requirements-editor.txt", "pyrightconfig.json",
@@ -66,6 +66,20 @@ def test_build_ships_the_add_on_and_no_developer_files(extension_cli, tmp_path):
     assert {"operators/check_file.py", "ui/panel.py", "core/__init__.py"} <= runtime
     assert runtime <= names
     assert shipped_by_mistake(names) == []
+
+
+def test_the_zip_holds_the_licence_and_what_the_readme_lists(extension_cli, tmp_path):
+    """The README's list of what the zip holds ("The zip holds the add-on only (...)") names every
+    top-level entry of the zip Blender's tooling builds, and nothing else; the GPL text is one."""
+    import re
+    _, names = build(extension_cli, ROOT, tmp_path)
+    top = {name.split("/")[0] + ("/" if "/" in name else "") for name in names}
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    listed = re.search(r"The zip holds the add-on only \(([^)]*)\)", readme).group(1)
+    assert set(re.findall(r"`([^`]+)`", listed)) == top
+    with zipfile.ZipFile(next(tmp_path.glob("*.zip"))) as archive:
+        licence = archive.read("LICENSE").decode()
+    assert "GNU GENERAL PUBLIC LICENSE" in licence and "Version 3, 29 June 2007" in licence
 
 
 def test_build_excludes_each_developer_folder_and_file(extension_cli, tmp_path):
