@@ -19,16 +19,17 @@ report says why (``allow_larger`` writes it anyway).
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote
 
 import numpy as np
 
 from .buffer_compaction import unknown_extensions
 from .convert_channels import CHECKS_PER_INTERVAL, check_times
-from .convert_files import glb_form, planned_size, planned_writes, size_on_disk, write_all
+from .convert_files import external_uris, glb_form, planned_size, planned_writes, size_on_disk, write_all
 from .convert_plan import Conversion, convert_document
 from .document import load
 from .errors import ERROR, GltfError
-from .gltf_file import GltfFile
+from .gltf_file import GltfFile, parse_json_only
 from .validate import validate
 
 DEFAULT_TOLERANCE_DEG = 0.01
@@ -47,6 +48,7 @@ class ConvertReport:
     destination_bytes: int       # the same of the output (planned: also when nothing is written)
     written: bool = True         # False: nothing written, ``reason`` says why
     reason: str = ""
+    nothing_to_convert: bool = False     # no rotation channel could be rewritten (or there is none)
     fallback_tolerance_deg: float = DEFAULT_FALLBACK_TOLERANCE_DEG
     world_max_deg: float = 0.0           # the extension's (or LINEAR keys') world error, measured
     world_max_fallback_deg: float = 0.0  # the fallback's
@@ -60,13 +62,15 @@ class ConvertReport:
 
 
 def convert(source_path, destination_path, tolerance_deg=DEFAULT_TOLERANCE_DEG, min_ratio=1.0,
-            fallback_tolerance_deg=DEFAULT_FALLBACK_TOLERANCE_DEG, allow_larger=False) -> ConvertReport:
+            fallback_tolerance_deg=DEFAULT_FALLBACK_TOLERANCE_DEG, allow_larger=False,
+            provenance=None) -> ConvertReport:
     """Write ``destination_path`` (.glb for a GLB source, .gltf for a JSON one) with the source's
     LINEAR rotations rewritten (see the module's text; a channel is rewritten only when it needs
     at most 1 / ``min_ratio`` of its keys), when it is smaller than the source or ``allow_larger``;
     else write nothing (the report's ``written`` and ``reason``). Raises GltfError on an invalid
     source (nothing is written), ValueError on bad arguments, OSError when writing fails (files
-    already there stay as they were)."""
+    already there stay as they were). ``provenance`` (a dict) is recorded in the output's
+    ``asset.extras`` under its "key" (pipeline.fingerprint: what makes the output up to date)."""
     source, destination = Path(source_path), Path(destination_path)
     check_arguments(tolerance_deg, min_ratio, fallback_tolerance_deg)
     document = load(source)
@@ -80,21 +84,51 @@ def convert(source_path, destination_path, tolerance_deg=DEFAULT_TOLERANCE_DEG, 
     result = convert_document(document, tolerance_deg, min_ratio, fallback_tolerance_deg, glb,
                               compacting=not unknown)
     _fill(report, result)
+    report.nothing_to_convert = not any(c.converted for c in result.channels)
     if not result.channels and not allow_larger:
         return _nothing(report, "the file has no rotation channel (translation, scale and weights "
                         "channels are left as they are)")
     if not any(c.converted for c in result.channels) and not allow_larger:
         return _nothing(report, "no rotation channel can be rewritten in fewer bytes within "
                         f"{tolerance_deg:g} deg ({_left_alone(result.channels)})")
+    if provenance is not None:
+        _record(result.gltf, provenance)
     _check_output(result.gltf, result.buffers)
     writes = planned_writes(document, result.gltf, result.buffers, result.changed, destination, glb,
-                            compact_json=not glb and _minified(source))
+                            compact_json=not glb and _minified(source),
+                            owned=_owned_files(destination, provenance))
     report.destination_bytes = planned_size(writes, result.gltf, document.file.base_dir)
     if report.destination_bytes >= report.source_bytes and not allow_larger:
         return _nothing(report, f"the output would be {report.destination_bytes:,} bytes, not smaller "
                         f"than the input's {report.source_bytes:,}")
     report.files = write_all(writes)
     return report
+
+
+def _owned_files(destination, provenance):
+    """Resolved paths of the files an earlier output at ``destination`` references, when that
+    output carries the same provenance key (this conversion wrote it and them): a redo replaces
+    them instead of refusing to."""
+    if provenance is None or not destination.is_file():
+        return frozenset()
+    try:
+        earlier = parse_json_only(destination.read_bytes())
+        extras = earlier.get("asset", {}).get("extras")
+        if not isinstance(extras, dict) or provenance["key"] not in extras:
+            return frozenset()
+        return frozenset((destination.parent / unquote(uri)).resolve()
+                         for _, uri in external_uris(earlier))
+    except (OSError, GltfError, TypeError, AttributeError):
+        return frozenset()
+
+
+def _record(gltf, provenance):
+    """Put ``provenance["value"]`` in ``asset.extras[provenance["key"]]``; extras that are not an
+    object (the spec allows any JSON) are left as they are."""
+    asset = gltf.setdefault("asset", {})
+    extras = asset.setdefault("extras", {})
+    if isinstance(extras, dict):
+        extras[provenance["key"]] = provenance["value"]
 
 
 def _fill(report, result: Conversion):

@@ -34,10 +34,12 @@ def glb_form(source: Path, destination: Path) -> bool:
     return glb
 
 
-def planned_writes(document, gltf, buffers, changed, destination, glb, compact_json=False):
+def planned_writes(document, gltf, buffers, changed, destination, glb, compact_json=False,
+                   owned=frozenset()):
     """[(path, bytes)], the destination last, for ``gltf`` (changed in place: URIs of rewritten
     buffers) whose buffers hold ``buffers`` (bytes each; ``changed``: per buffer, whether they
-    differ from the source's). ``compact_json``: a .gltf written without indentation."""
+    differ from the source's). ``compact_json``: a .gltf written without indentation. ``owned``:
+    resolved paths of files an earlier output of this conversion wrote, which may be replaced."""
     new_files = []
     for i, (buffer, data, fresh) in enumerate(zip(gltf.get("buffers", []), buffers, changed)):
         uri = buffer.get("uri")
@@ -46,10 +48,10 @@ def planned_writes(document, gltf, buffers, changed, destination, glb, compact_j
         if uri is None or (fresh and uri.startswith("data:")):
             buffer["uri"] = "data:application/octet-stream;base64," + base64.b64encode(data).decode("ascii")
         elif fresh:
-            buffer["uri"] = _new_bin_name(destination, gltf, data)
+            buffer["uri"] = _new_bin_name(destination, gltf, data, owned)
             new_files.append((destination.parent / buffer["uri"], data))
     fresh_uris = {path.name for path, _ in new_files}
-    writes = _copied_resources(document, gltf, destination, fresh_uris) + new_files
+    writes = _copied_resources(document, gltf, destination, fresh_uris, owned) + new_files
     if glb:
         declared = gltf.get("buffers", [])
         chunk = buffers[0] if declared and "uri" not in declared[0] else None
@@ -78,22 +80,25 @@ def external_uris(gltf, kinds=("buffers", "images")):
             and not item["uri"].startswith("data:")]
 
 
-def _new_bin_name(destination, gltf, data):
+def _new_bin_name(destination, gltf, data, owned=frozenset()):
     """<stem>_sqlerp.bin, numbered when the file uses that URI or another file of that name
-    exists (unless it holds the same bytes): never overwrite what an older file may reference."""
+    exists (unless it holds the same bytes, or is ``owned``): never overwrite what an older file
+    may reference."""
     used = {unquote(uri) for _, uri in external_uris(gltf)}
     for number in range(1, 10000):
         name = f"{destination.stem}_sqlerp{'' if number == 1 else f'_{number}'}.bin"
         path = destination.parent / name
-        if name not in used and (not path.exists() or path.read_bytes() == data):
+        if name not in used and (not path.exists() or path.resolve() in owned
+                                 or path.read_bytes() == data):
             return name
     raise FileExistsError(f"no free name for the new buffer beside {destination}")
 
 
-def _copied_resources(document, gltf, destination, fresh_uris):
+def _copied_resources(document, gltf, destination, fresh_uris, owned=frozenset()):
     """[(path, bytes)] of the source's external files the converted JSON still references, at the
     same relative paths beside the destination, when it is in another folder. A different file
-    already there is an error (FileExistsError): it may belong to another asset."""
+    already there is an error (FileExistsError): it may belong to another asset, unless an
+    earlier output of this conversion wrote it (``owned``)."""
     source_dir = document.file.base_dir
     if source_dir.resolve() == destination.parent.resolve():
         return []
@@ -103,7 +108,7 @@ def _copied_resources(document, gltf, destination, fresh_uris):
             continue
         data = read_relative_uri(uri, source_dir, where)
         target = destination.parent / unquote(uri)
-        if not target.exists():
+        if not target.exists() or (target.resolve() in owned and target.read_bytes() != data):
             writes.append((target, data))
         elif target.read_bytes() != data:
             raise FileExistsError(f"{target} exists with other content than the source's "

@@ -59,6 +59,12 @@ def parse_bytes(data, base_dir=None):
     return GltfFile(json=document, buffers=buffers, base_dir=base)
 
 
+def parse_json_only(data) -> dict:
+    """The JSON document of a ``.gltf`` or ``.glb``'s bytes, its buffers left unread."""
+    data = bytes(data)
+    return _parse_json(_split_glb(data)[0] if data[:4] == GLB_MAGIC else data)
+
+
 def _split_glb(data):
     """Return (JSON chunk bytes, BIN chunk bytes or None), checking every length against the data."""
     if len(data) < 12:

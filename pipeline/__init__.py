@@ -9,10 +9,12 @@ Subcommands (``--help`` on each for its options):
   CUBICSLERP rotations (operators.export_gltf.export). Needs Blender (bpy).
 - ``convert INPUT_DIR OUTPUT_DIR``: rewrite the LINEAR rotations of every .gltf/.glb under
   INPUT_DIR in fewer bytes (core.convert, numpy only), written to the same relative paths under
-  OUTPUT_DIR; a file whose output would not be smaller is 'skipped' with the reason, unwritten.
-  One process per file, ``--jobs`` at a time (default: every core). Resumes: an output newer
-  than its input is not redone (core.convert writes atomically, so a present output is
-  complete). A journal of finished files is kept in OUTPUT_DIR.
+  OUTPUT_DIR; a file with no rotation channel to rewrite is 'unchanged', one whose output would
+  not be smaller is 'skipped' with the reason, both unwritten. One process per file, ``--jobs`` at
+  a time (default: every core). Resumes: a file is not redone while its input, every file that
+  input references, the options that change the output and the tool's version are the same
+  (pipeline.fingerprint; core.convert writes atomically, so a present output is complete). A
+  journal of finished files is kept in OUTPUT_DIR.
 - ``convert-file INPUT OUTPUT``: one file, the unit of work of ``convert`` and of farm jobs.
 
 Every command prints a JSON report on stdout (or to ``--report FILE``) and returns 0 when all went
@@ -89,14 +91,16 @@ def _parser():
                          help="largest angle between the CUBICSLERP and the LINEAR curve "
                               "(degrees, default 0.01)")
         sub.add_argument("--min-ratio", type=float, default=1.0, metavar="R",
-                         help="convert a channel only when it needs at most 1/R of its keys")
+                         help="convert a channel only when it needs at most 1/R of its keys "
+                              "(default 1.0)")
         sub.add_argument("--fallback-tolerance", type=float, default=0.1, metavar="DEG",
                          help="what viewers without the extension play, in world space (degrees, "
                               "at least --tolerance, default 0.1)")
         sub.add_argument("--allow-larger", action="store_true",
                          help="write an output that is not smaller than its input (default: skip it)")
         sub.add_argument("--force", action="store_true",
-                         help="redo outputs that are newer than their input")
+                         help="convert again even when the output is up to date (same input files, "
+                              "options and tool version)")
 
     convert = common(commands.add_parser(
         "convert", help="convert a folder of .gltf/.glb files, in parallel, resumable (numpy only)",

@@ -1,7 +1,11 @@
 """``convert`` and ``convert-file``: glTF files' dense LINEAR rotations rewritten in fewer bytes
 without Blender (core.convert), a folder in parallel child processes, resumable, with a journal.
-A file whose output would not be smaller is 'skipped' with the reason (no output is written, and
-a later run tries it again)."""
+
+Each file ends 'converted' (written), 'unchanged' (no rotation channel to rewrite), 'skipped'
+(up to date, or the output would not be smaller: nothing written, ``reason`` says which) or
+'failed'. Up to date means the same fingerprint (pipeline.fingerprint: the input and every file it
+references, the tool's version, the options) as the output carries, or as the journal recorded
+for a file where nothing was written."""
 
 import json
 import os
@@ -13,52 +17,68 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from .common import _gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, JOURNAL, LAUNCHER, UsageError, Progress
+from .fingerprint import fingerprint, output_fingerprint, provenance
+
+STATUSES = ("converted", "unchanged", "skipped", "failed")
+UP_TO_DATE = "up to date: the output was made from the same input files, options and tool version"
+
+
+def conversion_options(tolerance, min_ratio, fallback_tolerance, allow_larger) -> dict:
+    """The options that change a conversion's output (part of its fingerprint)."""
+    return {"tolerance_deg": float(tolerance), "min_ratio": float(min_ratio),
+            "fallback_tolerance_deg": float(fallback_tolerance), "allow_larger": bool(allow_larger)}
 
 
 def convert_file(input_path, output_path, tolerance=0.01, min_ratio=1.0, force=False,
                  fallback_tolerance=0.1, allow_larger=False):
     """Convert one file unless its output is up to date; returns a report entry (dict) with
-    ``status`` 'converted', 'skipped' (``reason``: an up-to-date output, or nothing written
-    because the output would not be smaller) or 'failed'."""
+    ``status`` (STATUSES, see the module's text) and the input's ``fingerprint``."""
     from ..core import GltfError
     from ..core.convert import convert
     source, destination = Path(input_path), Path(output_path)
+    options = conversion_options(tolerance, min_ratio, fallback_tolerance, allow_larger)
     entry = {"input": str(source), "output": str(destination)}
-    if not force and _up_to_date(source, destination):
-        return {**entry, "status": "skipped", "reason": "output newer than input"}
+    try:
+        entry["fingerprint"] = print_ = fingerprint(source, options)
+    except OSError as error:
+        return {**entry, "status": "failed", "error": _plain_error("IO_ERROR", f"cannot read {source}: "
+                                                                    f"{error.strerror or error}")}
+    if not force and output_fingerprint(destination) == print_:
+        return {**entry, "status": "skipped", "reason": UP_TO_DATE}
     started = time.perf_counter()
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
-        report = convert(source, destination, tolerance, min_ratio, fallback_tolerance, allow_larger)
+        report = convert(source, destination, tolerance, min_ratio, fallback_tolerance, allow_larger,
+                         provenance=provenance(print_, options))
     except GltfError as error:
         return {**entry, "status": "failed", "error": _gltf_error(error)}
     except (OSError, ValueError, RuntimeError) as error:
         return {**entry, "status": "failed",
                 "error": {"code": type(error).__name__, "pointer": None, "message": str(error)}}
+    details = _details(report, time.perf_counter() - started)
+    if report.nothing_to_convert:
+        return {**entry, "status": "unchanged", "reason": report.reason or "no rotation channel to "
+                "rewrite; the output is a copy (--allow-larger)", "written": report.written, **details}
+    if not report.written:  # not smaller: no output, not a failure
+        return {**entry, "status": "skipped", "reason": report.reason, "written": False, **details}
+    return {**entry, "status": "converted", "written": True, **details}
+
+
+def _details(report, seconds):
     converted = report.converted
-    details = {"seconds": round(time.perf_counter() - started, 3),
-               "rotation_channels": len(report.channels), "converted_channels": len(converted),
-               "cubicslerp_channels": sum(c.form == "CUBICSLERP" for c in converted),
-               "keys_before": sum(c.original_keys for c in converted),
-               "keys_after": sum(c.keys for c in converted),
-               "max_error_deg": max((c.max_error_deg for c in converted), default=0.0),
-               "world_max_deg": report.world_max_deg,
-               "world_max_fallback_deg": report.world_max_fallback_deg,
-               "source_bytes": report.source_bytes, "destination_bytes": report.destination_bytes,
-               "files": [str(f) for f in report.files],
-               "warnings": [str(w) for w in report.warnings],
-               "left_alone": [{"channel": c.pointer, "note": c.note}
-                              for c in report.channels if not c.converted]}
-    if not report.written:  # not smaller (or nothing to rewrite): no output, not a failure
-        return {**entry, "status": "skipped", "reason": report.reason, **details}
-    return {**entry, "status": "converted", **details}
-
-
-def _up_to_date(source, destination):
-    try:
-        return destination.stat().st_mtime >= source.stat().st_mtime
-    except OSError:
-        return False
+    return {"seconds": round(seconds, 3),
+            "rotation_channels": len(report.channels), "converted_channels": len(converted),
+            "cubicslerp_channels": sum(c.form == "CUBICSLERP" for c in converted),
+            "keys_before": sum(c.original_keys for c in converted),
+            "keys_after": sum(c.keys for c in converted),
+            "max_error_deg": max((c.max_error_deg for c in converted), default=0.0),
+            "world_max_deg": report.world_max_deg,
+            "world_max_fallback_deg": report.world_max_fallback_deg,
+            "source_bytes": report.source_bytes, "destination_bytes": report.destination_bytes,
+            "files": [str(f) for f in report.files],
+            "warnings": [str(w) for w in report.warnings],
+            "left_alone": [{"channel": c.pointer, "note": c.note}
+                           for c in report.channels if not c.converted]}
 
 
 def _convert_file_command(args):
@@ -109,14 +129,15 @@ def convert_folder(input_dir, output_dir, jobs=None, tolerance=0.01, min_ratio=1
     inputs = gltf_files(source_root, exclude=target_root.resolve())
     journal = _Journal(target_root / JOURNAL)
     progress = Progress(len(inputs), "convert", quiet)
+    settings = conversion_options(tolerance, min_ratio, fallback_tolerance, allow_larger)
     entries, pending = {}, []
     for path in inputs:
         relative = path.relative_to(source_root)
         output = target_root / relative
-        if not force and _up_to_date(path, output):
-            entries[relative] = {"input": str(path), "output": str(output), "status": "skipped",
-                                 "reason": "output newer than input"}
-            progress.step(str(relative), "skipped")
+        entry = None if force else _up_to_date(path, output, settings, journal.latest(relative))
+        if entry is not None:
+            entries[relative] = entry
+            progress.step(str(relative), entry["status"])
         else:
             pending.append((relative, path, output))
     options = ["--tolerance", repr(tolerance), "--min-ratio", repr(min_ratio), "--fallback-tolerance",
@@ -141,14 +162,31 @@ def convert_folder(input_dir, output_dir, jobs=None, tolerance=0.01, min_ratio=1
         progress.end()
         journal.close()
     files = [entries[r] for r in sorted(entries)]
-    counts = {status: sum(e["status"] == status for e in files)
-              for status in ("converted", "skipped", "failed")}
+    counts = {status: sum(e["status"] == status for e in files) for status in STATUSES}
     failed = counts["failed"] > 0 or interrupted
     return {"command": "convert", "input_dir": str(source_root), "output_dir": str(target_root),
             "tolerance_deg": tolerance, "min_ratio": min_ratio, "jobs": jobs,
             "journal": str(journal.path), "interrupted": interrupted, "ok": not failed,
             "counts": counts, "files": files,
             "exit_code": 130 if interrupted else EXIT_FAILED if failed else EXIT_OK}
+
+
+def _up_to_date(source, output, options, recorded):
+    """The entry of a file whose result stands (its output carries the input's fingerprint, or
+    the journal's last record of it wrote nothing for the same fingerprint), else None."""
+    entry = {"input": str(source), "output": str(output)}
+    try:
+        print_ = fingerprint(source, options)
+    except OSError:
+        return None  # the child reports it
+    if output_fingerprint(output) == print_:
+        return {**entry, "status": "skipped", "reason": UP_TO_DATE, "fingerprint": print_}
+    if (recorded and recorded.get("fingerprint") == print_ and not recorded.get("written", True)
+            and recorded.get("status") in ("unchanged", "skipped") and not output.exists()):
+        return {**entry, "status": recorded["status"], "fingerprint": print_,
+                "reason": f"{recorded.get('reason', 'nothing written')} (as on {recorded.get('time')}: "
+                          "same input files, options and tool version)"}
+    return None
 
 
 class _Children:
@@ -188,18 +226,31 @@ class _Children:
 
 
 class _Journal:
-    """OUTPUT_DIR/.gltf_sqlerp_convert.jsonl: one JSON line per file finished (converted or
-    failed), appended as it happens; a record of what a run did, kept across runs."""
+    """OUTPUT_DIR/.gltf_sqlerp_convert.jsonl: one JSON line per file a child finished, appended as
+    it happens and kept across runs; its last line per file (``latest``) tells a later run what
+    became of that input (with its fingerprint) when no output was written."""
 
     def __init__(self, path):
         self.path = path
+        self._latest = {}
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    record = json.loads(line)
+                    self._latest[record["file"]] = record
+                except (ValueError, KeyError, TypeError):
+                    continue  # a line cut short by a killed run, or not ours
         self.stream = open(path, "a", encoding="utf-8")
+
+    def latest(self, relative):
+        return self._latest.get(str(relative))
 
     def add(self, relative, entry):
         record = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "file": str(relative),
                   "status": entry["status"]}
-        if "error" in entry:
-            record["error"] = entry["error"]
+        for key in ("fingerprint", "written", "reason", "error"):
+            if key in entry:
+                record[key] = entry[key]
         self.stream.write(json.dumps(record) + "\n")
         self.stream.flush()
 

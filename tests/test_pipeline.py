@@ -88,7 +88,7 @@ def test_convert_folder_reports_resumes_and_keeps_going_after_a_broken_file(inpu
     assert first.returncode == 1, first.stderr  # the broken file
     files = entries(report)
     assert sorted(files) == sorted(GOOD + ["c_broken.gltf"])
-    assert report["counts"] == {"converted": 3, "skipped": 0, "failed": 1}
+    assert report["counts"] == {"converted": 3, "unchanged": 0, "skipped": 0, "failed": 1}
     broken = files["c_broken.gltf"]
     assert broken["status"] == "failed"
     assert broken["error"]["code"] == "UNRESOLVED_REFERENCE"
@@ -116,22 +116,103 @@ def test_convert_folder_reports_resumes_and_keeps_going_after_a_broken_file(inpu
     again = run("convert", inputs, output, "--tolerance", TOLERANCE)
     report = report_of(again)
     assert again.returncode == 1  # the broken file is tried again, and fails again
-    assert report["counts"] == {"converted": 0, "skipped": 3, "failed": 1}
+    assert report["counts"] == {"converted": 0, "unchanged": 0, "skipped": 3, "failed": 1}
     assert {n for n, e in entries(report).items() if e["status"] == "skipped"} == set(GOOD)
     after = mtimes(output)
     assert {p: t for p, t in after.items() if p.suffix != ".jsonl"} == \
         {p: t for p, t in before.items() if p.suffix != ".jsonl"}
 
-    # A lost output (or one older than its input) is redone, and only that one.
+    # A lost output (or one whose input changed) is redone, and only that one.
     (output / "b_walk.glb").unlink()
-    os.utime(inputs / "a_walk.glb")  # the input changed after its conversion
+    edit_glb(inputs / "a_walk.glb")  # the input changed after its conversion
     (inputs / "c_broken.gltf").unlink()
     third = run("convert", inputs, output, "--tolerance", TOLERANCE)
     report = report_of(third)
     assert third.returncode == 0, third.stderr
-    assert report["ok"] and report["counts"] == {"converted": 2, "skipped": 1, "failed": 0}
+    assert report["ok"] and report["counts"] == {"converted": 2, "unchanged": 0, "skipped": 1,
+                                                 "failed": 0}
     assert {n for n, e in entries(report).items() if e["status"] == "converted"} == \
         {"a_walk.glb", "b_walk.glb"}
+
+
+def edit_glb(path):
+    """Change a GLB's bytes and keep it valid: a note in its asset's extras."""
+    import struct
+    from gltf_sqlerp.core.convert_files import glb_bytes
+    data = path.read_bytes()
+    json_length = struct.unpack_from("<I", data, 12)[0]
+    document = json.loads(data[20:20 + json_length])
+    document["asset"]["extras"] = {"edited": True}
+    rest = data[20 + json_length:]
+    chunk = rest[8:8 + struct.unpack_from("<I", rest, 0)[0]] if rest else None
+    path.write_bytes(glb_bytes(document, chunk))
+
+
+def statuses(report):
+    return {name: entry["status"] for name, entry in entries(report).items()}
+
+
+def test_convert_redoes_a_file_when_what_decides_its_output_changes(inputs, tmp_path):
+    """Up to date: the same input and referenced files (contents, not times), options and tool."""
+    (inputs / "c_broken.gltf").unlink()
+    output = tmp_path / "out"
+    assert set(statuses(report_of(run("convert", inputs, output, "--tolerance", TOLERANCE))).values()) \
+        == {"converted"}
+    for path in list(inputs.rglob("*")) + list(output.rglob("*")):
+        os.utime(path)  # touched, not changed: nothing is redone
+    touched = report_of(run("convert", inputs, output, "--tolerance", TOLERANCE))
+    assert set(statuses(touched).values()) == {"skipped"}
+    assert all(e["reason"].startswith("up to date") for e in touched["files"])
+
+    image = inputs / "sub" / "CesiumMan_img0.jpg"  # a file the .gltf references, one byte changed
+    image.write_bytes(image.read_bytes()[:-1] + bytes([image.read_bytes()[-1] ^ 1]))
+    referenced = report_of(run("convert", inputs, output, "--tolerance", TOLERANCE))
+    assert statuses(referenced) == {"a_walk.glb": "skipped", "b_walk.glb": "skipped",
+                                    "sub/CesiumMan.gltf": "converted"}
+    assert (output / "sub" / "CesiumMan_img0.jpg").read_bytes() == image.read_bytes()
+
+    finer = report_of(run("convert", inputs, output, "--tolerance", "0.05"))  # another option
+    assert set(statuses(finer).values()) == {"converted"} and finer["tolerance_deg"] == 0.05
+    recorded = core.load(output / "a_walk.glb").json["asset"]["extras"]["gltf_sqlerp_convert"]
+    assert recorded["options"]["tolerance_deg"] == 0.05
+    assert recorded["tool"] == f"gltf_sqlerp {core_version()}"
+
+
+def core_version():
+    import gltf_sqlerp
+    return gltf_sqlerp.__version__
+
+
+def test_the_tool_version_is_part_of_the_fingerprint(tmp_path, shared_assets, monkeypatch):
+    from gltf_sqlerp.pipeline import fingerprint
+    source = shared_assets / CESIUM / "glTF" / "CesiumMan.gltf"
+    options = {"tolerance_deg": 0.1}
+    today = fingerprint.fingerprint(source, options)
+    assert fingerprint.fingerprint(source, options) == today
+    assert fingerprint.fingerprint(source, {"tolerance_deg": 0.2}) != today
+    monkeypatch.setattr(fingerprint, "__version__", "99.0.0")
+    assert fingerprint.fingerprint(source, options) != today
+
+
+def test_a_file_with_nothing_to_convert_is_unchanged_and_not_tried_again(tmp_path, shared_assets):
+    """SimpleMorph animates morph weights only: no rotation channel to rewrite. Nothing is
+    written, the report says 'unchanged' (not 'converted'), and a second run takes that from the
+    journal without converting it again."""
+    folder = tmp_path / "in"
+    shutil.copytree(shared_assets / "khronos" / "SimpleMorph" / "glTF-Embedded", folder)
+    output = tmp_path / "out"
+    first = report_of(run("convert", folder, output))
+    [entry] = first["files"]
+    assert entry["status"] == "unchanged" and entry["converted_channels"] == 0
+    assert first["counts"] == {"converted": 0, "unchanged": 1, "skipped": 0, "failed": 0}
+    assert not list(output.glob("*.gltf"))
+    journal = output / ".gltf_sqlerp_convert.jsonl"
+    lines = journal.read_text().splitlines()
+    second = report_of(run("convert", folder, output))
+    assert second["files"][0]["status"] == "unchanged" and "as on" in second["files"][0]["reason"]
+    assert journal.read_text().splitlines() == lines  # no child ran
+    assert report_of(run("convert", folder, output, "--force"))["counts"]["unchanged"] == 1
+    assert len(journal.read_text().splitlines()) == len(lines) + 1
 
 
 def test_an_interrupted_run_leaves_only_complete_files_and_resumes(inputs, tmp_path):
@@ -181,6 +262,8 @@ def test_convert_file_and_report_file(tmp_path, shared_assets):
     assert report["ok"] and report["files"][0]["status"] == "converted"
     again = report_of(run("convert-file", source, target, "--tolerance", TOLERANCE))
     assert again["files"][0]["status"] == "skipped"
+    other = report_of(run("convert-file", source, target, "--tolerance", "0.05"))
+    assert other["files"][0]["status"] == "converted"  # the options are part of "up to date"
     wrong = run("convert-file", source, tmp_path / "walk.gltf")  # a GLB must be written as .glb
     assert wrong.returncode == 1
     assert report_of(wrong)["files"][0]["error"]["code"] == "ValueError"
