@@ -200,9 +200,47 @@ def pip(env, *args):
     return [env.python(), "-m", "pip", "--disable-pip-version-check", "--no-input", *args]
 
 
+# Written into every venv: ``import gltf_sqlerp`` there loads this checkout, whatever its folder is
+# called (a .pth file runs its ``import`` line at start-up; the module adds a finder for the name).
+CHECKOUT_MODULE = """\"\"\"Written by dev.py: ``import gltf_sqlerp`` loads the checkout at ROOT.\"\"\"
+import importlib.abc
+import importlib.util
+import sys
+
+ROOT = {root!r}
+
+
+class _Checkout(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name != "gltf_sqlerp":
+            return None
+        return importlib.util.spec_from_file_location(
+            name, ROOT + "/__init__.py", submodule_search_locations=[ROOT])
+
+
+sys.meta_path.append(_Checkout())
+"""
+
+
+def link_checkout(env):
+    """Make ``import gltf_sqlerp`` work in the env's venv (rewritten when the checkout moved)."""
+    for site in list(env.folder.glob("lib/python3*/site-packages")) + list(env.folder.glob("Lib/site-packages")):
+        module = site / "gltf_sqlerp_checkout.py"
+        text = CHECKOUT_MODULE.format(root=str(ROOT))
+        if not module.exists() or module.read_text() != text:
+            module.write_text(text)
+            (site / "gltf_sqlerp_checkout.pth").write_text("import gltf_sqlerp_checkout\n")
+
+
 def ensure_venv(env, interpreter=None):
     """Create or update the env's venv so that it matches its pinned requirements; return its python.
     ``interpreter``: the Python to create it with (this one by default)."""
+    python = _ensure_packages(env, interpreter)
+    link_checkout(env)
+    return python
+
+
+def _ensure_packages(env, interpreter):
     wanted, name = requirements_hash(env), env.folder.name
     if not venv_works(env):
         interpreter = interpreter or sys.executable

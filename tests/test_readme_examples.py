@@ -1,0 +1,107 @@
+"""Every fenced example in the README runs as written, from the repository folder, in the venv
+that the README's first command makes, and ends by itself.
+
+Blocks marked ``text`` or ``json`` are output shown to the reader, not examples; every other block
+is a Python (```python) or shell example. Shell lines run one by one in bash with this venv's
+interpreter first on PATH as ``python``; Python blocks run as a script. Examples write into
+``example_out/`` (git-ignored, not in the zip), removed afterwards unless it was there before.
+The opening block is the README's two set-up commands: ``python dev.py demo`` runs here,
+``python dev.py test`` is the command running this test (checked to be what .ci/run runs).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+OUTPUT_LANGUAGES = {"text", "json"}
+EXAMPLE_LANGUAGES = {"", "python", "sh", "shell", "bash"}
+SETUP = ["python dev.py demo", "python dev.py test"]
+FENCE = re.compile(r"^(?P<indent> *)```(?P<language>[\w-]*)\s*$")
+
+
+def fenced_blocks(text):
+    """(line number, language, code dedented by its fence's indent) of every fenced block."""
+    blocks, lines, start = [], text.splitlines(), None
+    for number, line in enumerate(lines, 1):
+        match = FENCE.match(line)
+        if match and start is None:
+            start, indent, language, body = number, len(match["indent"]), match["language"], []
+        elif match and start is not None:
+            blocks.append((start, language, "\n".join(body) + "\n"))
+            start = None
+        elif start is not None:
+            body.append(line[indent:] if line[:indent].strip() == "" else line)
+    assert start is None, f"README.md: the block opened at line {start} is never closed"
+    return blocks
+
+
+BLOCKS = fenced_blocks(README.read_text(encoding="utf-8"))
+# An example that needs a service from outside says so in its first line and is not run here.
+NEEDS = re.compile(r"^# needs: (?P<service>.+)$")
+EXAMPLES = [block for block in BLOCKS[1:] if block[1] not in OUTPUT_LANGUAGES
+            and not NEEDS.match(block[2].split("\n")[0])]
+NOT_RUN = [block for block in BLOCKS[1:] if NEEDS.match(block[2].split("\n")[0])]
+
+
+@pytest.fixture(scope="module")
+def example_out():
+    folder = ROOT / "example_out"
+    existed = folder.exists()
+    yield folder
+    if not existed:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _environment():
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env.pop("PYTHONPATH", None)  # as a user's shell has it: the venv alone finds gltf_sqlerp
+    return env
+
+
+def _run(command, what):
+    done = subprocess.run(command, cwd=ROOT, env=_environment(), capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, (f"{what} exited with {done.returncode}:\n"
+                                  f"{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
+    return done
+
+
+def test_every_block_is_an_example_or_marked_as_output():
+    assert BLOCKS, "no fenced block found"
+    assert {language for _, language, _ in BLOCKS} <= EXAMPLE_LANGUAGES | OUTPUT_LANGUAGES
+
+
+def test_only_examples_that_need_an_outside_service_are_not_run():
+    """Today one: the Flamenco job submission, which needs a Flamenco Manager to answer."""
+    services = [NEEDS.match(code.split("\n")[0])["service"] for _, _, code in NOT_RUN]
+    assert services and all(service.startswith("a Flamenco Manager") for service in services)
+
+
+def test_the_readme_opens_with_the_two_setup_commands():
+    start, language, code = BLOCKS[0]
+    assert code.split("\n")[:-1] == SETUP and language == "" and start <= 3  # under the title
+    assert "dev.py test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_the_first_setup_command_runs(example_out):
+    done = _run(["bash", "-c", SETUP[0]], SETUP[0])
+    assert "this add-on is within the tolerance" in done.stdout
+
+
+@pytest.mark.parametrize("line, language, code", EXAMPLES, ids=[f"line{b[0]}" for b in EXAMPLES])
+def test_example_runs_as_written(line, language, code, example_out, tmp_path):
+    if language == "python":
+        script = tmp_path / f"readme_line{line}.py"
+        script.write_text(code, encoding="utf-8")
+        _run([sys.executable, str(script)], f"README.md line {line} (python)")
+        return
+    for command in (c for c in code.splitlines() if c.strip() and not c.lstrip().startswith("#")):
+        _run(["bash", "-c", command], f"README.md line {line}: {command}")
