@@ -133,7 +133,9 @@ def _panel(times, series, top, bottom, x0, x1, title):
     return out
 
 
-def main(argv):
+def measure():
+    """(times, angles, errors): the curves of the picture. ``errors``: per series, degrees from
+    the extension in world space at every STEP (the maxima are the README's figures)."""
     devpath.ensure_bpy(__file__)
     import runpy
 
@@ -150,8 +152,12 @@ def main(argv):
         world["bundled importer in Blender"] = blender_world(fidelity, False, times, np)
     finally:
         fidelity["disable_addon"]()
-    angles = angle_of(local, np)
-    errors = deviations(world, quat, np)
+    return times, angle_of(local, np), deviations(world, quat, np)
+
+
+def main(argv):
+    import numpy as np
+    times, angles, errors = measure()
     out = Path(argv[0]) if argv else ROOT / "docs" / "curves.svg"
     out.parent.mkdir(exist_ok=True)
     out.write_text(svg(times, angles, errors), encoding="utf-8")
