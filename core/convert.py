@@ -63,14 +63,15 @@ class ConvertReport:
 
 def convert(source_path, destination_path, tolerance_deg=DEFAULT_TOLERANCE_DEG, min_ratio=1.0,
             fallback_tolerance_deg=DEFAULT_FALLBACK_TOLERANCE_DEG, allow_larger=False,
-            provenance=None) -> ConvertReport:
+            provenance=None, progress=None) -> ConvertReport:
     """Write ``destination_path`` (.glb for a GLB source, .gltf for a JSON one) with the source's
     LINEAR rotations rewritten (see the module's text; a channel is rewritten only when it needs
     at most 1 / ``min_ratio`` of its keys), when it is smaller than the source or ``allow_larger``;
     else write nothing (the report's ``written`` and ``reason``). Raises GltfError on an invalid
     source (nothing is written), ValueError on bad arguments, OSError when writing fails (files
     already there stay as they were). ``provenance`` (a dict) is recorded in the output's
-    ``asset.extras`` under its "key" (pipeline.fingerprint: what makes the output up to date)."""
+    ``asset.extras`` under its "key" (pipeline.fingerprint: what makes the output up to date).
+    ``progress(fraction)`` is called as the fit goes, from 0 to 1 (for a progress bar)."""
     source, destination = Path(source_path), Path(destination_path)
     check_arguments(tolerance_deg, min_ratio, fallback_tolerance_deg)
     document = load(source)
@@ -82,7 +83,7 @@ def convert(source_path, destination_path, tolerance_deg=DEFAULT_TOLERANCE_DEG, 
         return _nothing(report, f"it uses {', '.join(unknown)}, whose references to buffer data this "
                         "converter cannot rewrite, so the replaced data could not leave the file")
     result = convert_document(document, tolerance_deg, min_ratio, fallback_tolerance_deg, glb,
-                              compacting=not unknown)
+                              compacting=not unknown, progress=progress)
     _fill(report, result)
     report.nothing_to_convert = not any(c.converted for c in result.channels)
     if not result.channels and not allow_larger:

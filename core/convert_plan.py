@@ -52,16 +52,16 @@ class Conversion:
 
 
 def convert_document(document, tolerance_deg, min_ratio, fallback_tolerance_deg, glb=False,
-                     compacting=True) -> Conversion:
+                     compacting=True, progress=None) -> Conversion:
     """Convert a loaded Document (core.load) in memory; its JSON and buffers stay untouched.
     ``compacting``: drop what nothing references any more (core.buffer_compaction), else only
-    add the new data."""
+    add the new data. ``progress(fraction)``: see convert_world.hold."""
     gltf = copy.deepcopy(document.json)
     rows, units = _plan(document)
     worlds = [AnimationWorld(document.scene.parents, document.scene.rest_trs().rotation,
                              document.animations[a], list(by_sampler.values()))
               for a, by_sampler in units.items() if by_sampler]
-    world_max = hold(worlds, tolerance_deg, fallback_tolerance_deg, min_ratio)
+    world_max = hold(worlds, tolerance_deg, fallback_tolerance_deg, min_ratio, progress)
     chosen = [(a, u) for a, by_sampler in units.items() for u in by_sampler.values() if u.keys is not None]
     target = _target_buffer(document.json, [u for _, u in chosen], glb)
     builder = BufferBuilder(gltf)

@@ -23,6 +23,8 @@ from .scene import depth_levels
 from .world_error import above, chain_shares, compose, tightened_shares, world_errors
 
 MEASURED_ROUNDS = 2
+# The share of a conversion's work that the first fit of every unit takes (for progress only).
+FIRST_PASS = 0.8
 CHUNK = 4096              # check times composed at once: nodes x CHUNK x 4 floats per array
 CACHED_ROTATIONS = 4_000_000  # exact world rotations kept between rounds (128 MB at most)
 
@@ -128,18 +130,29 @@ def _original(unit, seconds):
     return unit.target()(np.clip(seconds, unit.times[0], unit.times[-1]))
 
 
-def hold(worlds: list, tolerance: float, fallback_tolerance: float, min_ratio: float) -> tuple:
+def hold(worlds: list, tolerance: float, fallback_tolerance: float, min_ratio: float,
+         progress=None) -> tuple:
     """Fit every unit of ``worlds`` (AnimationWorld) within the tolerances in world space; returns
-    (world max error of the extension, of the fallback), in degrees, as the file will play."""
-    def fit(units):
+    (world max error of the extension, of the fallback), in degrees, as the file will play.
+    ``progress(fraction)``, if given, hears how far it is: the first fit of every unit is most of
+    the work (to FIRST_PASS), the measured rounds the rest."""
+    report = progress or (lambda fraction: None)
+    total = max(sum(len(world.units) for world in worlds), 1)
+    fitted = 0
+
+    def fit(units, first=False):
+        nonlocal fitted
         for unit in units:
             fit_unit(unit, tolerance, fallback_tolerance, min_ratio)
+            if first:
+                fitted += 1
+                report(FIRST_PASS * fitted / total)
 
     for world in worlds:
         world.initial_shares()
-        fit(world.units)
+        fit(world.units, first=True)
     worst = []
-    for world in worlds:
+    for done, world in enumerate(worlds):
         for rounds in range(MEASURED_ROUNDS + 2):
             errors, fallback_errors = world.errors()
             certain = rounds >= MEASURED_ROUNDS
@@ -153,4 +166,5 @@ def hold(worlds: list, tolerance: float, fallback_tolerance: float, min_ratio: f
             world.give_up(errors, fallback_errors, tolerance, fallback_tolerance)
             errors, fallback_errors = world.errors()
         worst.append((float(errors.max(initial=0.0)), float(fallback_errors.max(initial=0.0))))
+        report(FIRST_PASS + (1.0 - FIRST_PASS) * (done + 1) / len(worlds))
     return tuple(max((w[i] for w in worst), default=0.0) for i in (0, 1))

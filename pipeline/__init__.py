@@ -98,6 +98,7 @@ def _parser():
                               "at least --tolerance, default 0.1)")
         sub.add_argument("--allow-larger", action="store_true",
                          help="write an output that is not smaller than its input (default: skip it)")
+        sub.add_argument("--progress-lines", action="store_true", help=argparse.SUPPRESS)
         sub.add_argument("--force", action="store_true",
                          help="convert again even when the output is up to date (same input files, "
                               "options and tool version)")

@@ -63,29 +63,48 @@ def _write_report(report, path):
 # --- progress -------------------------------------------------------------------------------------
 
 class Progress:
-    """A text bar on stderr when it is a terminal (else one line per step), and Blender's progress
-    indicator (window_manager.progress_*) when running inside Blender."""
+    """A text bar on stderr when it is a terminal (else one line per file), and Blender's progress
+    indicator (window_manager.progress_*) when running inside Blender. ``within`` moves the bar
+    inside the files being worked on (from worker threads too); ``step`` ends one file, with the
+    failure's code and message on its line."""
+
+    WIDTH = 30
 
     def __init__(self, total, label, quiet=False):
         self.total, self.label, self.done, self.quiet = max(total, 0), label, 0, quiet
         self.tty = sys.stderr.isatty()
+        self.partial = {}  # name -> fraction done of a file in work
+        self.lock = threading.Lock()
         self.blender = _blender_progress("progress_begin", 0, max(self.total, 1))
 
-    def step(self, name, status):
-        self.done += 1
+    def within(self, name, fraction):
+        with self.lock:
+            self.partial[name] = min(max(float(fraction), 0.0), 1.0)
+            self._update(f"working: {name}")
+
+    def step(self, name, status, detail=""):
+        with self.lock:
+            self.partial.pop(name, None)
+            self.done += 1
+            text = f"{status}: {name}" + (f" ({detail})" if detail else "")
+            if self.tty or self.quiet:
+                self._update(text)
+                if self.tty and not self.quiet and self.done >= self.total:
+                    sys.stderr.write("\n")
+            else:
+                sys.stderr.write(f"{self.label} {self.done}/{self.total} {text}\n")
+            sys.stderr.flush()
+
+    def _update(self, text):
+        position = self.done + sum(self.partial.values())
         if self.blender:
-            _blender_progress("progress_update", self.done)
-        if self.quiet:
+            _blender_progress("progress_update", position)
+        if self.quiet or not self.tty:
             return
-        if self.tty:
-            width = 30
-            filled = int(width * self.done / max(self.total, 1))
-            line = f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {status}: {name}"
-            sys.stderr.write(line[:160].ljust(160))
-            if self.done >= self.total:
-                sys.stderr.write("\n")
-        else:
-            sys.stderr.write(f"{self.label} {self.done}/{self.total} {status}: {name}\n")
+        filled = int(self.WIDTH * position / max(self.total, 1))
+        line = (f"\r{self.label} [{'#' * filled}{'.' * (self.WIDTH - filled)}] "
+                f"{self.done}/{self.total} {text}")
+        sys.stderr.write(line[:160].ljust(160))
         sys.stderr.flush()
 
     def end(self):
@@ -94,6 +113,15 @@ class Progress:
             self.blender = False
         if self.tty and not self.quiet and self.done < self.total:
             sys.stderr.write("\n")
+
+
+def failure_detail(entry):
+    """'CODE at /pointer: message' of a failed report entry ("" otherwise), for a progress line."""
+    error = entry.get("error") if entry.get("status") == "failed" else None
+    if not error:
+        return ""
+    where = f" at {error['pointer']}" if error.get("pointer") else ""
+    return f"{error.get('code')}{where}: {error.get('message')}"
 
 
 def _blender_progress(method, *args):

@@ -16,11 +16,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from .common import _gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, JOURNAL, LAUNCHER, UsageError, Progress
+from .common import (_gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, JOURNAL, LAUNCHER, UsageError,
+                     Progress, failure_detail)
 from .fingerprint import fingerprint, output_fingerprint, provenance
 
 STATUSES = ("converted", "unchanged", "skipped", "failed")
 UP_TO_DATE = "up to date: the output was made from the same input files, options and tool version"
+PROGRESS_LINE = "PROGRESS "  # a child's stderr line: how far its file is (a fraction), for the parent
 
 
 def conversion_options(tolerance, min_ratio, fallback_tolerance, allow_larger) -> dict:
@@ -30,9 +32,10 @@ def conversion_options(tolerance, min_ratio, fallback_tolerance, allow_larger) -
 
 
 def convert_file(input_path, output_path, tolerance=0.01, min_ratio=1.0, force=False,
-                 fallback_tolerance=0.1, allow_larger=False):
+                 fallback_tolerance=0.1, allow_larger=False, progress=None):
     """Convert one file unless its output is up to date; returns a report entry (dict) with
-    ``status`` (STATUSES, see the module's text) and the input's ``fingerprint``."""
+    ``status`` (STATUSES, see the module's text) and the input's ``fingerprint``.
+    ``progress(fraction)`` hears how far the conversion is (core.convert)."""
     from ..core import GltfError
     from ..core.convert import convert
     source, destination = Path(input_path), Path(output_path)
@@ -49,7 +52,7 @@ def convert_file(input_path, output_path, tolerance=0.01, min_ratio=1.0, force=F
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
         report = convert(source, destination, tolerance, min_ratio, fallback_tolerance, allow_larger,
-                         provenance=provenance(print_, options))
+                         provenance=provenance(print_, options), progress=progress)
     except GltfError as error:
         return {**entry, "status": "failed", "error": _gltf_error(error)}
     except (OSError, ValueError, RuntimeError) as error:
@@ -85,13 +88,36 @@ def _convert_file_command(args):
     _check_conversion_args(args)
     if not Path(args.input).is_file():
         raise UsageError(f"{args.input}: no such file")
-    entry = convert_file(args.input, args.output, args.tolerance, args.min_ratio, args.force,
-                         args.fallback_tolerance, args.allow_larger)
-    if not args.quiet:
-        sys.stderr.write(f"{entry['status']}: {args.input}\n")
+    if args.progress_lines:  # a child of ``convert``: its parent draws the bar
+        progress, report = None, _ProgressLines()
+    else:
+        progress = Progress(1, "convert", args.quiet)
+        report = lambda fraction: progress.within(args.input, fraction)  # noqa: E731
+    try:
+        entry = convert_file(args.input, args.output, args.tolerance, args.min_ratio, args.force,
+                             args.fallback_tolerance, args.allow_larger, progress=report)
+        if progress is not None:
+            progress.step(args.input, entry["status"], failure_detail(entry))
+    finally:
+        if progress is not None:
+            progress.end()
     failed = entry["status"] == "failed"
     return {"command": "convert-file", "ok": not failed, "files": [entry],
             "exit_code": EXIT_FAILED if failed else EXIT_OK}
+
+
+class _ProgressLines:
+    """A child's progress, as PROGRESS_LINE lines on stderr: at most one per percent."""
+
+    def __init__(self):
+        self.last = -1
+
+    def __call__(self, fraction):
+        percent = int(fraction * 100)
+        if percent > self.last:
+            self.last = percent
+            sys.stderr.write(f"{PROGRESS_LINE}{fraction:.3f}\n")
+            sys.stderr.flush()
 
 
 def _check_conversion_args(args):
@@ -141,19 +167,21 @@ def convert_folder(input_dir, output_dir, jobs=None, tolerance=0.01, min_ratio=1
         else:
             pending.append((relative, path, output))
     options = ["--tolerance", repr(tolerance), "--min-ratio", repr(min_ratio), "--fallback-tolerance",
-               repr(fallback_tolerance), "--force", "--quiet"] + (["--allow-larger"] if allow_larger else [])
+               repr(fallback_tolerance), "--force", "--quiet", "--progress-lines"] + (
+                   ["--allow-larger"] if allow_larger else [])
     interrupted = False
     pool = ThreadPoolExecutor(max_workers=jobs)
     children = _Children()
     try:
-        futures = {pool.submit(children.run, path, output, options): relative
+        futures = {pool.submit(children.run, path, output, options,
+                               lambda fraction, name=str(relative): progress.within(name, fraction)): relative
                    for relative, path, output in pending}
         for future in as_completed(futures):
             relative = futures[future]
             entry = future.result()
             entries[relative] = entry
             journal.add(relative, entry)
-            progress.step(str(relative), entry["status"])
+            progress.step(str(relative), entry["status"], failure_detail(entry))
     except KeyboardInterrupt:
         interrupted = True
         children.stop()
@@ -196,7 +224,7 @@ class _Children:
     def __init__(self):
         self.lock, self.running, self.stopped = threading.Lock(), set(), False
 
-    def run(self, source, destination, options):
+    def run(self, source, destination, options, on_progress=None):
         entry = {"input": str(source), "output": str(destination)}
         command = [sys.executable, str(LAUNCHER), "convert-file", str(source), str(destination),
                    *options]
@@ -206,11 +234,17 @@ class _Children:
             child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
             self.running.add(child)
+        lines = []  # stderr apart from progress lines, read beside stdout (no pipe fills up)
+        reader = threading.Thread(target=_read_stderr, args=(child.stderr, lines, on_progress), daemon=True)
+        reader.start()
         try:
-            out, err = child.communicate()
+            out = child.stdout.read()
+            child.wait()
+            reader.join()
         finally:
             with self.lock:
                 self.running.discard(child)
+        err = "".join(lines)
         try:
             return json.loads(out)["files"][0]
         except (ValueError, KeyError, IndexError):
@@ -223,6 +257,18 @@ class _Children:
             self.stopped = True
             for child in self.running:
                 child.terminate()
+
+
+def _read_stderr(stream, lines, on_progress):
+    for line in stream:
+        if line.startswith(PROGRESS_LINE):
+            if on_progress is not None:
+                try:
+                    on_progress(float(line[len(PROGRESS_LINE):]))
+                except ValueError:
+                    pass
+        else:
+            lines.append(line)
 
 
 class _Journal:

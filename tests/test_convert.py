@@ -371,3 +371,13 @@ def test_cli_exits_non_zero_with_the_error_code_and_pointer(tmp_path):
     assert result.returncode == 1
     assert "at /animations/0/channels/0/sampler]" in result.stderr
     assert _run_cli(source, tmp_path / "out.glb", "--tolerance", "-1").returncode != 0
+
+
+def test_progress_is_heard_as_the_fit_goes_from_zero_to_one(tmp_path):
+    """CesiumMan's 19 LINEAR rotations: a call after each one's first fit, then one per animation
+    checked in world space; never backwards, ending at 1."""
+    heard = []
+    report = convert(CESIUM / "glTF-Binary" / "CesiumMan.glb", tmp_path / "walk.glb", progress=heard.append)
+    assert report.written and len(report.channels) == 19
+    assert len(heard) == 19 + 1 and heard == sorted(heard)
+    assert 0.0 < heard[0] < 0.1 and heard[-1] == 1.0
