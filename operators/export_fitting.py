@@ -148,16 +148,18 @@ class ChannelFits:
     def results(self):
         """Every task's core.rotation_export.ChannelKeys, in the order they were added."""
         window_manager = bpy.context.window_manager
-        window_manager.progress_begin(0, max(self.pool.submitted if self.pool else len(self.tasks), 1))
+        total = max(self.pool.submitted if self.pool else len(self.tasks), 1)
+        window_manager.progress_begin(0, total)
+        progress = _reporter(window_manager, total, "fitting")
         try:
             if self.pool:
                 try:
-                    return self._pooled(window_manager.progress_update)
+                    return self._pooled(progress)
                 except WorkerError as error:
                     _warn(f"{error}; fitting in Blender's process instead")
                     self._close()
             self.early.clear()  # every task is fitted here, samples and all
-            return _in_threads(self.tasks, self.options, window_manager.progress_update)
+            return _in_threads(self.tasks, self.options, progress)
         finally:
             window_manager.progress_end()
 
@@ -166,15 +168,15 @@ class ChannelFits:
         worker processes while it has them, else in threads."""
         window_manager = bpy.context.window_manager
         window_manager.progress_begin(0, max(len(tasks), 1))
+        progress = _reporter(window_manager, len(tasks), "refitting")
         try:
             if self.pool:
                 try:
-                    return self.pool.collect([self.pool.submit(task) for task in tasks],
-                                             window_manager.progress_update)
+                    return self.pool.collect([self.pool.submit(task) for task in tasks], progress)
                 except WorkerError as error:
                     _warn(f"{error}; fitting in Blender's process instead")
                     self._close()
-            return _in_threads(tasks, self.options, window_manager.progress_update)
+            return _in_threads(tasks, self.options, progress)
         finally:
             window_manager.progress_end()
 
@@ -201,6 +203,20 @@ class ChannelFits:
         if self.pool:
             self.pool.close()
         self.pool = False if self.pool is not None else None
+
+
+# Who else hears the fits' progress, besides Blender's indicator: ``listener(fraction, stage)``
+# (stage "fitting" or "refitting"), set by the command line (pipeline.blender) to draw its bar.
+listener = None
+
+
+def _reporter(window_manager, total, stage):
+    """progress(done) for one round of fits: Blender's indicator, and the listener if any."""
+    def progress(done):
+        window_manager.progress_update(done)
+        if listener is not None:
+            listener(done / max(total, 1), stage)
+    return progress
 
 
 def _in_threads(tasks, options, progress):

@@ -5,7 +5,12 @@ import os
 import sys
 from pathlib import Path
 
-from .common import _gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, PACKAGE, UsageError, Progress
+from .common import (_gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, PACKAGE, UsageError, Progress,
+                     failure_detail)
+
+# The export's bar inside its second step: (start, share) of each round of fits (the first round
+# is most of the work; a refit round along a chain takes the rest, and may come more than once).
+FIT_SHARE = {"fitting": (0.0, 0.8), "refitting": (0.8, 0.2)}
 
 
 def _bpy():
@@ -165,14 +170,21 @@ def _export_command(args):
                   "action": args.action, "assigned_to": assigned, "fallback": args.fallback,
                   "tolerance_deg": args.tolerance, "property_tolerance": args.property_tolerance,
                   "world_space": not args.per_channel}
+        from ..operators import export_fitting
+        export_fitting.listener = lambda fraction, stage: progress.within(
+            output.name, FIT_SHARE[stage][0] + FIT_SHARE[stage][1] * fraction)
         try:
             outcome, document = export(str(output), options, args.selection)
         except ExportFailed as error:
-            progress.step(output.name, "failed")
-            return {**report, "ok": False, "status": "failed",
-                    "error": _plain_error("EXPORT_FAILED", str(error)), "exit_code": EXIT_FAILED}
+            failed = {**report, "ok": False, "status": "failed",
+                      "error": _plain_error("EXPORT_FAILED", str(error)), "exit_code": EXIT_FAILED}
+            progress.step(output.name, "failed", failure_detail(failed))
+            return failed
         progress.step(output.name, "exported")
     finally:
+        export_fitting = sys.modules.get(f"{PACKAGE}.operators.export_fitting")
+        if export_fitting is not None:
+            export_fitting.listener = None
         progress.end()
     channels = [dict(vars(c)) for c in outcome.channels]
     return {**report, "ok": True, "status": "exported", "summary": export_session.summary(outcome),

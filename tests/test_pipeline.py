@@ -5,7 +5,6 @@ Every run is a child process, as users run it: ``python pipeline_run.py convert 
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -14,6 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from terminal import bar_states, on_a_terminal
 
 from gltf_sqlerp import core
 
@@ -270,35 +271,9 @@ def test_convert_file_and_report_file(tmp_path, shared_assets):
     assert report_of(wrong)["files"][0]["error"]["code"] == "ValueError"
 
 
-def on_a_terminal(*args):
-    """Run pipeline_run.py with stderr on a pseudo-terminal, as in a shell: (exit code, stderr)."""
-    import pty
-    main, side = pty.openpty()
-    child = subprocess.Popen([sys.executable, str(LAUNCHER), *map(str, args)], stdout=subprocess.PIPE,
-                             stderr=side, stdin=subprocess.DEVNULL)
-    os.close(side)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    child.wait(timeout=300)
-    os.close(main)
-    return child.returncode, b"".join(chunks).decode("utf-8", "replace")
-
-
-def bar_states(text):
-    """The bar's fills, in the order drawn."""
-    return [len(fill) for fill in re.findall(r"\[(#*)\.*\]", text)]
-
-
 def test_the_bar_moves_within_a_file_and_a_failure_shows_its_code(tmp_path, shared_assets):
     source = shared_assets / CESIUM / "glTF-Binary" / "CesiumMan.glb"
-    code, shown = on_a_terminal("convert-file", source, tmp_path / "walk.glb", "--tolerance", TOLERANCE)
+    code, shown = on_a_terminal(LAUNCHER, "convert-file", source, tmp_path / "walk.glb", "--tolerance", TOLERANCE)
     assert code == 0, shown
     fills = bar_states(shown)
     assert "working: " in shown and fills == sorted(fills) and len(set(fills)) >= 4, fills
@@ -308,7 +283,7 @@ def test_the_bar_moves_within_a_file_and_a_failure_shows_its_code(tmp_path, shar
     folder.mkdir()
     shutil.copy(source, folder / "walk.glb")
     (folder / "broken.gltf").write_text(json.dumps(BROKEN))
-    code, shown = on_a_terminal("convert", folder, tmp_path / "out", "--tolerance", TOLERANCE, "--jobs", "1")
+    code, shown = on_a_terminal(LAUNCHER, "convert", folder, tmp_path / "out", "--tolerance", TOLERANCE, "--jobs", "1")
     assert code == 1
     assert "working: walk.glb" in shown  # the parent draws its child's progress
     assert "failed: broken.gltf (UNRESOLVED_REFERENCE at /animations/0/samplers/0/input: " in shown

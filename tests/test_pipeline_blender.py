@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from terminal import bar_states, on_a_terminal
 
 from gltf_sqlerp import core
 
@@ -100,6 +101,22 @@ def test_export_a_blend_action_with_cubicslerp(tmp_path):
     missing, report = run("export", blend, "--output", tmp_path / "x.glb", "--action", "Nope")
     assert missing.returncode == 2 and "Nope" in report["error"]
     assert not (tmp_path / "x.glb").exists()
+
+
+def test_an_export_on_a_terminal_draws_its_fits_on_the_bar(tmp_path):
+    """Between "prepared" and "exported" the bar moves while the rotations are fitted (the fits'
+    progress reaches the command line, not only Blender's own indicator)."""
+    blend = tmp_path / "spin.blend"
+    script = tmp_path / "make_blend.py"
+    script.write_text(MAKE_BLEND)
+    assert subprocess.run([sys.executable, str(script), str(blend)], timeout=300).returncode == 0
+    code, shown = on_a_terminal(LAUNCHER, "export", blend, "--output", tmp_path / "spin.glb",
+                                "--action", "Spin")
+    assert code == 0, shown[-3000:]
+    fills = bar_states(shown)
+    assert shown.index("prepared: spin.glb") < shown.index("working: spin.glb") < shown.index(
+        "exported: spin.glb")
+    assert fills[0] < fills[-1] and max(fills) == fills[-1], fills
 
 
 def test_the_built_extension_ships_the_launcher_and_it_runs_from_there(tmp_path, shared_assets):
