@@ -46,8 +46,11 @@ def _parser():
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def common(sub):
-        sub.add_argument("--report", metavar="FILE", help="write the JSON report here (default stdout)")
-        sub.add_argument("--quiet", action="store_true", help="no progress output on stderr")
+        sub.add_argument("--report", metavar="FILE",
+                         help="write the JSON report to FILE (default: print it on stdout)")
+        sub.add_argument("--quiet", action="store_true",
+                         help="no progress on stderr (default: off; a bar on a terminal, else a "
+                              "line per file)")
         return sub
 
     verify = common(commands.add_parser(
@@ -55,12 +58,15 @@ def _parser():
         description="Import FILE with import_scene.gltf_sqlerp into an empty scene; report, per "
         "clip and channel, the largest difference between Blender's curves and the spec."))
     verify.add_argument("file", help="a .gltf or .glb")
-    verify.add_argument("--source", choices=("EXTENSION", "FALLBACK"), default="EXTENSION")
+    verify.add_argument("--source", choices=("EXTENSION", "FALLBACK"), default="EXTENSION",
+                        help="play the CUBICSLERP samplers (EXTENSION) or what viewers without the "
+                             "extension play (FALLBACK) (default: %(default)s)")
     verify.add_argument("--tolerance", type=float, default=0.01, metavar="DEG",
                         help="import rotation tolerance (degrees, default 0.01); a rotation "
                              "channel further than this from the spec fails the run")
     verify.add_argument("--no-world", action="store_true",
-                        help="skip the world-space measure (tools/fidelity.py, checkouts only)")
+                        help="skip the world-space measure (tools/fidelity.py, checkouts only; "
+                             "default: off)")
 
     export = common(commands.add_parser(
         "export", help="export a .blend (or the current scene) with CUBICSLERP rotations "
@@ -69,22 +75,34 @@ def _parser():
     export.add_argument("blend", nargs="?", help="a .blend to open (default: the current scene)")
     export.add_argument("--output", "-o", required=True, help="the .glb or .gltf to write")
     export.add_argument("--action", metavar="NAME",
-                        help="make this action the active one of the objects it animates first")
+                        help="make this action the active one of the objects it animates first "
+                             "(default: the actions as the .blend has them)")
     export.add_argument("--object", metavar="NAME", action="append",
                         help="with --action: the object(s) to give it (default: every object "
                              "with animation data, else the active object)")
     export.add_argument("--fallback", choices=("AUTO", "LINEAR", "SAMPLED", "CUBICSPLINE", "NONE"),
-                        default="AUTO")
-    export.add_argument("--tolerance", type=float, default=0.01, metavar="DEG")
-    export.add_argument("--fallback-tolerance", type=float, default=0.1, metavar="DEG")
-    export.add_argument("--precision", choices=("SHORT", "FLOAT"), default="SHORT")
+                        default="AUTO",
+                        help="what viewers without the extension play: AUTO the smaller of a fitted "
+                             "LINEAR or CUBICSPLINE sampler, LINEAR fitted, SAMPLED the bundled "
+                             "exporter's per-frame keys, CUBICSPLINE fitted, NONE none (the file "
+                             "then requires the extension) (default: %(default)s)")
+    export.add_argument("--tolerance", type=float, default=0.01, metavar="DEG",
+                        help="largest angle between the world rotations the extension plays and "
+                             "Blender's (degrees, default: %(default)s)")
+    export.add_argument("--fallback-tolerance", type=float, default=0.1, metavar="DEG",
+                        help="the same for the fallback (degrees, at least --tolerance, "
+                             "default: %(default)s)")
+    export.add_argument("--precision", choices=("SHORT", "FLOAT"), default="SHORT",
+                        help="quaternions as normalized 16-bit integers (SHORT) or 32-bit floats "
+                             "(default: %(default)s)")
     export.add_argument("--property-tolerance", type=float, default=1e-4, metavar="FRACTION",
                         help="translation, scale and morph-weight keys within this fraction of the "
                              "model's size (default 1e-4; 0 keeps a key per frame)")
     export.add_argument("--per-channel", action="store_true",
                         help="hold the tolerances per channel, not for world rotations (faster on "
-                             "rigs with long animated chains)")
-    export.add_argument("--selection", action="store_true", help="selected objects only")
+                             "rigs with long animated chains; default: off)")
+    export.add_argument("--selection", action="store_true",
+                        help="selected objects only (default: off, the whole scene)")
 
     def conversion_options(sub):
         sub.add_argument("--tolerance", type=float, default=0.01, metavar="DEG",
@@ -97,11 +115,12 @@ def _parser():
                          help="what viewers without the extension play, in world space (degrees, "
                               "at least --tolerance, default 0.1)")
         sub.add_argument("--allow-larger", action="store_true",
-                         help="write an output that is not smaller than its input (default: skip it)")
+                         help="write an output that is not smaller than its input (default: off, "
+                              "nothing is written)")
         sub.add_argument("--progress-lines", action="store_true", help=argparse.SUPPRESS)
         sub.add_argument("--force", action="store_true",
                          help="convert again even when the output is up to date (same input files, "
-                              "options and tool version)")
+                              "options and tool version; default: off)")
 
     convert = common(commands.add_parser(
         "convert", help="convert a folder of .gltf/.glb files, in parallel, resumable (numpy only)",

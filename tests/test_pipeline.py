@@ -316,3 +316,29 @@ console.log(JSON.stringify({label: JOB_TYPE.label, tasks}));
     assert args[:4] == ["--python", "/farm/gltf_sqlerp/pipeline_run.py", "--", "convert-file"]
     assert args[4:6] == ["/farm/in/sub/b.gltf", "/farm/out/sub/b.gltf"]
     assert "0.05" in args
+
+
+def option_actions(parser):
+    """(command, option strings, help, required) of every option of ``parser`` and its commands."""
+    import argparse
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from ((f"{parser.prog} {name}",) + row[1:] for row in option_actions(sub))
+        elif action.option_strings and not isinstance(action, argparse._HelpAction) \
+                and action.help != argparse.SUPPRESS:
+            yield parser.prog, action.option_strings, action.help, action.required
+
+
+def test_every_option_says_what_it_does_and_its_default():
+    """pipeline_run.py's commands and the tools a newcomer runs first (demo, sqlerp_convert)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import demo
+    import sqlerp_convert
+    from gltf_sqlerp import pipeline
+    rows = [row for parser in (pipeline._parser(), demo.parser(), sqlerp_convert.parser())
+            for row in option_actions(parser)]
+    assert len(rows) > 30
+    missing = [(command, options) for command, options, text, required in rows
+               if not text or not (required or "default" in text)]
+    assert missing == []

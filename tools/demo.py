@@ -55,12 +55,20 @@ def report_animation(document, animation, fps, metrics):
     return worst
 
 
+def parser() -> argparse.ArgumentParser:
+    """The command line's options (also read by tests/test_pipeline.py)."""
+    built = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    built.add_argument("file", nargs="?", default=str(DEFAULT_SAMPLE),
+                       help="a .gltf or .glb (default: samples/sqlerp_arm.gltf)")
+    built.add_argument("--fps", type=float, default=60.0,
+                       help="frame rate for dense sampling (default: %(default)s)")
+    built.add_argument("--core-only", action="store_true",
+                       help="skip the Blender part (default: off)")
+    return built
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("file", nargs="?", default=str(DEFAULT_SAMPLE), help="a .gltf or .glb")
-    parser.add_argument("--fps", type=float, default=60.0, help="frame rate for dense sampling")
-    parser.add_argument("--core-only", action="store_true", help="skip the Blender part")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     core, metrics = _import_core()
     try:
         document = core.load(args.file)
