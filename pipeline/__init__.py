@@ -155,7 +155,7 @@ def main(argv=None):
             report = _COMMANDS[args.command](args)
         code = report.pop("exit_code")
     except UsageError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(error, file=sys.stderr)
         report, code = {"command": args.command, "ok": False, "error": str(error)}, EXIT_USAGE
     report["exit_code"] = code
     report["seconds"] = round(time.perf_counter() - started, 3)

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from .common import (_gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, PACKAGE, UsageError, Progress,
-                     failure_detail)
+                     failure_detail, no_such_file)
 
 # The export's bar inside its second step: (start, share) of each round of fits (the first round
 # is most of the work; a refit round along a chain takes the rest, and may come more than once).
@@ -46,7 +46,7 @@ def _verify_command(args):
     from ..core import GltfError, load
     path = Path(args.file)
     if not path.is_file():
-        raise UsageError(f"{path}: no such file")
+        raise UsageError(no_such_file(path))
     report = {"command": "verify", "file": str(path), "source": args.source,
               "tolerance_deg": args.tolerance}
     progress = Progress(3, "verify", args.quiet)
@@ -54,9 +54,10 @@ def _verify_command(args):
         try:
             document = load(str(path))
         except GltfError as error:
-            progress.step(path.name, "invalid")
-            return {**report, "ok": False, "status": "failed", "error": _gltf_error(error),
-                    "exit_code": EXIT_FAILED}
+            failed = {**report, "ok": False, "status": "failed", "error": _gltf_error(error),
+                      "exit_code": EXIT_FAILED}
+            progress.step(path.name, "failed", failure_detail(failed))
+            return failed
         progress.step(path.name, "loaded")
         enable_addon()
         bpy.ops.wm.read_homefile(use_empty=True)
@@ -148,7 +149,7 @@ def _export_command(args):
     if output.suffix.lower() not in SUFFIXES:
         raise UsageError(f"--output {output}: must end in .glb or .gltf")
     if args.blend is not None and not Path(args.blend).is_file():
-        raise UsageError(f"{args.blend}: no such file")
+        raise UsageError(no_such_file(args.blend))
     progress = Progress(2, "export", args.quiet)
     try:
         if args.blend is not None:

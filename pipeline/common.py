@@ -19,6 +19,24 @@ class UsageError(Exception):
     """Exit code 2: the command cannot run as asked."""
 
 
+# One wording per kind of problem, for pipeline_run.py and the tools a user runs (tools/demo.py,
+# tools/sqlerp_convert.py): a missing input is a usage error (exit 2), an invalid file a failed
+# file (exit 1) with every finding's code and JSON pointer.
+def no_such_file(path) -> str:
+    return f"{path}: no such file"
+
+
+def no_such_folder(path) -> str:
+    return f"{path}: no such folder"
+
+
+def invalid_gltf(path, error) -> list:
+    """The lines that report a core.GltfError of ``path``."""
+    count = len(error.findings)
+    return [f"{path}: invalid glTF ({count} error{'s' if count != 1 else ''}), nothing done:"] + [
+        f"  {finding}" for finding in error.findings]
+
+
 def _terminate_as_interrupt():
     """SIGTERM (a farm cancelling a task, ``kill``) ends a run like Ctrl+C: atomic writes remove
     their temporary file and a folder conversion stops its children and still reports."""
@@ -87,8 +105,10 @@ class Progress:
             self.partial.pop(name, None)
             self.done += 1
             text = f"{status}: {name}" + (f" ({detail})" if detail else "")
+            if self.tty and not self.quiet and detail:  # kept whole above the bar, never cut
+                sys.stderr.write(f"\r{self.label} {self.done}/{self.total} {text}".ljust(161) + "\n")
             if self.tty or self.quiet:
-                self._update(text)
+                self._update(f"{status}: {name}")
                 if self.tty and not self.quiet and self.done >= self.total:
                     sys.stderr.write("\n")
             else:
@@ -116,11 +136,14 @@ class Progress:
 
 
 def failure_detail(entry):
-    """'CODE at /pointer: message' of a failed report entry ("" otherwise), for a progress line."""
+    """What went wrong with a failed report entry ("" otherwise), for its progress line: an invalid
+    file's first finding as invalid_gltf words it, else 'CODE: message'."""
     error = entry.get("error") if entry.get("status") == "failed" else None
     if not error:
         return ""
     where = f" at {error['pointer']}" if error.get("pointer") else ""
+    if "findings" in error:  # a core.GltfError: as invalid_gltf words it
+        return f"invalid glTF: {error.get('message')} [{error.get('code')}{where}]"
     return f"{error.get('code')}{where}: {error.get('message')}"
 
 

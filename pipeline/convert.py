@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from .common import (_gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, JOURNAL, LAUNCHER, UsageError,
-                     Progress, failure_detail)
+                     Progress, failure_detail, no_such_file, no_such_folder)
 from .fingerprint import fingerprint, output_fingerprint, provenance
 
 STATUSES = ("converted", "unchanged", "skipped", "failed")
@@ -87,7 +87,7 @@ def _details(report, seconds):
 def _convert_file_command(args):
     _check_conversion_args(args)
     if not Path(args.input).is_file():
-        raise UsageError(f"{args.input}: no such file")
+        raise UsageError(no_such_file(args.input))
     if args.progress_lines:  # a child of ``convert``: its parent draws the bar
         progress, report = None, _ProgressLines()
     else:
@@ -149,7 +149,7 @@ def convert_folder(input_dir, output_dir, jobs=None, tolerance=0.01, min_ratio=1
     to ``jobs`` child processes at a time; returns the report (dict, with ``exit_code``)."""
     source_root, target_root = Path(input_dir), Path(output_dir)
     if not source_root.is_dir():
-        raise UsageError(f"{source_root}: no such folder")
+        raise UsageError(no_such_folder(source_root))
     target_root.mkdir(parents=True, exist_ok=True)
     jobs = max(1, jobs or os.cpu_count() or 1)
     inputs = gltf_files(source_root, exclude=target_root.resolve())

@@ -286,7 +286,8 @@ def test_the_bar_moves_within_a_file_and_a_failure_shows_its_code(tmp_path, shar
     code, shown = on_a_terminal(LAUNCHER, "convert", folder, tmp_path / "out", "--tolerance", TOLERANCE, "--jobs", "1")
     assert code == 1
     assert "working: walk.glb" in shown  # the parent draws its child's progress
-    assert "failed: broken.gltf (UNRESOLVED_REFERENCE at /animations/0/samplers/0/input: " in shown
+    assert "failed: broken.gltf (invalid glTF: " in shown
+    assert "[UNRESOLVED_REFERENCE at /animations/0/samplers/0/input])" in shown
 
 
 def test_flamenco_job_type_makes_one_task_per_file(tmp_path):
@@ -342,3 +343,25 @@ def test_every_option_says_what_it_does_and_its_default():
     missing = [(command, options) for command, options, text, required in rows
                if not text or not (required or "default" in text)]
     assert missing == []
+
+
+def test_one_wording_and_one_exit_code_per_kind_of_problem(tmp_path):
+    """A missing input: exit 2 and '<path>: no such file'; an invalid file: exit 1 and 'invalid
+    glTF' with its code and JSON pointer; in pipeline_run.py and the tools a newcomer runs first."""
+    missing, broken = tmp_path / "missing.glb", tmp_path / "broken.gltf"
+    broken.write_text(json.dumps(BROKEN))
+    commands = {
+        "convert-file": lambda source: [LAUNCHER, "convert-file", source, tmp_path / "out.gltf"],
+        "verify": lambda source: [LAUNCHER, "verify", source],
+        "demo": lambda source: [ROOT / "tools" / "demo.py", source, "--core-only"],
+        "sqlerp_convert": lambda source: [ROOT / "tools" / "sqlerp_convert.py", source,
+                                          tmp_path / "out.gltf"]}
+    for name, command in commands.items():
+        gone = subprocess.run([sys.executable, *map(str, command(missing))], capture_output=True,
+                              text=True, timeout=300)
+        assert gone.returncode == 2 and f"{missing}: no such file" in gone.stderr, (name, gone.stderr)
+        bad = subprocess.run([sys.executable, *map(str, command(broken))], capture_output=True,
+                             text=True, timeout=300)
+        assert bad.returncode == 1, (name, bad.stderr)
+        assert "invalid glTF" in bad.stderr, (name, bad.stderr)
+        assert "[UNRESOLVED_REFERENCE at /animations/0/samplers/0/input]" in bad.stderr, name

@@ -70,13 +70,15 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None):
     args = parser().parse_args(argv)
     core, metrics = _import_core()
+    from gltf_sqlerp.pipeline.common import EXIT_FAILED, EXIT_USAGE, invalid_gltf, no_such_file
+    if not Path(args.file).is_file():
+        print(no_such_file(args.file), file=sys.stderr)
+        return EXIT_USAGE
     try:
         document = core.load(args.file)
     except core.GltfError as error:
-        print(f"{args.file}: invalid glTF animation")
-        for finding in error.findings:
-            print(f"  {finding}")
-        return 1
+        print("\n".join(invalid_gltf(args.file, error)), file=sys.stderr)
+        return EXIT_FAILED
     print(f"{args.file}: valid, {len(document.animations)} animation(s), "
           f"{len(document.warnings)} warning(s)")
     for warning in document.warnings:

@@ -109,17 +109,19 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None):
     args = parser().parse_args(argv)
     core, convert = _import_core()
+    from gltf_sqlerp.pipeline.common import EXIT_FAILED, EXIT_USAGE, invalid_gltf, no_such_file
+    if not Path(args.input).is_file():
+        print(no_such_file(args.input), file=sys.stderr)
+        return EXIT_USAGE
     try:
         report = convert.convert(args.input, args.output, args.tolerance, args.min_ratio,
                                  args.fallback_tolerance, args.allow_larger)
     except core.GltfError as error:
-        print(f"{args.input}: invalid glTF, nothing written", file=sys.stderr)
-        for finding in error.findings:
-            print(f"  {finding}", file=sys.stderr)
-        return 1
+        print("\n".join(invalid_gltf(args.input, error)), file=sys.stderr)
+        return EXIT_FAILED
     except (OSError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        print(f"{args.output}: {error}", file=sys.stderr)
+        return EXIT_USAGE
     for warning in report.warnings:
         print(f"  {warning}")
     if report.channels:
