@@ -74,8 +74,11 @@ def _verify_command(args):
                     "error": _plain_error("IMPORT_FAILED", message or f"result {sorted(result)}"),
                     "exit_code": EXIT_FAILED}
         clips = measure_clips(bpy, args.source)
+        # One name per clip in the report: the one Blender gave it (the bundled importer names an
+        # unnamed animation "Anim_N", the core "Animation_N").
+        names = {clip["animation"]: clip["name"] for clip in clips}
         world, world_note = (None, "--no-world") if args.no_world else \
-            world_fidelity(document, args.source)
+            world_fidelity(document, args.source, names)
         progress.step(path.name, "measured")
     finally:
         progress.end()
@@ -91,10 +94,11 @@ def _verify_command(args):
             "exit_code": EXIT_OK if ok else EXIT_FAILED}
 
 
-def world_fidelity(document, source="EXTENSION"):
+def world_fidelity(document, source="EXTENSION", names=None):
     """(per animation: world rotations and skinned vertices against the spec at every frame and
     half frame, note) with the repository's tools/fidelity.py when this is a checkout (it is not
-    in the extension zip); (None, why not) otherwise."""
+    in the extension zip); (None, why not) otherwise. ``names``: {animation index: clip name}
+    (default: the core's names)."""
     tool = Path(__file__).resolve().parents[1] / "tools" / "fidelity.py"
     if PACKAGE != "gltf_sqlerp" or not tool.is_file():
         return None, "world rotations and vertices are measured from a repository checkout only " \
@@ -110,7 +114,8 @@ def world_fidelity(document, source="EXTENSION"):
     results = []
     for index, animation in enumerate(document.animations):
         measured = fidelity.measure(document, index, use_fallback=source == "FALLBACK")
-        results.append({"animation": index, "name": animation.name, "samples": measured.samples,
+        name = (names or {}).get(index, animation.name)
+        results.append({"animation": index, "name": name, "samples": measured.samples,
                         "rotation_max_deg": measured.rotation_max_deg,
                         "rotation_worst": measured.rotation_worst,
                         "vertex_max": measured.vertex_max, "vertex_worst": measured.vertex_worst,

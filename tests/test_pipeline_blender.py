@@ -60,6 +60,15 @@ def test_verify_the_sample_within_the_tolerance():
     assert world["vertex_max"] < 1e-4
 
 
+def test_verify_gives_each_clip_one_name(shared_assets):
+    """CesiumMan's animation has no name: Blender's importer calls it "Anim_0" and so does every
+    part of the report (the world measure used the core's "Animation_0")."""
+    result, report = run("verify", shared_assets / "khronos" / "CesiumMan" / "glTF" / "CesiumMan.gltf")
+    assert result.returncode == 0, result.stderr
+    assert [c["name"] for c in report["clips"]] == ["Anim_0"]
+    assert [w["name"] for w in report["world"]] == ["Anim_0"]
+
+
 def test_verify_an_invalid_file_fails_with_its_code_and_pointer(tmp_path):
     gltf = json.loads(SAMPLE.read_text())
     gltf["animations"][0]["channels"][0]["sampler"] = 99
