@@ -65,7 +65,7 @@ def fail(message: str) -> None:
     """The export cannot write CUBICSLERP samplers: say why, leave the file as gathered."""
     global last_outcome
     last_outcome = Outcome(error=message)
-    print(summary(last_outcome))
+    _to_console(last_outcome)
 
 
 def rewrite(animations: list, scene, options) -> None:
@@ -83,7 +83,14 @@ def rewrite(animations: list, scene, options) -> None:
         last_outcome = Outcome(error=f"{type(error).__name__}: {error}")
     else:  # translation, scale and weights keys (never raises: a failure is the outcome's error)
         export_compaction.compact(animations, scene, options, last_outcome)
-    print(summary(last_outcome))
+    _to_console(last_outcome)
+
+
+def _to_console(outcome):
+    """The outcome on the console, where an export from the bundled dialog says it; our operator
+    and the command line report it themselves (once)."""
+    if _override is None:
+        print(summary(outcome))
 
 
 def summary(outcome):

@@ -91,9 +91,20 @@ def test_the_readme_opens_with_the_two_setup_commands():
     assert "dev.py test" in (ROOT / ".ci" / "run").read_text()
 
 
-def test_the_first_setup_command_runs(example_out):
+def test_the_first_setup_command_runs_and_says_each_thing_once(example_out):
+    """The demo: within the tolerance; its export summary once (not also Blender's echo of the
+    operator's report and the hook's console line); the channel rows aligned; each validator
+    warning's meaning on its line; Blender's own console chatter kept out."""
     done = _run(["bash", "-c", SETUP[0]], SETUP[0])
-    assert "this add-on is within the tolerance" in done.stdout
+    out = done.stdout
+    assert "this add-on is within the tolerance" in out
+    assert out.count("EXT_animation_sqlerp: 3 rotation channels") == 1, out
+    rows = [line for line in out.splitlines() if "keys (kept from the import)" in line]
+    assert len(rows) == 3 and len({line.index("CUBICSLERP") for line in rows}) == 1, rows
+    validator = [line for line in out.splitlines() if line.startswith("  Khronos glTF-Validator, ")]
+    assert len(validator) == 2 and all(" 0 errors" in line for line in validator)
+    assert "VALUE_NOT_IN_LIST (the draft's CUBICSLERP" in validator[0]
+    assert not re.search(r"^(\d\d:\d\d:\d\d \| INFO|Info: |INFO )", out, re.MULTILINE), out
 
 
 @pytest.mark.parametrize("line, language, code", EXAMPLES, ids=[f"line{b[0]}" for b in EXAMPLES])

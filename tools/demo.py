@@ -107,7 +107,8 @@ def report_blender(path, document):
     demo_export = runpy.run_path(str(ROOT / "tools" / "demo_export.py"), run_name="demo_export")
     try:
         for label, exact in (("bundled importer", False), ("this add-on", True)):
-            fidelity["import_gltf"](path, exact=exact)
+            with demo_export["blender_console_aside"]():
+                fidelity["import_gltf"](path, exact=exact)
             for animation in document.animations:
                 result = fidelity["measure"](document, animation.index)
                 print(f"  {label:<17} '{animation.name}': rotation max {result.rotation_max_deg:.5f}°,"

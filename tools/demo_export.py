@@ -8,12 +8,46 @@ glTF-Validator (when ``python dev.py demo`` found Node.js and installed it), and
 printed side by side.
 """
 
+import contextlib
 import importlib.util
 import os
+import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# What the Khronos validator's warnings on these files mean, in one line each.
+WARNINGS = {
+    "UNSUPPORTED_EXTENSION": "the validator does not know the draft EXT_animation_sqlerp",
+    "VALUE_NOT_IN_LIST": "the draft's CUBICSLERP sampler interpolation, unknown to the validator",
+    "NODE_SKINNED_MESH_NON_ROOT": "Blender parents the skinned mesh to its armature",
+    "ACCESSOR_JOINTS_USED_ZERO_WEIGHT": "the sample's skin lists joints with weight 0",
+    "UNUSED_OBJECT": "data the file holds and nothing uses",
+}
+
+
+@contextlib.contextmanager
+def blender_console_aside():
+    """Blender's and its glTF add-on's own console lines (they print at the file-descriptor level)
+    go to a log while Blender works, so that the demo prints its figures once; the log is shown
+    if the work fails."""
+    sys.stdout.flush()
+    with tempfile.TemporaryFile(mode="w+") as log:
+        saved = os.dup(1)
+        os.dup2(log.fileno(), 1)
+        try:
+            yield
+        except BaseException:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            log.seek(0)
+            sys.stderr.write(log.read())
+            raise
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def report_preview(document, fidelity):
@@ -29,7 +63,7 @@ def report_preview(document, fidelity):
     finally:
         scene.gltf_sqlerp_preview.enabled = False
         preview.refresh(scene)
-    print(f"  live preview       every clip: rotation max {worst:.5f}° (posed by the core evaluator)")
+    print(f"  {'live preview':<17} every clip: rotation max {worst:.5f}° (posed by the core evaluator)")
     return worst
 
 
@@ -39,18 +73,20 @@ def report_export(document):
     from gltf_sqlerp.operators import export_session
     with tempfile.TemporaryDirectory(prefix="gltf_sqlerp_demo_") as folder:
         ours, bundled = Path(folder) / "sqlerp.glb", Path(folder) / "bundled.glb"
-        result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(ours), fallback='LINEAR')
-        outcome = export_session.last_outcome
         scene = bpy.context.scene
-        scene.gltf_sqlerp_export.enabled = False
-        try:
-            bpy.ops.export_scene.gltf(filepath=str(bundled), export_format='GLB')
-        finally:
-            scene.gltf_sqlerp_export.enabled = True
+        with blender_console_aside():
+            result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(ours), fallback='LINEAR')
+            outcome = export_session.last_outcome
+            scene.gltf_sqlerp_export.enabled = False
+            try:
+                bpy.ops.export_scene.gltf(filepath=str(bundled), export_format='GLB')
+            finally:
+                scene.gltf_sqlerp_export.enabled = True
         print(f"\nexport ({', '.join(result)}): {export_session.summary(outcome)}")
+        width = max((len(channel.target) for channel in outcome.channels), default=0)
         for channel in outcome.channels:
             how = "kept from the import" if channel.kept else "fitted"
-            print(f"  {channel.target:<10} CUBICSLERP {channel.keys:>3} keys ({how}), "
+            print(f"  {channel.target:<{width}}  CUBICSLERP {channel.keys:>3} keys ({how}), "
                   f"{channel.max_error_deg:.4f}° from Blender; "
                   f"LINEAR fallback {channel.fallback_keys:>3} keys, "
                   f"{channel.fallback_error_deg:.3f}° from the CUBICSLERP curve")
@@ -90,9 +126,22 @@ def _validate(paths):
     for path, report in zip(paths, validator.validate_all(paths)):
         issues = report["issues"]
         errors += issues["numErrors"]
-        print(f"  Khronos glTF-Validator, {path.name}: {issues['numErrors']} errors, "
-              f"{issues['numWarnings']} warnings")
+        print(f"  Khronos glTF-Validator, {path.name}: {_count(issues['numErrors'], 'error')}, "
+              f"{_count(issues['numWarnings'], 'warning')}{_warnings_explained(issues)}")
     return errors
+
+
+def _count(number, noun):
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _warnings_explained(issues):
+    """'' or ': 3 UNSUPPORTED_EXTENSION (what it means), ...' for the validator's warnings."""
+    codes = Counter(m["code"] for m in issues.get("messages", []) if m.get("severity") == 1)
+    if not codes:
+        return ""
+    return ": " + "; ".join(f"{count} {code}" + (f" ({WARNINGS[code]})" if code in WARNINGS else "")
+                            for code, count in codes.most_common())
 
 
 def _validator():
