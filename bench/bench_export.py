@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
+import devpath
 
 ROOT = Path(__file__).resolve().parents[1]
 WARN_DEG = 0.002  # the export's own world maxima against ours: a larger gap is worth a look
@@ -204,8 +204,8 @@ class RigRun:
             if isinstance(self.peers_bin, str):
                 self.add(modes.Row(modes.Mode(label, label), failed=self.peers_bin))
                 continue
-            row, error = modes.attempt(lambda: modes.run_peer(self.peers_bin, label, self.path("bundled"),
-                                                              self.path(label)))
+            row, error = modes.attempt(lambda label=label: modes.run_peer(
+                self.peers_bin, label, self.path("bundled"), self.path(label)))
             row = row or modes.Row(modes.Mode(label, label), failed=error)
             self.add(row if row.failed else modes.measure(row, self.path(label), self.motion, self.baseline))
             if not row.failed:

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
+import devpath
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
@@ -43,7 +43,7 @@ def best_import_times(fidelity, path, repeats):
         for exact in (False, True):
             fidelity.reset_scene()
             start = time.perf_counter()
-            result = devpath.quiet(lambda: fidelity.run_import(path, exact=exact))
+            result = devpath.quiet(lambda exact=exact: fidelity.run_import(path, exact=exact))
             elapsed = time.perf_counter() - start
             if result != {'FINISHED'}:
                 raise RuntimeError(f"import of {path} ({'ours' if exact else 'bundled'}) returned {result}")

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
+import devpath
 
 ROOT = Path(__file__).resolve().parents[1]
 RIGS = {  # keyed_rig.build() arguments of bench_export.py's rigs (1) and (2)

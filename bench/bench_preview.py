@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
+import devpath
 
 ROOT = Path(__file__).resolve().parents[1]
 FRAMES = [10.0 + 0.5 * i for i in range(200)]
@@ -102,7 +102,7 @@ def main():
     missed = []
     try:
         for label, path, source in cases:
-            devpath.quiet(lambda: fidelity.import_gltf(str(path)))
+            devpath.quiet(lambda path=path: fidelity.import_gltf(str(path)))
             scene = bpy.context.scene
             scene.gltf_sqlerp_preview.source = source
             off, on = best_passes(scene, preview, args.repeats)

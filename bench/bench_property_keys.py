@@ -21,10 +21,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import real_clips  # noqa: E402  (imports bpy and the package)
+import real_clips
 
 bpy, fidelity, core = real_clips.bpy, real_clips.fidelity, real_clips.core
 PATHS = ("translation", "scale", "weights")

@@ -71,7 +71,7 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
+import devpath
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSETS = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared")) / "assets"
@@ -178,7 +178,7 @@ def write_files(name: str, folder: Path, peers_bin: Path | str) -> tuple[dict, d
     file (their own baseline for the note line: key '<peer> baseline')."""
     modes = ["bundled", "no animation"] + [f"ours {fallback}" for fallback in OURS]
     paths = {mode: folder / f"{name}_{mode.replace(' ', '_')}.glb" for mode in modes}
-    errors = {mode: attempt(lambda: export(mode, paths[mode])) for mode in modes}
+    errors = {mode: attempt(lambda mode=mode: export(mode, paths[mode])) for mode in modes}
     for label in PEERS:
         for source, key in (("bundled", label), ("no animation", f"{label} baseline")):
             paths[key] = folder / f"{name}_{key.replace(' ', '_')}.glb"
@@ -187,7 +187,8 @@ def write_files(name: str, folder: Path, peers_bin: Path | str) -> tuple[dict, d
             elif errors[source]:
                 errors[key] = f"no {source} file"
             else:
-                errors[key] = attempt(lambda: run_peer(peers_bin, label, paths[source], paths[key]))
+                errors[key] = attempt(lambda label=label, source=source, key=key: run_peer(
+                    peers_bin, label, paths[source], paths[key]))
     return paths, {mode: error for mode, error in errors.items() if error}
 
 
@@ -365,7 +366,7 @@ def main() -> int:
     rc.fidelity.enable_addon()
     try:
         for source in clips:
-            problem = attempt(lambda: run_clip(source, folder, peers_bin))
+            problem = attempt(lambda source=source: run_clip(source, folder, peers_bin))
             if problem:  # an import that fails, say: the other clips still run
                 print(f"\n{source.name}: FAILED: {problem}", flush=True)
     finally:

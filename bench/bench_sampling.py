@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
+import devpath
 
 ROOT = Path(__file__).resolve().parents[1]
 BPY_PYTHONS = (ROOT / ".venv" / "bin" / "python", ROOT / ".venv" / "Scripts" / "python.exe")
@@ -137,7 +137,7 @@ def main():
     use_mathutils = not args.core_only
     if use_mathutils and "bpy" not in sys.modules:
         try:
-            import bpy  # noqa: F401  (makes mathutils importable)
+            import bpy
         except ImportError:
             for python in BPY_PYTHONS:
                 if has_bpy(python):
@@ -160,7 +160,8 @@ def main():
     rates, outputs = {}, {}
     for label, name, values, rotation in core_cases(times, keys, sqlerp_values, rng):
         seconds, out = best_time(
-            lambda: interpolation.evaluate(name, times, values, query, rotation=rotation), REPEATS)
+            lambda name=name, values=values, rotation=rotation: interpolation.evaluate(
+                name, times, values, query, rotation=rotation), REPEATS)
         rates[label], outputs[label] = SAMPLES / seconds, out
         print(f"{label:<28}{seconds * 1e3:>9.1f}{SAMPLES / seconds:>16,.0f}")
 

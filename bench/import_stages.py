@@ -28,7 +28,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
+import devpath
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
@@ -83,7 +83,7 @@ def measure(fidelity, spent, path, repeats):
             fidelity.reset_scene()
             spent.clear()
             started = time.perf_counter()
-            devpath.quiet(lambda: fidelity.run_import(path, exact=exact))
+            devpath.quiet(lambda exact=exact: fidelity.run_import(path, exact=exact))
             elapsed = time.perf_counter() - started
             if round_ < 2:
                 continue  # warm-ups

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
+import devpath
 
 ROOT = Path(__file__).resolve().parents[1]
 # tools/fidelity.py imports bpy (with a scratch user folder) and registers the package.

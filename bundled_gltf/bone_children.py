@@ -6,8 +6,8 @@ moves such objects back by its own ``bone_length``, but with its default bone he
 ("BLENDER") it builds the edit bone ``bone_length / max(armature scale)`` long. On an armature
 scaled by 100 (files from centimetre tools) the two differ by 99 %, and every rigid part moves by
 nearly a bone length (io_scene_gltf2's node.py, Blender 4.2 to 5.3, then moves the object by
-``(0, -bone_length, 0)``; versions: bone_children_misplaced). The offset that cancels Blender's is the real edit bone's length, read
-back from the armature, whatever heuristic built it.
+``(0, -bone_length, 0)``; versions: bone_children_misplaced). The offset that cancels Blender's is
+the real edit bone's length, read back from the armature, whatever heuristic built it.
 """
 
 import numpy as np

@@ -44,7 +44,7 @@ class glTF2ImportUserExtension:
             return
         try:
             bone_children.place_at_bone_heads(args[-1])
-        except Exception:
+        except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             self.session.fail("placing objects parented to bones")
 
     # The animation hooks take (anim_idx, ..., gltf) from 4.2 to 5.3; read by position from both
@@ -55,7 +55,7 @@ class glTF2ImportUserExtension:
         anim_idx, gltf = args[0], args[-1]
         try:
             ImportedScene.of(gltf).placeholder_keys(anim_idx)
-        except Exception:
+        except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             self.session.fail(f"preparing animation {anim_idx}")
 
     def decode_accessor_before_hook(self, accessor, array, gltf):
@@ -67,7 +67,7 @@ class glTF2ImportUserExtension:
             data = ImportedScene.of(gltf).placeholder_for(accessor)
             if data is not None:
                 array.value = data
-        except Exception:
+        except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             self.session.fail("reading an accessor")
 
     def gather_import_animation_after_hook(self, *args):
@@ -80,5 +80,5 @@ class glTF2ImportUserExtension:
         try:
             import_session.rewrite_animation(session, scene, anim_idx, track_name)
             session.animations_done += 1
-        except Exception:
+        except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             session.fail(f"animation {anim_idx} '{track_name}'")

@@ -66,7 +66,7 @@ def planned_size(writes, gltf, source_dir):
     destination, data = writes[-1]
     planned = {path.resolve(): len(content) for path, content in writes}
     total = len(data)
-    for where, uri in external_uris(gltf, ("buffers",)):
+    for _, uri in external_uris(gltf, ("buffers",)):
         path = (destination.parent / unquote(uri)).resolve()
         total += planned[path] if path in planned else (source_dir / unquote(uri)).stat().st_size
     return total

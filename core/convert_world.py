@@ -18,7 +18,7 @@ animation play their own (default) sampler in both.
 
 import numpy as np
 
-from .convert_channels import Unit, check_times, fit_unit, written_players
+from .convert_channels import check_times, fit_unit, written_players
 from .scene import depth_levels
 from .world_error import above, chain_shares, compose, tightened_shares, world_errors
 

@@ -74,7 +74,7 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None, max_keys=
         accepted.add(times[:-1][checked], worst[checked], exact[checked])
         if not over.any():
             final = (times, unit, every_check, np.searchsorted(every_check, times[:-1]))
-            error = accepted.max(times, lambda pieces: _played_exactly(*final, pieces, on_curve))
+            error = accepted.max(times, lambda pieces, final=final: _played_exactly(*final, pieces, on_curve))
             return times, values, float(quat.chord2_to_degrees(error))
         pending = over[segment_index(times, check, ordered=True)]
         check, curve = check[pending], curve[:, pending]
@@ -388,10 +388,10 @@ def _solve_tangents(q, c_perp, basis, weights):
     batched matmuls; the right-hand side needs only P_j c_j, computed once by the caller.
     """
     blocks = {}
-    for k, l in ((0, 0), (0, 1), (1, 1)):
-        coef = weights * (basis[:, k] * basis[:, l])                       # (S, M)
+    for k, m in ((0, 0), (0, 1), (1, 1)):
+        coef = weights * (basis[:, k] * basis[:, m])                       # (S, M)
         gram = np.matmul((q * coef[..., None]).transpose(0, 2, 1), q)       # (S, 4, 4)
-        blocks[k, l] = coef.sum(axis=1)[:, None, None] * np.eye(4) - gram
+        blocks[k, m] = coef.sum(axis=1)[:, None, None] * np.eye(4) - gram
     matrix = np.block([[blocks[0, 0], blocks[0, 1]], [blocks[0, 1], blocks[1, 1]]])
     # A tiny ridge keeps a segment with all q_j equal (no motion: m along q is free) solvable.
     matrix += 1e-12 * np.trace(matrix, axis1=1, axis2=2)[:, None, None] * np.eye(8)

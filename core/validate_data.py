@@ -64,11 +64,12 @@ def check_data(report, gltf, plan):
     if not _keys_in_order([data.get(facts.index) for facts, _ in plan.inputs]):
         for facts, where in plan.inputs:
             _once(report, passed, ("times", facts.index),
-                  lambda: _times(report, data.get(facts.index), where))
+                  lambda facts=facts, where=where: _times(report, data.get(facts.index), where))
     if not _unit_rotations([(data.get(facts.index), cubic) for facts, cubic, _ in plan.quaternions]):
         for facts, cubic, where in plan.quaternions:
             _once(report, passed, ("quaternions", facts.index, cubic),
-                  lambda: _quaternions(report, data.get(facts.index), cubic, where))
+                  lambda facts=facts, cubic=cubic, where=where: _quaternions(
+                      report, data.get(facts.index), cubic, where))
     for facts, where in plan.sqlerp_outputs:
         values = data.get(facts.index)
         if values is not None:

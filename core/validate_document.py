@@ -182,7 +182,8 @@ def _nodes(report, document):
     """Cameras and KHR_lights_punctual lights of the nodes (meshes and skins: core.scene)."""
     lights = (document.get("extensions") or {}).get("KHR_lights_punctual") if isinstance(
         document.get("extensions"), dict) else None
-    light_count = len(lights.get("lights")) if isinstance(lights, dict) and isinstance(lights.get("lights"), list) else 0
+    listed = lights.get("lights") if isinstance(lights, dict) else None
+    light_count = len(listed) if isinstance(listed, list) else 0
     for n, node in enumerate(_list(document, "nodes")):
         if not isinstance(node, dict):
             continue

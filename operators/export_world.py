@@ -98,7 +98,7 @@ class AnimationWorld:
         self.errors = np.zeros(len(self.nodes))  # per node, of the extension and of the fallback
         self.fallback_errors = np.zeros(len(self.nodes))
         self.here = {}
-        for j, job in enumerate(self.jobs):
+        for j in range(len(self.jobs)):
             self._play(j, fitted[self.positions[j]])
 
     def _play(self, j, keys):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from child_job import ROOT, tool  # noqa: F401 (tool: the tests' way to load dev scripts)
+from child_job import ROOT, tool
 import devpath  # tools/, put on the path by child_job: how dev scripts import the package
 
 SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))

@@ -642,13 +642,14 @@ def run_case(core, case, folder, memory_limit_mb=256, time_limit_s=10.0):
             if not (isinstance(error.code, str) and error.code and isinstance(error.pointer, str)
                     and (error.pointer == "" or error.pointer.startswith("/"))
                     and isinstance(error.message, str) and error.message and str(error)):
-                raise Escape("error-shape", f"{error.code!r} {error.pointer!r} {error.message!r}", case)
+                raise Escape("error-shape", f"{error.code!r} {error.pointer!r} {error.message!r}",
+                             case) from error
             outcome = f"{'GltfError' if stage == 'load' else 'eval'}:{error.code}"
         except _Hang:
             raise Escape("hang", f"over {time_limit_s:.1f} s in {stage}", case) from None
         except Escape:
             raise
-        except BaseException as error:  # noqa: BLE001 - anything else is the bug we hunt
+        except BaseException as error:
             if isinstance(error, KeyboardInterrupt):
                 raise
             raise Escape("exception", f"{type(error).__name__} in {stage}: {error}"[:500], case) from error

@@ -265,7 +265,7 @@ def _codes(report):
 def test_converted_files_pass_the_khronos_validator_and_load_without_warnings(tmp_path):
     pairs = _converted_pairs(tmp_path)
     reports = validate_all([path for pair in pairs for path in pair])
-    for (source, destination), before, after in zip(pairs, reports[0::2], reports[1::2]):
+    for (_, destination), before, after in zip(pairs, reports[0::2], reports[1::2]):
         assert errors(after) == [], destination
         assert core.load(destination).warnings == [], destination
         # What conventions §3 predicts for the fallback form, per CUBICSLERP sampler, and nothing

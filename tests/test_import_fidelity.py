@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ASSETS  # noqa: E402  (collection-time list of the shared models)
+from conftest import ASSETS
 
 from gltf_sqlerp.core.gltf_file import read_file
 import scaled_rig

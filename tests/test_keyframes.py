@@ -340,7 +340,8 @@ def test_the_projects_cubicslerp_sample_within_tolerance():
         keys = K.keyframes_for(sampler)
         rows = [list(r) for r in sampler.values]
         times = [float(t) for t in sampler.times]
-        assert worst_angle(keys, lambda t: spec_rotation("CUBICSLERP", times, rows, t)) <= TOLERANCE
+        assert worst_angle(keys, lambda t, times=times, rows=rows: spec_rotation("CUBICSLERP", times, rows, t)) \
+            <= TOLERANCE
         assert sign_continuous(keys)
         assert set(times) <= set(keys.times.tolist())
         # Segments of 35 to 135 degrees: a handful of extra keys, not a bake (49 frames at 24 fps).
@@ -361,7 +362,8 @@ def test_random_cubicslerp_curves_within_tolerance(seed, count, step):
     rows = [list(r) for r in interleave(a, v, b)]
     sampler = Sampler("CUBICSLERP", np.array(times), np.array(rows), "rotation", "/x")
     keys = K.keyframes_for(sampler)
-    assert worst_angle(keys, lambda t: spec_rotation("CUBICSLERP", times, rows, t)) <= TOLERANCE
+    assert worst_angle(keys, lambda t, times=times, rows=rows: spec_rotation("CUBICSLERP", times, rows, t)) \
+            <= TOLERANCE
     assert sign_continuous(keys)
 
 
@@ -397,7 +399,8 @@ def test_cubicslerp_keys_follow_sign_flipped_file_keys():
     times = [0.0, 1.0, 2.0, 3.0]
     keys = K.keyframes_for(Sampler("CUBICSLERP", np.array(times), np.array(rows), "rotation", "/x"))
     assert sign_continuous(keys)
-    assert worst_angle(keys, lambda t: spec_rotation("CUBICSLERP", times, rows, t)) <= TOLERANCE
+    assert worst_angle(keys, lambda t, times=times, rows=rows: spec_rotation("CUBICSLERP", times, rows, t)) \
+            <= TOLERANCE
 
 
 def test_step_rotation_keys_are_sign_continuous_and_the_same_rotations():
@@ -493,4 +496,5 @@ def test_every_frame_and_half_frame_plays_the_spec_around_a_jump(frame):
     near = np.abs(keys.times - jump) * 24.0 < 0.5
     assert near.sum() <= 4, keys.times[near] * 24.0
     gap = int(np.flatnonzero(keys.times < jump)[-1])
-    assert keys.interpolation[gap] == "CONSTANT" and (keys.times[gap + 1] - keys.times[gap]) * 24.0 == pytest.approx(0.02)
+    assert keys.interpolation[gap] == "CONSTANT"
+    assert (keys.times[gap + 1] - keys.times[gap]) * 24.0 == pytest.approx(0.02)

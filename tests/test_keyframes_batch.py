@@ -7,7 +7,7 @@ and Appendix C slerp (the batched keys must play every slerp channel within its 
 
 import numpy as np
 import pytest
-from conftest import ASSETS  # noqa: E402  (collection-time list of the shared models)
+from conftest import ASSETS
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core import keyframes as K

@@ -119,7 +119,7 @@ def test_settled_max_is_the_float64_maximum():
         estimates = np.where(exact, chords, np.maximum(chords + off, 0.0)) ** 2
         asked = []
 
-        def recheck(segments):
+        def recheck(segments, asked=asked, chords=chords):
             asked.extend(segments)
             return chords[segments] ** 2
         assert screening.settled_max(estimates, exact, recheck) == (chords ** 2).max()

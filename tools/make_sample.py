@@ -134,7 +134,8 @@ def _animation(buffer, required):
         samplers.append({"input": key_input, "interpolation": "CUBICSLERP",
                          "output": buffer.add_accessor(output)})
         if not required:
-            curve = lambda t, out=output: evaluate("CUBICSLERP", KEY_TIMES, out, t, rotation=True)
+            def curve(t, out=output):
+                return evaluate("CUBICSLERP", KEY_TIMES, out, t, rotation=True)
             times, fallback = linear_rotation_keys(curve, KEY_TIMES, FALLBACK_TOLERANCE_DEG)
             channel["sampler"] = len(samplers)
             samplers.append({"input": buffer.add_accessor(times, bounds=True),

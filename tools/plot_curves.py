@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import devpath  # noqa: E402
+import devpath
 
 ROOT = devpath.ROOT
 SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"

@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import devpath  # noqa: E402
+import devpath
 
 ROOT = devpath.ROOT
 README = ROOT / "README.md"

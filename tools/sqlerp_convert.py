@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
+import devpath
 
 EXIT_NOT_WRITTEN = 3
 HEADER = ("channel", "node", "interpolation", "keys", "new form", "new keys", "ratio", "max error°")
