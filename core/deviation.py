@@ -12,7 +12,7 @@ For each pair the largest difference over dense times and where it peaks: the an
 (conventions section 4) for rotations, the largest absolute component difference otherwise.
 Angles are the same in glTF and Blender space: the map between them is left and right
 multiplication by fixed unit quaternions, which keeps the angle between two rotations.
-Records are the dicts of ``action["gltf_sqlerp"]["channels"]`` (operators/action_data.py).
+Records are core.clip_record.ChannelRecord (what an import stores on its Action).
 """
 
 import re
@@ -112,8 +112,7 @@ def clip_times(records, frames_per_second, per_frame=SAMPLES_PER_FRAME):
     """Dense times (seconds) over the clip, 0 to the last key of any stored sampler; a sample
     within SNAP_FRAMES of a key is taken at the key's time itself."""
     keys = np.unique(np.concatenate(
-        [np.zeros(1)] + [np.asarray(s["times"], dtype=np.float64) for r in records
-                         for s in (r["sampler"], r.get("fallback")) if s]))
+        [np.zeros(1)] + [s.times for r in records for s in (r.sampler, r.fallback) if s is not None]))
     times = dense_times(0.0, float(keys[-1]), frames_per_second, per_frame)
     bounded = np.concatenate([[-np.inf], keys, [np.inf]])
     after = np.searchsorted(bounded, times)
@@ -126,16 +125,13 @@ def clip_times(records, frames_per_second, per_frame=SAMPLES_PER_FRAME):
 
 def stored_sampler(record, source="EXTENSION"):
     """The record's sampler for ``source`` as a core Sampler (glTF values, seconds)."""
-    data = record.get("fallback", record["sampler"]) if source == "FALLBACK" else record["sampler"]
-    values = np.asarray(data["values"], dtype=np.float64).reshape(-1, int(data["width"]))
-    return Sampler(data["interpolation"], np.asarray(data["times"], dtype=np.float64), values,
-                   record["path"], data.get("pointer", ""))
+    data = record.played(source)
+    return Sampler(data.interpolation, data.times, data.values, record.path, data.pointer)
 
 
 def affine_map(record):
     """(matrix (k, k), offset (k,)): Blender value = matrix @ glTF value + offset."""
-    offset = np.asarray(record["offset"], dtype=np.float64)
-    return np.asarray(record["matrix"], dtype=np.float64).reshape(len(offset), -1), offset
+    return record.matrix, record.offset
 
 
 def source_values(records, source, times):
@@ -256,7 +252,7 @@ def _played(curves, frames, rotation):
 def blender_peak(record, curves, source, times, frames_per_second):
     """BLENDER (``curves``, e.g. keys about to be written) against ``source`` for one record:
     a Peak, or a string saying why they cannot be compared."""
-    rotation = record["path"] == "rotation"
+    rotation = record.path == "rotation"
     played = _played(curves, times * frames_per_second, rotation)
     if isinstance(played, str):
         return played
@@ -274,10 +270,10 @@ def planned_curves(record, keys, frames_per_second):
              for times, values in ((keys.times, keys.values), (keys.left_times, keys.left_values),
                                    (keys.right_times, keys.right_values))]
     modes = np.asarray(keys.interpolation)
-    return [None if target["index"] < 0 else
+    return [None if target.index < 0 else
             CurveKeys(*(np.stack([frames, values[:, c]], axis=1) for frames, values in parts),
                       modes)
-            for c, target in enumerate(record["curves"])]
+            for c, target in enumerate(record.curves)]
 
 
 def _float32(values):
@@ -285,10 +281,10 @@ def _float32(values):
 
 
 def target_name(record):
-    match = _BONE.match(record["data_path"])
+    match = _BONE.match(record.data_path)
     if match:
         return re.sub(r"\\(.)", r"\1", match.group(1))
-    return f"{record['id_name']} (shape keys)" if record["id_type"] == "Key" else record["id_name"]
+    return f"{record.id_name} (shape keys)" if record.id_type == "Key" else record.id_name
 
 
 def channel_deviations(records, fcurve_keys, frames_per_second, times=None, source=None):
@@ -306,10 +302,10 @@ def channel_deviations(records, fcurve_keys, frames_per_second, times=None, sour
     fallback = source_values(records, "FALLBACK", times)
     rows = []
     for i, record in enumerate(records):
-        rotation = record["path"] == "rotation"
-        has_fallback = "fallback" in record
-        row = ChannelDeviation(i, target_name(record), record["path"], record["data_path"],
-                               rotation, source or record["source"], has_fallback,
+        rotation = record.path == "rotation"
+        has_fallback = record.fallback is not None
+        row = ChannelDeviation(i, target_name(record), record.path, record.data_path,
+                               rotation, source or record.source, has_fallback,
                                peak(extension[i], fallback[i], rotation, times, frames_per_second),
                                None, None)
         if not has_fallback:
@@ -332,7 +328,7 @@ def channel_deviations(records, fcurve_keys, frames_per_second, times=None, sour
 def _jump_notes(record):
     """A note naming where the record's CUBICSLERP curve jumps (the formula does, conventions
     section 1; the import keys both sides), or none."""
-    if record["sampler"].get("interpolation") != "CUBICSLERP":
+    if record.sampler.interpolation != "CUBICSLERP":
         return []
     sampler = stored_sampler(record)
     jumps = jump_times(sampler.times, sampler.values)

@@ -119,19 +119,15 @@ class PosePlayer:
 
     @classmethod
     def from_records(cls, records, source):
-        """From stored channel records (operators/action_data.py): 'EXTENSION' plays each
+        """From stored channel records (core.clip_record.ChannelRecord): 'EXTENSION' plays each
         record's sampler, 'FALLBACK' its fallback where it has one, else its sampler."""
         if source not in SOURCES:
             raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
         channels = []
         for record in records:
-            sampler = record["sampler"]
-            if source == "FALLBACK" and record.get("fallback") is not None:
-                sampler = record["fallback"]
-            values = np.asarray(sampler["values"], dtype=np.float64).reshape(
-                -1, int(sampler["width"]))
-            channels.append(PlayerChannel(sampler["interpolation"], sampler["times"], values,
-                                          record["path"], record["matrix"], record["offset"]))
+            sampler = record.played(source)
+            channels.append(PlayerChannel(sampler.interpolation, sampler.times, sampler.values,
+                                          record.path, record.matrix, record.offset))
         return cls(channels)
 
     def at(self, time):

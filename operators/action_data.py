@@ -3,64 +3,82 @@
 The preview and a later export evaluate the spec's curves from this data, without the file. Each
 channel records its node, its target in Blender (ID, slot, data path), the affine map from glTF
 values to that target (pose space for bones), and the samplers: the one played and, for
-EXT_animation_sqlerp channels, the other one (fallback or extension).
-
-Layout of ``action["gltf_sqlerp"]`` (version 1): file, animation (index), name (NLA track),
-source, tolerance_deg, bake, frames_per_second, and ``channels``: a list of records with node,
-path ('translation'|'rotation'|'scale'|'weights'), pointer, id_name, id_type ('Object'|'Key'),
-slot (identifier, '' on 4.2), data_path, curves ({data_path, index} per component, index -1
-where Blender has no property), matrix (k*k floats, row-major) and offset (k floats) mapping glTF
-values to the property's values, source ('EXTENSION'|'FALLBACK': which sampler the curves play),
-sampler and, for EXT_animation_sqlerp channels, fallback: {interpolation, pointer, times,
-width, values (rows flattened; cubic samplers keep in-tangent, value, out-tangent rows)}.
+EXT_animation_sqlerp channels, the other one (fallback or extension). The layout and its version
+are core.clip_record's; this module reads and writes it on Blender's Actions.
 """
 
-import numpy as np
+from ..core.clip_record import KEY, ChannelRecord, ClipRecord, CurveTarget, RecordError, SamplerRecord
 
-KEY = "gltf_sqlerp"
-VERSION = 1
+_MAX_LOADED = 64
+_loaded = {}  # (action session_uid, the stored group's address) -> ClipRecord or RecordError
 
-
-def sampler_record(sampler):
-    # float64 numpy arrays become the same double arrays as lists of floats do, read straight from
-    # their buffer: 30x faster than .tolist() (a 1,000-key CUBICSLERP channel: 1.3 ms a sampler).
-    return {"interpolation": sampler.interpolation, "pointer": sampler.pointer,
-            "times": _doubles(sampler.times), "width": int(sampler.values.shape[1]),
-            "values": _doubles(sampler.values)}
+__all__ = ["KEY", "RecordError", "channel_record", "store", "load", "stored", "set_channel_source",
+           "forget"]
 
 
-def _doubles(array):
-    return np.ascontiguousarray(array, dtype=np.float64).reshape(-1)
-
-
-def channel_record(plan, target, slot, mapping, curves):
+def channel_record(plan, target, slot, mapping, curves) -> ChannelRecord:
     """``curves``: per component, (data_path, array_index) of its F-curve, or None where Blender
     has no property for it (a morph target without a shape key)."""
     channel = plan.channel
-    record = {"node": int(channel.node), "path": channel.path, "pointer": channel.pointer,
-              "id_name": target.name, "id_type": target.bl_rna.identifier,
-              "slot": getattr(slot, "identifier", ""), "data_path": mapping.data_path,
-              "curves": [{"data_path": c[0], "index": int(c[1])} if c is not None
-                         else {"data_path": "", "index": -1} for c in curves],
-              "matrix": mapping.matrix.ravel().tolist(), "offset": mapping.offset.tolist(),
-              "source": plan.source, "sampler": sampler_record(channel.sampler)}
-    if channel.fallback is not None:
-        record["fallback"] = sampler_record(channel.fallback)
-    return record
+    return ChannelRecord(
+        int(channel.node), channel.path, channel.pointer, target.name, target.bl_rna.identifier,
+        getattr(slot, "identifier", ""), mapping.data_path,
+        [CurveTarget(c[0], int(c[1])) if c is not None else CurveTarget("", -1) for c in curves],
+        mapping.matrix, mapping.offset, plan.source, _sampler(channel.sampler),
+        _sampler(channel.fallback) if channel.fallback is not None else None)
 
 
-def store(action, document, settings, anim_idx, track_name, records):
+def _sampler(sampler) -> SamplerRecord:
+    return SamplerRecord(sampler.interpolation, sampler.times, sampler.values, sampler.pointer)
+
+
+def store(action, document, settings, anim_idx, track_name, records) -> None:
     """Write the records of one glTF animation onto ``action`` (one action per animation on 4.4+,
     per animation and object on 4.2: each keeps the channels it animates)."""
-    action[KEY] = {
-        "version": VERSION, "file": str(document.path or ""), "animation": int(anim_idx),
-        "name": track_name, "source": settings.source, "tolerance_deg": settings.tolerance_deg,
-        "bake": settings.bake, "frames_per_second": settings.frames_per_second,
-        "channels": records,
-    }
+    action[KEY] = ClipRecord(str(document.path or ""), int(anim_idx), track_name, settings.source,
+                             settings.tolerance_deg, settings.bake, settings.frames_per_second,
+                             records).to_record()
+    # The new group could reuse a freed one's address: nothing read of this action stands.
+    for key in [k for k in _loaded if k[0] == action.session_uid]:
+        del _loaded[key]
 
 
-def load(action):
-    """The stored data as plain Python, or None for an action we did not import."""
+def stored(action) -> bool:
+    """Whether ``action`` carries a clip record (readable or not)."""
+    return action.get(KEY) is not None
+
+
+def load(action) -> ClipRecord | None:
+    """The action's clip record, or None for an action we did not import. RecordError for a
+    record this version cannot read (a newer add-on's, or a damaged one).
+
+    Read once per stored group and kept (the panel asks on every redraw): a re-import stores a
+    new group; ``set_channel_source`` drops what it changes; ``forget`` drops everything."""
     data = action.get(KEY)
-    return data.to_dict() if data is not None else None
+    if data is None:
+        return None
+    key = (action.session_uid, hash(data))  # hash: the group's address
+    found = _loaded.get(key)
+    if found is None:
+        if len(_loaded) >= _MAX_LOADED:
+            _loaded.clear()
+        try:
+            found = ClipRecord.from_record(data.to_dict(), f"the glTF clip record of action '{action.name}'")
+        except RecordError as error:
+            found = error
+        _loaded[key] = found
+    if isinstance(found, RecordError):
+        raise found
+    return found
+
+
+def set_channel_source(action, index: int, source: str) -> None:
+    """Record that channel ``index``'s curves now play ``source`` (after Add Keys refits them)."""
+    data = action[KEY]
+    data["channels"][index]["source"] = source
+    _loaded.pop((action.session_uid, hash(data)), None)
+
+
+def forget() -> None:
+    """Drop every record read (file loads, undo, the add-on disabled)."""
+    _loaded.clear()

@@ -20,8 +20,8 @@ def _slot(action, record):
     slots = getattr(action, "slots", None)
     if slots is None:
         return None
-    if record["slot"]:
-        return slots.get(record["slot"])
+    if record.slot:
+        return slots.get(record.slot)
     return slots[0] if len(slots) else None
 
 
@@ -37,8 +37,8 @@ def _existing_curves(action, record):
 
 
 def _target_id(record):
-    ids = bpy.data.objects if record["id_type"] == "Object" else bpy.data.shape_keys
-    return ids.get(record["id_name"])
+    ids = bpy.data.objects if record.id_type == "Object" else bpy.data.shape_keys
+    return ids.get(record.id_name)
 
 
 def _current_value(record, data_path, index):
@@ -71,12 +71,12 @@ def keys_of(fcurve):
 def channel_keys(action, record):
     """Per component of ``record``, the CurveKeys Blender plays (None where the component has no
     property), or a string saying why its curves cannot be emulated (core.deviation's input)."""
-    if record["slot"] and hasattr(action, "slots") and _slot(action, record) is None:
-        return f"slot {record['slot']} is not in the action"
+    if record.slot and hasattr(action, "slots") and _slot(action, record) is None:
+        return f"slot {record.slot} is not in the action"
     curves = _existing_curves(action, record)
     result = []
-    for component in record["curves"]:
-        data_path, index = component["data_path"], component["index"]
+    for component in record.curves:
+        data_path, index = component.data_path, component.index
         if index < 0:
             result.append(None)
             continue
@@ -90,7 +90,7 @@ def channel_keys(action, record):
         # No F-curve (or an empty one): Blender leaves the property at its own value.
         value = _current_value(record, data_path, index)
         if value is None:
-            return f"{record['id_name']} {data_path} not found"
+            return f"{record.id_name} {data_path} not found"
         result.append(CurveKeys.constant(value))
     return result
 
@@ -113,10 +113,10 @@ def rewrite(action, record, curves):
     slot = _slot(action, record)
     group = _group(record)
     before = after = 0
-    for target, keys in zip(record["curves"], curves):
+    for target, keys in zip(record.curves, curves):
         if keys is None:
             continue
-        fcurve = fcurves.ensure_fcurve(action, slot, target["data_path"], target["index"], group)
+        fcurve = fcurves.ensure_fcurve(action, slot, target.data_path, target.index, group)
         before += len(fcurve.keyframe_points)
         flat = (np.asarray(a, dtype=np.float32).ravel()
                 for a in (keys.co, keys.handle_left, keys.handle_right))
@@ -127,8 +127,8 @@ def rewrite(action, record, curves):
 
 def _group(record):
     """The F-curve group the bundled importer uses: the bone's name, or 'Object Transforms'."""
-    if record["id_type"] == "Key":
+    if record.id_type == "Key":
         return ""
-    if record["data_path"].startswith("pose.bones["):
+    if record.data_path.startswith("pose.bones["):
         return target_name(record)
     return "Object Transforms"

@@ -36,14 +36,16 @@ def imported_clips(obj):
     names = {owner.name: kind for owner, kind in _owners(obj)}
     clips = []
     for action in bpy.data.actions:
-        data = action_data.load(action)
+        try:
+            data = action_data.load(action)  # read once per stored record: this runs on every redraw
+        except action_data.RecordError:
+            continue  # a newer add-on's clip (the deviation report says so when asked for it)
         if data is None:
             continue
-        slots = {r["id_type"]: r["slot"] for r in data["channels"]
-                 if names.get(r["id_name"]) == r["id_type"]}
+        slots = {r.id_type: r.slot for r in data.channels if names.get(r.id_name) == r.id_type}
         if slots:
-            clips.append(Clip(data["name"], action, slots, _is_playing(obj, action, slots)))
-    return sorted(clips, key=lambda clip: action_data.load(clip.action)["animation"])
+            clips.append((data.animation, Clip(data.name, action, slots, _is_playing(obj, action, slots))))
+    return [clip for _, clip in sorted(clips, key=lambda pair: pair[0])]
 
 
 def _is_playing(obj, action, slots):

@@ -44,7 +44,7 @@ def clip_action(obj_or_action):
         shape_keys = getattr(getattr(obj_or_action, "data", None), "shape_keys", None)
         if action is None and shape_keys is not None:
             action = _active_action(shape_keys)
-    if action is None or action_data.KEY not in action:
+    if action is None or not action_data.stored(action):
         name = getattr(obj_or_action, "name", obj_or_action)
         raise ValueError(f"{name!r} has no clip imported by glTF Sqlerp (no stored samplers)")
     return action
@@ -71,9 +71,9 @@ def worst_rotation(rows):
 
 
 def _rows(action, data, source, times=None):
-    records = data["channels"]
+    records = data.channels
     keys = [clip_curves.channel_keys(action, record) for record in records]
-    return deviation.channel_deviations(records, keys, data["frames_per_second"], times,
+    return deviation.channel_deviations(records, keys, data.frames_per_second, times,
                                         None if source == 'RECORD' else source)
 
 
@@ -89,8 +89,8 @@ def add_keys(obj_or_action, source=None, tolerance_deg=None):
     no closer: Blender's float32 key frames limit very dense, fast curves)."""
     action = clip_action(obj_or_action)
     data = action_data.load(action)
-    tolerance = float(tolerance_deg or data["tolerance_deg"])
-    records, rate = data["channels"], data["frames_per_second"]
+    tolerance = float(tolerance_deg or data.tolerance_deg)
+    records, rate = data.channels, data.frames_per_second
     times = deviation.clip_times(records, rate)
     chains = chain_counts(data)
     refitted, skipped = [], []
@@ -110,8 +110,8 @@ def add_keys(obj_or_action, source=None, tolerance_deg=None):
             skipped.append((row, "a refit plays no closer (Blender's float32 keys)"))
             continue
         before, after = clip_curves.rewrite(action, record, curves)
-        if record["source"] != row.source and (row.source == "EXTENSION" or row.has_fallback):
-            action[action_data.KEY]["channels"][row.index]["source"] = row.source
+        if record.source != row.source and (row.source == "EXTENSION" or row.has_fallback):
+            action_data.set_channel_source(action, row.index, row.source)
         refitted.append((row, before, after))
     return refitted, skipped
 
@@ -120,14 +120,14 @@ def _limit(record, row, tolerance, chains):
     if row.rotation:
         return tolerance / chains.get(_rotation_target(record), 1)
     matrix, offset = deviation.affine_map(record)
-    values = np.asarray(record["sampler"]["values"]).reshape(-1, len(offset)) @ matrix.T + offset
+    values = record.sampler.values @ matrix.T + offset
     return VALUE_TOLERANCE * max(1.0, float(np.abs(values).max(initial=0.0)))
 
 
 def _rotation_target(record):
     """(object name, bone name or None) of a rotation record."""
-    bone = record["data_path"].startswith("pose.bones[")
-    return record["id_name"], deviation.target_name(record) if bone else None
+    bone = record.data_path.startswith("pose.bones[")
+    return record.id_name, deviation.target_name(record) if bone else None
 
 
 def chain_counts(data):
@@ -136,12 +136,14 @@ def chain_counts(data):
     (Blender 4.2 keeps one action per object)."""
     targets = []
     for other in bpy.data.actions:
-        stored = other.get(action_data.KEY)
-        clip = (stored["file"], stored["animation"]) if stored is not None else None
-        if clip != (data["file"], data["animation"]):
+        try:
+            stored = action_data.load(other)
+        except action_data.RecordError:
+            continue  # another clip this version cannot read: not part of this one
+        if stored is None or (stored.file, stored.animation) != (data.file, data.animation):
             continue
-        targets += [_rotation_target(r) for r in stored["channels"]
-                    if r["path"] == "rotation" and r["id_type"] == "Object"]
+        targets += [_rotation_target(r) for r in stored.channels
+                    if r.path == "rotation" and r.id_type == "Object"]
     index, parents = {}, []
     for target in targets:
         chain, key = [], target
@@ -179,27 +181,31 @@ def _hierarchy_parent(key):
 # --- operators ------------------------------------------------------------------------------------
 
 def _resolve(operator, context):
-    """The action named by the operator, else the active object's clip; None after an ERROR."""
+    """The action named by the operator, else the active object's clip; None after an ERROR
+    (also for a clip record this version cannot read: RecordError is a ValueError)."""
     try:
         if operator.action:
             action = bpy.data.actions.get(operator.action)
             if action is None:
                 raise ValueError(f"no action named {operator.action!r}")
-            return clip_action(action)
-        if context.active_object is None:
+            action = clip_action(action)
+        elif context.active_object is None:
             raise ValueError("no active object and no action given")
-        return clip_action(context.active_object)
+        else:
+            action = clip_action(context.active_object)
+        action_data.load(action)
+        return action
     except ValueError as error:
         operator.report({'ERROR'}, str(error))
         return None
 
 
 def _header(action, data, source):
-    times = deviation.clip_times(data["channels"], data["frames_per_second"])
+    times = deviation.clip_times(data.channels, data.frames_per_second)
     against = "each channel's own source" if source in (None, 'RECORD') else source
     return (f"Deviation of '{action.name}' (BLENDER against {against}): "
-            f"{len(data['channels'])} channels, {len(times)} samples over 0-{times[-1]:.3f} s "
-            f"({deviation.SAMPLES_PER_FRAME} per frame at {data['frames_per_second']:g} fps)")
+            f"{len(data.channels)} channels, {len(times)} samples over 0-{times[-1]:.3f} s "
+            f"({deviation.SAMPLES_PER_FRAME} per frame at {data.frames_per_second:g} fps)")
 
 
 def store_summary(scene, action, rows):

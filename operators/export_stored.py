@@ -10,7 +10,6 @@ anew.
 """
 
 import bpy
-import numpy as np
 
 from ..core import quaternions as quat
 from ..core.rotation_modes import from_blender_quaternion
@@ -19,21 +18,23 @@ from . import action_data
 
 def stored_keys(action, obj, bone_name, target):
     """(times (n,) seconds of the new file, interleaved (3n, 4) values in its node space) of the
-    CUBICSLERP sampler stored for this rotation, or None."""
-    data = action_data.load(action) if action is not None else None
+    CUBICSLERP sampler stored for this rotation, or None (also for a record this version cannot
+    read: the channel is then fitted anew)."""
+    try:
+        data = action_data.load(action) if action is not None else None
+    except action_data.RecordError:
+        return None
     if data is None:
         return None
-    record = _record(data["channels"], obj, bone_name)
+    record = _record(data.channels, obj, bone_name)
     if record is None:
         return None
-    sampler = next((s for s in (record["sampler"], record.get("fallback"))
-                    if s and s["interpolation"] == "CUBICSLERP"), None)
+    sampler = next((s for s in (record.sampler, record.fallback)
+                    if s is not None and s.interpolation == "CUBICSLERP"), None)
     if sampler is None:
         return None
-    frames = np.asarray(sampler["times"], dtype=np.float64) * float(data["frames_per_second"])
-    values = np.asarray(sampler["values"], dtype=np.float64).reshape(-1, 4)
-    matrix = np.asarray(record["matrix"], dtype=np.float64).reshape(4, 4)
-    blender = from_blender_quaternion(values @ matrix.T + np.asarray(record["offset"]))
+    frames = sampler.times * data.frames_per_second
+    blender = from_blender_quaternion(sampler.values.reshape(-1, 4) @ record.matrix.T + record.offset)
     mapped = quat.multiply(quat.multiply(target.a, blender), target.b)
     return (frames - target.slide) / target.rate, mapped
 
@@ -41,7 +42,7 @@ def stored_keys(action, obj, bone_name, target):
 def _record(records, obj, bone_name):
     prefix = f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].' if bone_name else ""
     for record in records:
-        if (record["path"] == "rotation" and record["id_type"] == "Object" and record["id_name"] == obj.name
-                and record["data_path"] == prefix + "rotation_quaternion"):
+        if (record.path == "rotation" and record.id_type == "Object" and record.id_name == obj.name
+                and record.data_path == prefix + "rotation_quaternion"):
             return record
     return None

@@ -148,14 +148,12 @@ def strip_frame(strip, frame):
 class Clip:
     """One (action, slot, ID type, source): the records it plays, their player, the rate."""
 
-    def __init__(self, data, records, source):
-        self.records = records
-        self.frames_per_second = float(data["frames_per_second"])
+    def __init__(self, frames_per_second, records, source):
+        self.records = records  # core.clip_record.ChannelRecord
+        self.frames_per_second = float(frames_per_second)
         self.player = PosePlayer.from_records(records, source) if records else None
-        played = [r["fallback"] if source == "FALLBACK" and r.get("fallback") else r["sampler"]
-                  for r in records]
-        times = np.unique(np.concatenate([np.asarray(s["times"], dtype=np.float64)
-                                          for s in played])) if played else np.empty(0)
+        played = [r.played(source) for r in records]
+        times = np.unique(np.concatenate([s.times for s in played])) if played else np.empty(0)
         self.key_times = times.tolist()
 
     def values(self, action_frame):
@@ -194,10 +192,10 @@ def clip_for(action, slot, id_type, source, owner=None):
         if len(_clips) >= _MAX_CACHED:
             _clips.clear()
         with preview_exported.unplayable_on_failure(_clips, key, Clip, source):
-            stored = data.to_dict()
-            records = [r for r in stored["channels"] if r["id_type"] == id_type
-                       and (slot is None or r["slot"] in (slot, ""))]
-            _clips[key] = Clip(stored, records, source)
+            stored = action_data.load(action)
+            records = [r for r in stored.channels if r.id_type == id_type
+                       and (slot is None or r.slot in (slot, ""))]
+            _clips[key] = Clip(stored.frames_per_second, records, source)
         clip = _clips[key]
     return key, clip
 
@@ -205,5 +203,6 @@ def clip_for(action, slot, id_type, source, owner=None):
 def forget():
     """Drop every cached player and writer (file loads, undo, add-on disabled)."""
     _clips.clear()
+    action_data.forget()
     preview_exported.forget()
     preview_write.forget()

@@ -4,9 +4,10 @@ export (EXPORTED) and its fallback (EXPORTED_FALLBACK) would play, with the scen
 Each rotation of the object and of its pose bones that the action keys is fitted the way the
 exporter fits it (export_motion for Blender's motion, core.rotation_export for the keys and the
 fallback as written), in the bone's or object's own rotation space: the exporter's map into glTF
-space is an isometry, so the curve and its errors are the same. The records look like an import's
-(action_data) with an identity map, plus the rotation mode, so the preview's player and writer play
-them; quaternions are turned into the mode's values (Euler, axis-angle) per frame.
+space is an isometry, so the curve and its errors are the same. The records are an import's
+(core.clip_record.ChannelRecord) with an identity map, plus the rotation mode, so the preview's
+player and writer play them; quaternions are turned into the mode's values (Euler, axis-angle) per
+frame.
 """
 
 from contextlib import contextmanager
@@ -16,6 +17,7 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from ..core.channel_motion import ChannelTarget, ChannelTask
+from ..core.clip_record import ChannelRecord, CurveTarget, SamplerRecord
 from ..core.quaternions import normalize
 from ..core.rotation_modes import DATA_PATHS, from_quaternions
 from .export_session import options_from
@@ -23,7 +25,7 @@ from .export_motion import rotation_motion
 from .export_outcome import bundled_rewrite
 
 SOURCES = ("EXPORTED", "EXPORTED_FALLBACK")
-_IDENTITY = np.eye(4).ravel().tolist()
+_MAX_CACHED = 64  # "as exported" clips kept (each holds a fit); more clears them all
 _NO_TURN = np.array([0.0, 0.0, 0.0, 1.0])
 
 
@@ -49,40 +51,39 @@ def _record(obj, bone, slot, motion, rate, options):
     keys = ChannelTask(ChannelTarget(motion, _NO_TURN, _NO_TURN, 0.0, rate), start, end).fit(options)
     prop, width = DATA_PATHS[motion.mode]
     prefix = f'pose.bones["{bpy.utils.escape_identifier(bone)}"].' if bone else ""
-    record = {"node": -1, "path": "rotation", "pointer": "", "id_name": obj.name, "id_type": "Object",
-              "slot": slot or "", "data_path": prefix + prop, "rotation_mode": motion.mode,
-              "curves": [{"data_path": prefix + prop, "index": i} for i in range(width)],
-              "matrix": _IDENTITY, "offset": [0.0] * 4, "source": "EXTENSION"}
+    curves = [CurveTarget(prefix + prop, i) for i in range(width)]
+
+    def record(sampler, fallback):
+        return ChannelRecord(-1, "rotation", "", obj.name, "Object", slot or "", prefix + prop, curves,
+                             np.eye(4), np.zeros(4), "EXTENSION", sampler, fallback,
+                             rotation_mode=motion.mode)
+
     if keys.linear is not None:  # a dense channel written as LINEAR keys alone: both play them
-        record["sampler"] = _sampler(keys.interpolation, keys.linear.times, normalize(keys.linear.values))
-        record["fallback"] = record["sampler"]
-        return record
+        sampler = _sampler(keys.interpolation, keys.linear.times, normalize(keys.linear.values))
+        return record(sampler, sampler)
     written = keys.fit  # as a file stores it; played normalized, as an import reads it
-    record["sampler"] = _sampler("CUBICSLERP", written.times, normalize(written.interleaved()))
+    extension = _sampler("CUBICSLERP", written.times, normalize(written.interleaved()))
     if keys.fallback is not None:
         interpolation, times, values = keys.fallback
         if interpolation == "LINEAR":
             values = normalize(values)  # 16-bit quaternions: played normalized, as an import reads them
-        record["fallback"] = _sampler(interpolation, times, values)
-    else:  # SAMPLED: the bundled exporter's LINEAR key on every whole frame
-        frames = np.arange(np.ceil(start), np.floor(end) + 1.0)
-        record["fallback"] = _sampler("LINEAR", frames / rate, motion.at(frames))
-    return record
+        return record(extension, _sampler(interpolation, times, values))
+    # SAMPLED: the bundled exporter's LINEAR key on every whole frame
+    frames = np.arange(np.ceil(start), np.floor(end) + 1.0)
+    return record(extension, _sampler("LINEAR", frames / rate, motion.at(frames)))
 
 
 def _sampler(interpolation, times, values):
-    values = np.asarray(values, dtype=np.float64).reshape(-1, 4)
-    return {"interpolation": interpolation, "pointer": "", "width": 4,
-            "times": np.asarray(times, dtype=np.float64).reshape(-1).tolist(),
-            "values": values.ravel().tolist()}
+    return SamplerRecord(interpolation, np.asarray(times, dtype=np.float64).reshape(-1),
+                         np.asarray(values, dtype=np.float64).reshape(-1, 4))
 
 
 def to_mode_values(records, quaternions):
     """The flat values the writer expects (each record's own components, in its curves' order)
     from the player's flat quaternions (4 per record, x y z w): one conversion per rotation mode."""
     q = np.asarray(quaternions, dtype=np.float64).reshape(-1, 4)
-    modes = [r["rotation_mode"] for r in records]
-    widths = [len(r["curves"]) for r in records]
+    modes = [r.rotation_mode for r in records]
+    widths = [len(r.curves) for r in records]
     out = np.empty(sum(widths))
     starts = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.intp)
     for mode in set(modes):
@@ -108,13 +109,14 @@ def clip_for(action, slot, owner, source, clip_class):
     key = ("exported", action.session_uid, slot, getattr(owner, "session_uid", None), source, state,
            _key_count(action))
     if key not in _clips:
+        if len(_clips) >= _MAX_CACHED:
+            _clips.clear()
         played = "FALLBACK" if source == "EXPORTED_FALLBACK" else "EXTENSION"
         exported_class = _exported_class(clip_class)
         with unplayable_on_failure(_clips, key, exported_class, played):
             is_object = isinstance(owner, bpy.types.Object)
             records = exported_records(owner, action, slot, scene) if is_object else []
-            data = {"frames_per_second": scene.render.fps / scene.render.fps_base}
-            _clips[key] = exported_class(data, records, played)
+            _clips[key] = exported_class(scene.render.fps / scene.render.fps_base, records, played)
     return key, _clips[key]
 
 
@@ -126,7 +128,7 @@ def unplayable_on_failure(cache, key, clip_class, source):
     try:
         yield
     except Exception:
-        cache[key] = clip_class({"frames_per_second": 1.0}, [], source)
+        cache[key] = clip_class(1.0, [], source)
         raise
 
 

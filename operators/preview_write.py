@@ -75,10 +75,10 @@ class Writer:
         self.properties = {}  # (owner path, property) -> [(array index or -1, source index)]
         source = 0
         for record in records:
-            for component, curve in enumerate(record["curves"]):
-                if curve["index"] >= 0 and curve["data_path"]:
-                    self._place(data, curve["data_path"], curve["index"], source + component)
-            source += len(record["curves"])
+            for component, curve in enumerate(record.curves):
+                if curve.index >= 0 and curve.data_path:
+                    self._place(data, curve.data_path, curve.index, source + component)
+            source += len(record.curves)
         for batch in self.batches.values():
             batch.finish()
         self.tag_pose = any(b.collection_path == "pose.bones" for b in self.batches.values())

@@ -137,7 +137,7 @@ def measure_clips(bpy, source="EXTENSION"):
         worst = deviation.worst_rotation(rows)
         values = [r.blender_vs().max for r in rows if not r.rotation and r.blender_vs() is not None]
         clips.append({
-            "name": data["name"], "action": action.name, "animation": data["animation"],
+            "name": data.name, "action": action.name, "animation": data.animation,
             "channels": len(rows),
             "rotation_max_deg": float(worst.blender_vs().max) if worst is not None else 0.0,
             "rotation_worst": (f"{worst.target} at {worst.blender_vs().time:.4f} s"

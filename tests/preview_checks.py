@@ -45,8 +45,9 @@ def set_preview(scene, enabled, source='EXTENSION'):
 
 
 def records(data):
+    """The stored channel records as the .blend keeps them (plain dicts)."""
     from gltf_sqlerp.operators import action_data
-    return action_data.load(data.animation_data.action)["channels"]
+    return data.animation_data.action[action_data.KEY].to_dict()["channels"]
 
 
 def blender_values(data, channel_records):

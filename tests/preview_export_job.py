@@ -27,7 +27,7 @@ def main(folder):
     # What the bundled exporter samples is under test here: the add-on's CUBICSLERP export (which
     # would refit the rotations, and notices a leaked preview on its own) stays out of it.
     scene.gltf_sqlerp_export.enabled = False
-    paths = [r["data_path"] for r in action_data.load(arm.animation_data.action)["channels"]]
+    paths = [r.data_path for r in action_data.load(arm.animation_data.action).channels]
 
     def values():
         return [list(arm.path_resolve(path)) for path in paths]

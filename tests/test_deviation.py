@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from gltf_sqlerp.core import quaternions as quat
+from gltf_sqlerp.core.clip_record import ChannelRecord
 from gltf_sqlerp.core.deviation import CurveKeys, channel_deviations, format_table, target_name
 
 SAMPLE = Path(__file__).resolve().parents[1] / "samples/sqlerp_arm.gltf"
@@ -40,14 +41,15 @@ PROPERTIES = {"rotation": "rotation_quaternion", "translation": "location",
 
 
 def record(path, main, matrix, offset, fallback=None, data_path=None, name="Arm"):
-    result = {"node": 0, "path": path, "id_name": name, "id_type": "Object", "slot": "",
+    """A ChannelRecord read from its stored form (core.clip_record), as the import stores it."""
+    result = {"node": 0, "path": path, "pointer": "", "id_name": name, "id_type": "Object", "slot": "",
               "data_path": data_path or PROPERTIES[path],
               "matrix": np.asarray(matrix, dtype=float).ravel().tolist(),
               "offset": list(map(float, offset)), "source": "EXTENSION", "sampler": main,
               "curves": [{"data_path": "x", "index": i} for i in range(len(offset))]}
     if fallback is not None:
         result["fallback"] = fallback
-    return result
+    return ChannelRecord.from_record(result)
 
 
 def curve(frames, values, mode, left=None, right=None):
@@ -211,7 +213,7 @@ def test_planned_curves_are_the_keys_blender_stores():
     locations = np.array([[0.1, 0.2, 0.3], [1.0, -1.0, 0.5], [2.0 / 3.0, 0.0, 7.0]])
     offset = np.array([0.5, 0.0, -1.0])
     main = record("translation", sampler("LINEAR", times, locations), LOCATION_MAP, offset)
-    main["curves"][1]["index"] = -1
+    main.curves[1].index = -1
     curves = planned_curves(main, keyframes_for(stored_sampler(main), 0.01), FPS)
     assert curves[1] is None
     expected = (locations @ LOCATION_MAP.T + offset).astype(np.float32)
@@ -224,11 +226,14 @@ def test_planned_curves_are_the_keys_blender_stores():
 
 
 def test_target_names():
-    assert target_name({"data_path": 'pose.bones["a\\"b"].rotation_quaternion', "id_name": "Arm",
-                        "id_type": "Object"}) == 'a"b'
-    assert target_name({"data_path": "location", "id_name": "Box", "id_type": "Object"}) == "Box"
-    assert target_name({"data_path": 'key_blocks["k"].value', "id_name": "Key",
-                        "id_type": "Key"}) == "Key (shape keys)"
+    def named(data_path, id_name, id_type):
+        found = record("rotation", sampler("STEP", [0.0], [[0, 0, 0, 1]]), np.eye(4), np.zeros(4),
+                       data_path=data_path, name=id_name)
+        found.id_type = id_type
+        return target_name(found)
+    assert named('pose.bones["a\\"b"].rotation_quaternion', "Arm", "Object") == 'a"b'
+    assert named("location", "Box", "Object") == "Box"
+    assert named('key_blocks["k"].value', "Key", "Key") == "Key (shape keys)"
 
 
 def test_blender_values_do_not_depend_on_the_order_or_number_of_frames():

@@ -7,7 +7,6 @@ interpolation, path and width in one batch, so a channel read from another's key
 map shows up as a mismatch.
 """
 
-import importlib.util
 import math
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core.animation import Sampler
+from gltf_sqlerp.core.clip_record import ChannelRecord, SamplerRecord
 from gltf_sqlerp.core.pose_player import PlayerChannel, PosePlayer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -220,20 +220,28 @@ def test_identical_neighbour_keys_take_the_tiny_angle_branch():
     assert_player_matches(PosePlayer(channels), channels, np.linspace(-0.5, 4.5, 41))
 
 
+def stored_record(path, matrix, offset, sampler, fallback=None):
+    """A ChannelRecord read back from the stored form the importer writes (core.clip_record)."""
+    def stored(s):
+        return SamplerRecord(s.interpolation, s.times, s.values, s.pointer).to_record()
+    record = {"node": 0, "path": path, "pointer": "", "id_name": "Arm", "id_type": "Object",
+              "slot": "", "data_path": "", "curves": [], "matrix": np.ravel(matrix).tolist(),
+              "offset": list(offset), "source": "EXTENSION", "sampler": stored(sampler)}
+    if fallback is not None:
+        record["fallback"] = stored(fallback)
+    return ChannelRecord.from_record(record)
+
+
 def test_sample_records_through_from_records():
-    """Records as the importer stores them (action_data.sampler_record), identity maps: each
-    source plays what core.Channel.evaluate plays with or without the fallback."""
-    action_data = _load_action_data()
+    """Records as the importer stores them (core.clip_record), identity maps: each source plays
+    what core.Channel.evaluate plays with or without the fallback."""
     document = core.load(SAMPLE)
     channels = document.animations[0].channels
     records = []
     for channel in channels:
         k = channel.sampler.values.shape[1]
-        record = {"node": channel.node, "path": channel.path, "matrix": np.eye(k).ravel().tolist(),
-                  "offset": [0.0] * k, "sampler": action_data.sampler_record(channel.sampler)}
-        if channel.fallback is not None:
-            record["fallback"] = action_data.sampler_record(channel.fallback)
-        records.append(record)
+        records.append(stored_record(channel.path, np.eye(k), [0.0] * k, channel.sampler,
+                                     channel.fallback))
     assert {c.sampler.interpolation for c in channels} >= {"CUBICSLERP", "LINEAR"}
     assert {c.fallback is None for c in channels} == {True, False}
     end = document.animations[0].duration
@@ -253,11 +261,8 @@ def test_sample_records_through_from_records():
 
 
 def test_sources_differ_where_the_sample_has_a_fallback():
-    action_data = _load_action_data()
     channel = next(c for c in core.load(SAMPLE).animations[0].channels if c.fallback is not None)
-    record = {"path": "rotation", "matrix": TO_WXYZ.ravel().tolist(), "offset": [0.0] * 4,
-              "sampler": action_data.sampler_record(channel.sampler),
-              "fallback": action_data.sampler_record(channel.fallback)}
+    record = stored_record("rotation", TO_WXYZ, [0.0] * 4, channel.sampler, channel.fallback)
     times = np.linspace(channel.sampler.times[0], channel.sampler.times[-1], 101)
     sqlerp = PosePlayer.from_records([record], "EXTENSION").over(times)[0]
     fallback = PosePlayer.from_records([record], "FALLBACK").over(times)[0]
@@ -306,12 +311,3 @@ def test_hypothesis_any_rig_matches_sampler(drawn):
     channels = [c for c, _ in drawn]
     times = np.concatenate([t for _, t in drawn])
     assert_player_matches(PosePlayer(channels), channels, times)
-
-
-def _load_action_data():
-    """operators/action_data.py by path: the operators package itself imports bpy."""
-    spec = importlib.util.spec_from_file_location("pose_player_action_data",
-                                                  ROOT / "operators" / "action_data.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

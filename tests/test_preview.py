@@ -58,7 +58,7 @@ def test_new_stored_data_and_a_new_source_replace_the_cached_player(bpy, fidelit
     assert off_spec(arm, chosen, document, time, True) < EXACT_DEG
     # Stored data replaced (as a re-import or action_data.store does): the translation moved 1 m.
     from gltf_sqlerp.operators import action_data
-    stored = action_data.load(arm.animation_data.action)
+    stored = arm.animation_data.action[action_data.KEY].to_dict()
     moved = next(r for r in stored["channels"] if r["path"] == "translation")
     moved["sampler"]["values"] = [v + 1.0 for v in moved["sampler"]["values"]]
     arm.animation_data.action[action_data.KEY] = stored

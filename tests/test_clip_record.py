@@ -1,0 +1,98 @@
+"""The clip record kept on imported Actions (core.clip_record): read back as written, its version
+checked, older versions migrated, newer or damaged ones refused with a clear message; and a .blend
+saved by add-on 0.1.0 (tests/data, made by an import of samples/sqlerp_arm.gltf on Blender 4.2,
+whose records name no slot) still previews and exports on every Blender of the matrix."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from preview_checks import EXACT_DEG, frame_set, off_spec, records, set_preview
+
+from gltf_sqlerp import core
+from gltf_sqlerp.core import clip_record
+from gltf_sqlerp.core.clip_record import ChannelRecord, ClipRecord, CurveTarget, RecordError, SamplerRecord
+
+ROOT = Path(__file__).resolve().parents[1]
+SAVED_BY_0_1_0 = ROOT / "tests" / "data" / "sqlerp_arm_0.1.0.blend"
+SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
+
+
+def a_clip():
+    cubic = SamplerRecord("CUBICSLERP", np.array([0.0, 1.0]), np.arange(24.0).reshape(6, 4), "/animations/0/samplers/1")
+    linear = SamplerRecord("LINEAR", np.array([0.0, 0.5, 1.0]), np.ones((3, 4)))
+    rotation = ChannelRecord(1, "rotation", "/animations/0/channels/0", "Arm", "Object", "OBArm",
+                             'pose.bones["Elbow"].rotation_quaternion',
+                             [CurveTarget('pose.bones["Elbow"].rotation_quaternion', i) for i in range(4)],
+                             np.eye(4)[::-1], np.zeros(4), "EXTENSION", cubic, linear)
+    weights = ChannelRecord(4, "weights", "/animations/0/channels/1", "Key", "Key", "", "",
+                            [CurveTarget('key_blocks["a"].value', 0), CurveTarget("", -1)],
+                            np.eye(2), np.array([0.0, 0.5]), "EXTENSION",
+                            SamplerRecord("STEP", np.array([0.0]), np.array([[0.25, 0.75]])))
+    return ClipRecord("arm.gltf", 0, "Wave", "EXTENSION", 0.01, False, 24.0, [rotation, weights])
+
+
+def test_a_record_reads_back_as_it_was_written():
+    clip = a_clip()
+    stored = clip.to_record()
+    assert stored["version"] == clip_record.VERSION == 1
+    again = ClipRecord.from_record(stored)
+    assert again.to_record().keys() == stored.keys()
+    for a, b in zip(clip.channels, again.channels):
+        assert (a.node, a.path, a.slot, a.data_path, a.curves) == (b.node, b.path, b.slot, b.data_path, b.curves)
+        np.testing.assert_array_equal(a.matrix, b.matrix)
+        np.testing.assert_array_equal(a.played("FALLBACK").values, b.played("FALLBACK").values)
+    assert again.channels[1].fallback is None and again.channels[1].played("FALLBACK").interpolation == "STEP"
+    assert stored["channels"][0]["sampler"]["width"] == 4 and len(stored["channels"][0]["matrix"]) == 16
+
+
+def test_a_newer_damaged_or_unversioned_record_is_refused_with_what_is_wrong():
+    stored = a_clip().to_record()
+    with pytest.raises(RecordError, match=r"newer version .*\(record version 2; this one reads up to 1\)"):
+        ClipRecord.from_record({**stored, "version": 2})
+    with pytest.raises(RecordError, match="no valid version"):
+        ClipRecord.from_record({key: value for key, value in stored.items() if key != "version"})
+    broken = a_clip().to_record()
+    broken["channels"][0]["sampler"]["values"] = [0.0]  # not a whole number of quaternions
+    with pytest.raises(RecordError, match="is damaged: ValueError"):
+        ClipRecord.from_record(broken, "the clip of 'Walk'")
+    with pytest.raises(RecordError, match="is damaged: KeyError: 'frames_per_second'"):
+        ClipRecord.from_record({k: v for k, v in stored.items() if k != "frames_per_second"})
+
+
+def test_an_older_record_is_migrated_step_by_step(monkeypatch):
+    """As the next layout change will do: VERSION 2 with one step from 1 (here, renaming a field
+    back and forth), so a version-1 record, like those in every .blend saved by 0.1.0, reads."""
+    def rename_out(stored):
+        return {**stored, "version": 2, "frames_per_second": stored["fps_v1_name"]}
+    monkeypatch.setattr(clip_record, "VERSION", 2)
+    monkeypatch.setattr(clip_record, "MIGRATIONS", {1: rename_out})
+    old = a_clip().to_record()
+    old["version"], old["fps_v1_name"] = 1, old.pop("frames_per_second")
+    assert ClipRecord.from_record(old).frames_per_second == 24.0
+
+
+@pytest.mark.blender
+def test_a_blend_saved_by_0_1_0_previews_and_exports(fidelity, tmp_path):
+    import bpy
+    from gltf_sqlerp.operators import action_data, export_session
+    bpy.ops.wm.open_mainfile(filepath=str(SAVED_BY_0_1_0))
+    arm = bpy.data.objects["Arm"]
+    clip = action_data.load(arm.animation_data.action)
+    assert (clip.version, clip.name, len(clip.channels)) == (1, "Wave", 4)
+    assert {c.slot for c in clip.channels} == {""}  # written on Blender 4.2: no slots
+
+    document = core.load(SAMPLE)
+    scene = bpy.context.scene
+    set_preview(scene, True, "EXTENSION")
+    try:
+        frame_set(scene, 30.5)
+        assert off_spec(arm, records(arm), document, 30.5 / 24.0, False) < EXACT_DEG
+    finally:
+        set_preview(scene, False)
+
+    assert bpy.ops.export_scene.gltf_sqlerp(filepath=str(tmp_path / "again.glb")) == {'FINISHED'}
+    cubic = [c for c in export_session.last_outcome.channels if c.form == "CUBICSLERP"]
+    assert len(cubic) == 3 and all(c.kept for c in cubic)  # the stored keys, not a new fit
+    again = core.load(tmp_path / "again.glb")
+    assert sum(c.uses_extension for a in again.animations for c in a.channels) == 3
