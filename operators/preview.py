@@ -72,12 +72,15 @@ def apply(scene, source=None):
     _applied.add(scene.session_uid)
 
 
-_failures = set()
+_failures = set()  # failures said already (cleared with the data: file loads, unregister)
+_MAX_FAILURES = 256
 
 
 def _report_failure(action, error):
     key = (action.session_uid, type(error).__name__, str(error))
     if key not in _failures:
+        if len(_failures) >= _MAX_FAILURES:
+            _failures.clear()
         _failures.add(key)
         print(f"Play glTF Exactly: '{action.name}' is not previewed: {type(error).__name__}: {error}")
 
@@ -186,6 +189,7 @@ def on_load_post(*args):
     _held.clear()
     _applied.clear()
     _seen.clear()
+    _failures.clear()
     preview_clips.forget()
     _ensure_handlers()
     for scene in bpy.data.scenes:
@@ -286,6 +290,7 @@ def unregister():
     _held.clear()
     _applied.clear()
     _seen.clear()
+    _failures.clear()
     preview_clips.forget()
     for scene in posed:
         scene.frame_set(scene.frame_current, subframe=scene.frame_subframe)

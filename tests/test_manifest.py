@@ -19,7 +19,7 @@ RUNTIME_DIRS = ("core", "operators", "bundled_gltf", "ui", "pipeline")
 DEV_FOLDERS = ("tests", "bench", "tools", "samples", "docs", "fuzz_escapes", "example_out", ".ci",
                ".venv*", ".git")
 DEV_FILES = ("dev.py", "requirements-dev.txt", "requirements-editor.txt", "pyrightconfig.json",
-             "pytest.ini")
+             "pytest.ini", "pyproject.toml", "CONTRIBUTING.md")
 
 
 @pytest.fixture(scope="module")
