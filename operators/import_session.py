@@ -76,9 +76,17 @@ def session_for_bundled_dialog(scene):
     except GltfError as error:
         scene.log_error(f"Exact animation skipped: {error}")
         return None
-    from ..ui.properties import import_settings
     chosen = import_settings(settings, bpy.context.scene)
     return ImportSession(document, plan_document(document, chosen), chosen)
+
+
+def import_settings(group, scene):
+    """The core's ImportSettings from the scene's gltf_sqlerp_import group. A module function on
+    purpose: Blender 4.2 crashes at exit once a PropertyGroup with an ordinary Python method has
+    been registered."""
+    from ..core.import_plan import ImportSettings
+    rate = scene.render.fps / scene.render.fps_base
+    return ImportSettings(group.source, group.rotation_tolerance, group.bake, rate)
 
 
 def rewrite_animation(session, scene, anim_idx: int, track_name: str) -> None:

@@ -25,7 +25,7 @@ import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this rep
 
 devpath.import_package()
 from gltf_sqlerp.core import quaternions as quat  # noqa: E402
-from gltf_sqlerp.core.fitting import linear_rotation_keys  # noqa: E402
+from gltf_sqlerp.core.sample_fallback import linear_rotation_keys  # noqa: E402
 from gltf_sqlerp.core.interpolation import evaluate  # noqa: E402
 from gltf_sqlerp.core.writer import BufferBuilder, write_glb, write_gltf  # noqa: E402
 

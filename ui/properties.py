@@ -3,8 +3,6 @@ is enabled (the "Exact animation" panel inside the bundled import dialog)."""
 
 import bpy
 
-from ..core.import_plan import ImportSettings
-
 SOURCE_ITEMS = (
     ('EXTENSION', "CUBICSLERP Extension", "Play EXT_animation_sqlerp channels as the extension says"),
     ('FALLBACK', "Fallback", "Play the fallback sampler: what viewers without the extension show"),
@@ -22,13 +20,6 @@ class GLTF_SQLERP_PG_import(bpy.types.PropertyGroup):
         "and the spec at any time", default=0.01, min=0.0001, max=10.0, precision=4)
     bake: bpy.props.BoolProperty(name="Bake Every Frame", default=False,
                                  description="LINEAR keys on every frame instead of fitted curves")
-
-
-def import_settings(group, scene):
-    """The core's ImportSettings from the scene's group. A module function on purpose: Blender 4.2
-    crashes at exit once a PropertyGroup with an ordinary Python method has been registered."""
-    rate = scene.render.fps / scene.render.fps_base
-    return ImportSettings(group.source, group.rotation_tolerance, group.bake, rate)
 
 
 def register():

@@ -1,7 +1,9 @@
-"""Fitting key sets to a rotation curve that must be reproduced within a tolerance.
+"""The LINEAR fallback of the project's sample (tools/make_sample.py): slerp keys that follow a
+rotation curve within a tolerance, the animator's keys kept, segments split where a probe misses.
 
-Used to build LINEAR fallbacks of CUBICSLERP curves (conventions §3: a fallback is resampled so it
-stays within the user's tolerance of the CUBICSLERP curve).
+Only the sample is made this way (conventions §3: a fallback stays within the user's tolerance of
+the CUBICSLERP curve); exports and the converter fit theirs with core.rotation_export and
+core.fallback_fit.
 """
 
 import numpy as np
