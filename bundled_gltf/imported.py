@@ -71,6 +71,7 @@ class ImportedScene:
         """
         data = self._gltf.data
         animation = data.animations[anim_idx]
+        by_hook = applies("decode_accessor_hook")
         for channel in animation.channels:
             if channel.target.node is None or channel.target.path not in _TRS_AND_WEIGHTS:
                 continue
@@ -80,7 +81,7 @@ class ImportedScene:
             inputs, outputs = data.accessors[sampler.input], data.accessors[sampler.output]
             rows = max(outputs.count // max(inputs.count, 1), 1)
             keys, values = np.zeros((1, 1)), np.zeros((rows, _WIDTH[outputs.type]))
-            if applies("decode_accessor_hook"):
+            if by_hook:
                 self.placeholders[id(inputs)], self.placeholders[id(outputs)] = keys, values
             else:
                 self._gltf.accessor_cache[sampler.input] = keys.tolist()

@@ -31,7 +31,8 @@ import time
 
 from .common import EXIT_USAGE, UsageError, _write_report, _console_to_stderr, _terminate_as_interrupt
 from .blender import _export_command, _verify_command, assign_action, enable_addon, measure_clips, world_fidelity
-from .convert import _convert_command, _convert_file_command, convert_file, convert_folder, gltf_files
+from .convert import (_convert_command, _convert_file_command, add_conversion_arguments, convert_file,
+                      convert_folder, gltf_files)
 
 __all__ = ["main", "convert_file", "convert_folder", "gltf_files", "enable_addon", "assign_action",
            "measure_clips", "world_fidelity"]
@@ -105,18 +106,7 @@ def _parser():
                         help="selected objects only (default: off, the whole scene)")
 
     def conversion_options(sub):
-        sub.add_argument("--tolerance", type=float, default=0.01, metavar="DEG",
-                         help="largest angle between the CUBICSLERP and the LINEAR curve "
-                              "(degrees, default 0.01)")
-        sub.add_argument("--min-ratio", type=float, default=1.0, metavar="R",
-                         help="convert a channel only when it needs at most 1/R of its keys "
-                              "(default 1.0)")
-        sub.add_argument("--fallback-tolerance", type=float, default=0.1, metavar="DEG",
-                         help="what viewers without the extension play, in world space (degrees, "
-                              "at least --tolerance, default 0.1)")
-        sub.add_argument("--allow-larger", action="store_true",
-                         help="write an output that is not smaller than its input (default: off, "
-                              "nothing is written)")
+        add_conversion_arguments(sub)
         sub.add_argument("--progress-lines", action="store_true", help=argparse.SUPPRESS)
         sub.add_argument("--force", action="store_true",
                          help="convert again even when the output is up to date (same input files, "

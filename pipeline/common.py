@@ -55,9 +55,17 @@ def _console_to_stderr(active):
     if not active:
         yield
         return
+    with stdout_to(2):
+        yield
+
+
+@contextlib.contextmanager
+def stdout_to(descriptor: int):
+    """File descriptor 1 (what Blender and its add-ons print, below Python's sys.stdout) goes to
+    ``descriptor`` while the block runs."""
     sys.stdout.flush()
     saved = os.dup(1)
-    os.dup2(2, 1)
+    os.dup2(descriptor, 1)
     try:
         yield
     finally:

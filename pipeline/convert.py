@@ -25,6 +25,24 @@ UP_TO_DATE = "up to date: the output was made from the same input files, options
 PROGRESS_LINE = "PROGRESS "  # a child's stderr line: how far its file is (a fraction), for the parent
 
 
+def add_conversion_arguments(parser) -> None:
+    """The options that decide a conversion's output, as every converting command takes them
+    (pipeline_run.py convert and convert-file, tools/sqlerp_convert.py), defaults from core.convert."""
+    from ..core.convert import DEFAULT_FALLBACK_TOLERANCE_DEG, DEFAULT_TOLERANCE_DEG
+    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE_DEG, metavar="DEG",
+                        help="largest world-space angle between the file's rotations and the "
+                             "original ones (degrees, default: %(default)s)")
+    parser.add_argument("--fallback-tolerance", type=float, default=DEFAULT_FALLBACK_TOLERANCE_DEG,
+                        metavar="DEG", help="the same for what viewers without EXT_animation_sqlerp "
+                                            "play (degrees, at least --tolerance, default: %(default)s)")
+    parser.add_argument("--min-ratio", type=float, default=1.0, metavar="R",
+                        help="rewrite a channel only when it needs at most 1/R of its keys "
+                             "(default: %(default)s)")
+    parser.add_argument("--allow-larger", action="store_true",
+                        help="write the output even when it is not smaller than the input "
+                             "(default: off, nothing is written)")
+
+
 def conversion_options(tolerance, min_ratio, fallback_tolerance, allow_larger) -> dict:
     """The options that change a conversion's output (part of its fingerprint)."""
     return {"tolerance_deg": float(tolerance), "min_ratio": float(min_ratio),

@@ -32,22 +32,15 @@ def blender_console_aside():
     """Blender's and its glTF add-on's own console lines (they print at the file-descriptor level)
     go to a log while Blender works, so that the demo prints its figures once; the log is shown
     if the work fails."""
-    sys.stdout.flush()
+    from gltf_sqlerp.pipeline.common import stdout_to
     with tempfile.TemporaryFile(mode="w+") as log:
-        saved = os.dup(1)
-        os.dup2(log.fileno(), 1)
         try:
-            yield
+            with stdout_to(log.fileno()):
+                yield
         except BaseException:
-            sys.stdout.flush()
-            os.dup2(saved, 1)
             log.seek(0)
             sys.stderr.write(log.read())
             raise
-        finally:
-            sys.stdout.flush()
-            os.dup2(saved, 1)
-            os.close(saved)
 
 
 def report_preview(document, fidelity):

@@ -91,18 +91,9 @@ def parser() -> argparse.ArgumentParser:
     built = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     built.add_argument("input", help="a .gltf or .glb")
     built.add_argument("output", help="the file to write (.glb for a .glb input, .gltf for a .gltf)")
-    built.add_argument("--tolerance", type=float, default=0.01, metavar="DEG",
-                       help="largest world-space angle between the file's rotations and the "
-                            "original ones (degrees, default 0.01)")
-    built.add_argument("--fallback-tolerance", type=float, default=0.1, metavar="DEG",
-                       help="the same for what viewers without EXT_animation_sqlerp play "
-                            "(degrees, at least --tolerance, default 0.1)")
-    built.add_argument("--min-ratio", type=float, default=1.0, metavar="R",
-                       help="rewrite a channel only when it needs at most 1/R of its keys "
-                            "(default 1)")
-    built.add_argument("--allow-larger", action="store_true",
-                       help="write the output even when it is not smaller than the input "
-                            "(default: off, nothing is written)")
+    devpath.import_package()
+    from gltf_sqlerp.pipeline.convert import add_conversion_arguments
+    add_conversion_arguments(built)
     return built
 
 
