@@ -8,7 +8,7 @@ The issue's key target (4x fewer keys than the bundled exporter's per-frame LINE
 for at most a quarter of one key per frame. Whether a rig's motion allows that at all does not
 depend on our fitter alone: every key the animator set is kept, and between two of them the curve
 needs as many pieces as the motion asks for. This script counts them, per channel of a default
-export (operators.export_headstart.predicted_tasks: the channels, ranges and rest maps the export
+export (operators.exporting.headstart.predicted_tasks: the channels, ranges and rest maps the export
 fits), cutting each segment between two animator keys in three ways:
 
 - ours: the keys the export writes (ChannelTask.fit with the default options);
@@ -18,9 +18,9 @@ fits), cutting each segment between two animator keys in three ways:
   needs fewer pieces: the greedy count is the bound for these tangents and for added keys on the
   motion (values off the motion, within the tolerance, are not tried).
 
-A piece "follows the motion" when the export's own fit (core.sqlerp_fit.fit_cubicslerp) of it,
+A piece "follows the motion" when the export's own fit (core.fitting.sqlerp_fit.fit_cubicslerp) of it,
 its ends on the motion, needs no key more to stay within the export's fitting tolerance (0.01 deg
-x FIT_MARGIN) at every dense check time inside it (core.rotation_export.check_grid, 8 per frame);
+x FIT_MARGIN) at every dense check time inside it (core.fitting.rotation_export.check_grid, 8 per frame);
 in float64, which follows at least as well as the file's rounded keys. The allowed count is the
 bundled exporter's keys (one per frame of each channel's range) divided by 4.
 """
@@ -104,8 +104,8 @@ class Channel:
 
 
 def measure(bpy, keyed_rig, fidelity, label, build_args):
-    from gltf_sqlerp.core.rotation_export import FIT_MARGIN, ExportOptions
-    from gltf_sqlerp.operators.export_headstart import predicted_tasks
+    from gltf_sqlerp.core.fitting.rotation_export import FIT_MARGIN, ExportOptions
+    from gltf_sqlerp.operators.exporting.headstart import predicted_tasks
     fidelity.reset_scene()
     keyed_rig.build(**build_args)
     scene = bpy.context.scene
@@ -137,7 +137,7 @@ def main():
     fidelity = devpath.load_module("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
     keyed_rig = devpath.load_module("gltf_sqlerp_keyed_rig", ROOT / "tools" / "keyed_rig.py")
     global fit_cubicslerp
-    from gltf_sqlerp.core.sqlerp_fit import fit_cubicslerp
+    from gltf_sqlerp.core.fitting.sqlerp_fit import fit_cubicslerp
     bpy = fidelity.bpy
     print("CUBICSLERP keys at the export's tolerance, the animator's keys kept (see the docstring).")
     for name in args.rig or sorted(RIGS):

@@ -8,7 +8,7 @@ The rig of bench/synthetic_rig.py (100 skinned bones, one rotation channel of 1,
 LINEAR and CUBICSLERP with a LINEAR fallback, imported with ``import_scene.gltf_sqlerp``. A pass
 calls ``scene.frame_set`` on 200 frames (every half frame from frame 10: subframes included), and
 passes with the preview off and on alternate; best pass of N. Also timed alone: the preview's work
-per frame (operators.preview.apply: what plays, PosePlayer.flat_at, writing 100 pose bones),
+per frame (operators.preview.live.apply: what plays, PosePlayer.flat_at, writing 100 pose bones),
 and inside it PosePlayer.flat_at (all channels at one time as one flat array). "added" is on
 minus off: the handler plus Blender re-evaluating the posed armature and its skinned mesh in the
 frame change's second pass.
@@ -85,7 +85,7 @@ def main():
     devpath.ensure_bpy(__file__)
     fidelity = devpath.load_module("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
     rig = devpath.load_module("gltf_sqlerp_synthetic_rig", ROOT / "bench" / "synthetic_rig.py")
-    from gltf_sqlerp.operators import preview, preview_clips
+    from gltf_sqlerp.operators.preview import live as preview, clips as preview_clips
     bpy = fidelity.bpy
     folder = Path(tempfile.mkdtemp(prefix="gltf_sqlerp_bench_"))
     cases = [("rig 100 bones x 1,000 LINEAR keys", rig.write_rig(folder / "rig_linear.glb"), 'EXTENSION'),

@@ -32,7 +32,7 @@ DENSE = 100_000
 
 def import_package():
     devpath.import_package()
-    from gltf_sqlerp.core import pose_player, quaternions
+    from gltf_sqlerp.core.sampling import pose_player, quaternions
     return pose_player, quaternions
 
 

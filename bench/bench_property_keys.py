@@ -60,7 +60,7 @@ def figures(path):
 
 def export_both(folder, tolerance):
     """(bundled file, ours file, our outcome) of the scene as it is."""
-    from gltf_sqlerp.operators import export_session
+    from gltf_sqlerp.operators.exporting import session as export_session
     bundled, ours = folder / "bundled.glb", folder / "ours.glb"
     settings = bpy.context.scene.gltf_sqlerp_export
     settings.enabled = False

@@ -39,7 +39,7 @@ TARGET_RATIO = 5.0
 def import_package():
     """The package under its manifest id, as tests/conftest.py imports it (no bpy needed)."""
     devpath.import_package()
-    from gltf_sqlerp.core import interpolation, quaternions
+    from gltf_sqlerp.core.sampling import interpolation, quaternions
     return interpolation, quaternions
 
 

@@ -61,13 +61,13 @@ class Row:
 
 
 class FitClock:
-    """The add-on's work on Blender's thread during an export: operators.export_fitting.prepare
+    """The add-on's work on Blender's thread during an export: operators.exporting.fitting.prepare
     (reads the keys at the export's start, hands predicted channels to the workers) and
-    operators.export_rotations.rewrite (takes, checks and writes the fits after the bundled
+    operators.exporting.rotations.rewrite (takes, checks and writes the fits after the bundled
     exporter gathered), both wrapped with one timer (only in this process, for this benchmark)."""
 
     def __init__(self):
-        from gltf_sqlerp.operators import export_fitting, export_rotations
+        from gltf_sqlerp.operators.exporting import fitting as export_fitting, rotations as export_rotations
         self.seconds = 0.0
         # export_outcome.bundled_rewrite imports export_rotations.rewrite at each export.
         export_rotations.rewrite = self._timed(export_rotations.rewrite)
@@ -86,7 +86,7 @@ class FitClock:
 def export(mode: Mode, path: Path, clock: FitClock) -> Row:
     """One Blender export of the current scene in ``mode`` (from the scene's first frame, so that
     every mode starts from the same pose); the row's time, fit time and the export's own report."""
-    from gltf_sqlerp.operators import export_session
+    from gltf_sqlerp.operators.exporting import session as export_session
     scene = bpy.context.scene
     scene.frame_set(scene.frame_start)
     scene.gltf_sqlerp_export.enabled = mode.ours

@@ -35,10 +35,10 @@ SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
 KHRONOS = SHARED / "assets" / "khronos"
 STAGES = [  # (label, module under gltf_sqlerp, function)
     ("read", "core.document", "read_file"), ("validate", "core.document", "validate"),
-    ("document", "core.document", "Document"), ("plan", "operators.import_gltf", "plan_document"),
+    ("document", "core.document", "Document"), ("plan", "operators.importing.operator", "plan_document"),
     ("snapshot", "operators.transaction", "snapshot"),
-    ("rewrite", "operators.import_session", "rewrite_animation"),  # the next four and the rest
-    ("channel maps", "operators.import_session", "_channel_targets"),
+    ("rewrite", "operators.importing.session", "rewrite_animation"),  # the next four and the rest
+    ("channel maps", "operators.importing.session", "_channel_targets"),
     ("F-curves", "operators.fcurves", "write_keyframes"),
     ("records", "operators.action_data", "channel_record"), ("store", "operators.action_data", "store"),
 ]

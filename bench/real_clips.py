@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 fidelity = devpath.load_module("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
 bpy, nodes = fidelity.bpy, fidelity.nodes
 from gltf_sqlerp import core  # noqa: E402
-from gltf_sqlerp.core import quaternions as quat  # noqa: E402
+from gltf_sqlerp.core.sampling import quaternions as quat  # noqa: E402
 
 PER_FRAME = 8             # the project's rule: tolerances hold at >= 8 samples per frame
 LONG_CLIP = 1000          # frames; only longer clips are sampled more sparsely (run time)

@@ -18,7 +18,7 @@ import devpath
 
 def smooth_rotations(rng, keys, max_step_deg):
     """Unit quaternions (keys, 4) turning up to ``max_step_deg`` per key about slowly drifting axes."""
-    from gltf_sqlerp.core import quaternions as quat
+    from gltf_sqlerp.core.sampling import quaternions as quat
     axes = np.cumsum(rng.normal(size=(keys, 3)) * 0.2, axis=0) + rng.normal(size=3)
     axes /= np.linalg.norm(axes, axis=1, keepdims=True)
     angles = np.radians(max_step_deg) * np.sin(np.linspace(0, 6 * np.pi, keys) + rng.uniform(0, 6))
@@ -32,8 +32,8 @@ def smooth_rotations(rng, keys, max_step_deg):
 
 def build(bones=100, keys=1000, interpolation="LINEAR", seed=7, fps=30.0):
     devpath.import_package()
-    from gltf_sqlerp.core import quaternions as quat
-    from gltf_sqlerp.core.writer import BufferBuilder
+    from gltf_sqlerp.core.sampling import quaternions as quat
+    from gltf_sqlerp.core.gltf.writer import BufferBuilder
     rng = np.random.default_rng(seed)
     document = {"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0, bones + 1]}]}
     nodes = [{"name": "Root", "children": [1]}]
@@ -93,7 +93,7 @@ def build(bones=100, keys=1000, interpolation="LINEAR", seed=7, fps=30.0):
 
 def write_rig(path, **options):
     devpath.import_package()
-    from gltf_sqlerp.core.writer import write_glb
+    from gltf_sqlerp.core.gltf.writer import write_glb
     document, blob = build(**options)
     write_glb(Path(path), document, blob)
     return Path(path)

@@ -8,7 +8,7 @@ differs per Blender version: a new Blender release means reading that table and 
 
 - ``versions``: the table of changes in the bundled add-on per Blender version, and ``applies``.
 - ``import_hooks`` / ``export_hooks``: the user-extension classes it instantiates, which unpack
-  its hook arguments and hand views to ``operators.import_session`` / ``operators.export_session``.
+  its hook arguments and hand views to ``operators.importing.session`` / ``operators.exporting.session``.
 - ``imported``: a view of one running import (nodes, stashed actions, rest corrections).
 - ``bone_children``: its misplaced objects parented to bones, and the correction.
 - ``draft_form``: the one-parse patch of its parser for the draft form of EXT_animation_sqlerp.

@@ -4,7 +4,7 @@ The exporter makes a ``glTF2ExportUserExtension`` (the package root forwards the
 each export, calls its ``gather_gltf_hook(..., animations, export_settings)`` once everything is
 gathered and ``gather_gltf_extensions_hook(gltf, export_settings)`` just before the JSON is made,
 and calls ``glTF2_pre_export_callback`` / ``glTF2_post_export_callback`` around a successful
-export. Each unpacks the arguments and hands views to ``operators.export_session`` (and the
+export. Each unpacks the arguments and hands views to ``operators.exporting.session`` (and the
 preview). The exporter logs and swallows hook exceptions (versions: critical_hooks is not set), so
 nothing here raises: a failure is the export's outcome.
 """
@@ -13,7 +13,8 @@ import traceback
 
 import bpy
 
-from ..operators import export_session, preview
+from ..operators.exporting import session as export_session
+from ..operators.preview import live as preview
 from .exported import ExportedScene, animation_pointers, meshopt
 from .versions import applies
 

@@ -3,7 +3,7 @@
 The importer looks up ``glTF2ImportUserExtension`` on every enabled add-on module (the package
 root forwards the name here), makes one before it parses a file, and calls its hooks as
 ``hook(*args, gltf)``. Each hook here unpacks the arguments, wraps ``gltf`` in an
-``imported.ImportedScene`` and hands that to ``operators.import_session``, which does the work.
+``imported.ImportedScene`` and hands that to ``operators.importing.session``, which does the work.
 
 An exception escaping a hook crashes the importer's error logger and aborts the import half-way
 (versions: hook_errors_crash_logger), so each hook catches everything and records it on the
@@ -12,7 +12,7 @@ session; the operator rolls the scene back when anything failed.
 
 from collections import namedtuple
 
-from ..operators import import_session
+from ..operators.importing import session as import_session
 from . import bone_children, draft_form
 from .imported import ImportedScene
 

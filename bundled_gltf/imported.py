@@ -1,4 +1,4 @@
-"""A view of one running import of the bundled glTF importer: what operators.import_session reads.
+"""A view of one running import of the bundled glTF importer: what operators.importing.session reads.
 
 The importer's ``gltf`` object holds the parsed file (``gltf.data``), its vnodes (one per glTF node
 and per bone, with the rest corrections its animation code applies), the actions it stashed, and

@@ -11,8 +11,8 @@ Scripting API (documented in the README)::
     doc.mesh_positions(node, 0, 1.25)       # one (V, 3) array per primitive
 """
 
-from .animation import Animation, Channel, Sampler
+from .sampling.animation import Animation, Channel, Sampler
 from .document import Document, load
-from .errors import Finding, GltfError
+from .gltf.errors import Finding, GltfError
 
 __all__ = ["load", "Document", "Animation", "Channel", "Sampler", "GltfError", "Finding"]

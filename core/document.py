@@ -6,12 +6,12 @@ ready to pose. Pipelines and the add-on's own checks use this API; it never impo
 
 from pathlib import Path
 
-from .accessors import read_accessor
-from .animation import read_animations
-from .errors import ERROR, Finding, GltfError
-from .gltf_file import read_file
-from .scene import Scene
-from .validate import validate
+from .gltf.accessors import read_accessor
+from .sampling.animation import read_animations
+from .gltf.errors import ERROR, Finding, GltfError
+from .gltf.file import read_file
+from .sampling.scene import Scene
+from .gltf.validation import validate
 
 # Extensions whose absence from this reader must not stop a file that lists them as required:
 # ours, and those that only change how data is stored in ways read_accessor already decodes.

@@ -2,13 +2,14 @@
 
 import bpy
 
-from . import export_fitting, preview
-from .check_file import GLTF_SQLERP_OT_check_file
+from .exporting import fitting as export_fitting
+from .preview import live as preview
+from .importing.check_file import GLTF_SQLERP_OT_check_file
 from .clips import GLTF_SQLERP_OT_activate_clip
-from .deviation import GLTF_SQLERP_OT_add_keys, GLTF_SQLERP_OT_deviation_report
-from .export_gltf import EXPORT_SCENE_OT_gltf_sqlerp
-from .import_gltf import IMPORT_SCENE_OT_gltf_sqlerp
-from .preview import GLTF_SQLERP_OT_preview_toggle
+from .preview.deviation import GLTF_SQLERP_OT_add_keys, GLTF_SQLERP_OT_deviation_report
+from .exporting.operator import EXPORT_SCENE_OT_gltf_sqlerp
+from .importing.operator import IMPORT_SCENE_OT_gltf_sqlerp
+from .preview.live import GLTF_SQLERP_OT_preview_toggle
 
 classes = (
     GLTF_SQLERP_OT_check_file,

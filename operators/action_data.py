@@ -4,10 +4,12 @@ The preview and a later export evaluate the spec's curves from this data, withou
 channel records its node, its target in Blender (ID, slot, data path), the affine map from glTF
 values to that target (pose space for bones), and the samplers: the one played and, for
 EXT_animation_sqlerp channels, the other one (fallback or extension). The layout and its version
-are core.clip_record's; this module reads and writes it on Blender's Actions.
+are core.blender_model.clip_record's; this module reads and writes it on Blender's Actions.
 """
 
-from ..core.clip_record import KEY, ChannelRecord, ClipRecord, CurveTarget, RecordError, SamplerRecord
+from ..core.blender_model.clip_record import (
+    KEY, ChannelRecord, ClipRecord, CurveTarget, RecordError, SamplerRecord
+)
 
 _MAX_LOADED = 64
 _loaded = {}  # (action session_uid, the stored group's address) -> ClipRecord or RecordError

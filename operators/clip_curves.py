@@ -7,7 +7,7 @@ Reading never creates anything (no channelbag, no F-curve), so a report leaves t
 import bpy
 import numpy as np
 
-from ..core.deviation import CurveKeys, target_name
+from ..core.blender_model.deviation import CurveKeys, target_name
 from . import fcurves
 
 _NAMES = {item.value: item.identifier
@@ -70,7 +70,7 @@ def keys_of(fcurve):
 
 def channel_keys(action, record):
     """Per component of ``record``, the CurveKeys Blender plays (None where the component has no
-    property), or a string saying why its curves cannot be emulated (core.deviation's input)."""
+    property), or a string saying why its curves cannot be emulated (core.blender_model.deviation's input)."""
     if record.slot and hasattr(action, "slots") and _slot(action, record) is None:
         return f"slot {record.slot} is not in the action"
     curves = _existing_curves(action, record)
@@ -108,7 +108,7 @@ def _not_emulated(fcurve):
 
 def rewrite(action, record, curves):
     """Replace the record's F-curves with ``curves`` (per component CurveKeys or None, as
-    core.deviation.planned_curves gives them); returns (keys before, keys after) summed over the
+    core.blender_model.deviation.planned_curves gives them); returns (keys before, keys after) summed over the
     components written. Missing F-curves are created in the importer's groups."""
     slot = _slot(action, record)
     group = _group(record)

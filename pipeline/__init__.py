@@ -3,17 +3,17 @@
 Subcommands (``--help`` on each for its options):
 
 - ``verify FILE``: import FILE with this add-on into an empty scene and measure, for every imported
-  clip and channel, how far Blender's curves are from the spec (operators.deviation: the same
+  clip and channel, how far Blender's curves are from the spec (operators.preview.deviation: the same
   measure as the Deviation Report, 8 samples per frame). Needs Blender (bpy).
 - ``export [BLEND] --output FILE``: open BLEND (else the current scene) and export it with
-  CUBICSLERP rotations (operators.export_gltf.export). Needs Blender (bpy).
+  CUBICSLERP rotations (operators.exporting.operator.export). Needs Blender (bpy).
 - ``convert INPUT_DIR OUTPUT_DIR``: rewrite the LINEAR rotations of every .gltf/.glb under
-  INPUT_DIR in fewer bytes (core.convert, numpy only), written to the same relative paths under
+  INPUT_DIR in fewer bytes (core.conversion.convert, numpy only), written to the same relative paths under
   OUTPUT_DIR; a file with no rotation channel to rewrite is 'unchanged', one whose output would
   not be smaller is 'skipped' with the reason, both unwritten. One process per file, ``--jobs`` at
   a time (default: every core). Resumes: a file is not redone while its input, every file that
   input references, the options that change the output and the tool's version are the same
-  (pipeline.fingerprint; core.convert writes atomically, so a present output is complete). A
+  (pipeline.fingerprint; core.conversion.convert writes atomically, so a present output is complete). A
   journal of finished files is kept in OUTPUT_DIR.
 - ``convert-file INPUT OUTPUT``: one file, the unit of work of ``convert`` and of farm jobs.
 
@@ -30,9 +30,13 @@ import sys
 import time
 
 from .common import EXIT_USAGE, UsageError, _write_report, _console_to_stderr, _terminate_as_interrupt
-from .blender import _export_command, _verify_command, assign_action, enable_addon, measure_clips, world_fidelity
-from .convert import (_convert_command, _convert_file_command, add_conversion_arguments, convert_file,
-                      convert_folder, gltf_files)
+from .blender import (
+    _export_command, _verify_command, assign_action, enable_addon, measure_clips, world_fidelity
+)
+from .convert import (
+    _convert_command, _convert_file_command, add_conversion_arguments, convert_file, convert_folder,
+    gltf_files
+)
 
 __all__ = ["main", "convert_file", "convert_folder", "gltf_files", "enable_addon", "assign_action",
            "measure_clips", "world_fidelity"]

@@ -5,8 +5,10 @@ import os
 import sys
 from pathlib import Path
 
-from .common import (_gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, PACKAGE, UsageError, Progress,
-                     failure_detail, no_such_file)
+from .common import (
+    _gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, PACKAGE, UsageError, Progress, failure_detail,
+    no_such_file
+)
 
 # The export's bar inside its second step: (start, share) of each round of fits (the first round
 # is most of the work; a refit round along a chain takes the rest, and may come more than once).
@@ -126,8 +128,9 @@ def world_fidelity(document, source="EXTENSION", names=None):
 
 def measure_clips(bpy, source="EXTENSION"):
     """Per imported clip: the largest difference between Blender's F-curves and the spec, rotation
-    channels in degrees, others as values (operators.deviation.report at 8 samples per frame)."""
-    from ..operators import action_data, deviation
+    channels in degrees, others as values (operators.preview.deviation.report at 8 samples per frame)."""
+    from ..operators import action_data
+    from ..operators.preview import deviation
     clips = []
     for action in bpy.data.actions:
         data = action_data.load(action)
@@ -160,9 +163,9 @@ def _export_command(args):
         if args.blend is not None:
             bpy.ops.wm.open_mainfile(filepath=str(args.blend))
         enable_addon()
-        from ..operators import export_session
-        from ..operators.export_gltf import ExportFailed, export
-        from ..operators.export_outcome import ExportOptions
+        from ..operators.exporting import session as export_session
+        from ..operators.exporting.operator import ExportFailed, export
+        from ..operators.exporting.outcome import ExportOptions
         if args.action is not None:
             assigned = assign_action(bpy, args.action, args.object)
         else:
@@ -176,7 +179,7 @@ def _export_command(args):
                   "action": args.action, "assigned_to": assigned, "fallback": args.fallback,
                   "tolerance_deg": args.tolerance, "property_tolerance": args.property_tolerance,
                   "world_space": not args.per_channel}
-        from ..operators import export_fitting
+        from ..operators.exporting import fitting as export_fitting
         export_fitting.listener = lambda fraction, stage: progress.within(
             output.name, FIT_SHARE[stage][0] + FIT_SHARE[stage][1] * fraction)
         try:
@@ -188,7 +191,7 @@ def _export_command(args):
             return failed
         progress.step(output.name, "exported")
     finally:
-        export_fitting = sys.modules.get(f"{PACKAGE}.operators.export_fitting")
+        export_fitting = sys.modules.get(f"{PACKAGE}.operators.exporting.fitting")
         if export_fitting is not None:
             export_fitting.listener = None
         progress.end()

@@ -140,7 +140,7 @@ def played(cube, rig, frames):
 def main(folder):
     fidelity = tool("tools/fidelity.py")
     import bpy
-    from gltf_sqlerp.operators import export_session
+    from gltf_sqlerp.operators.exporting import session as export_session
     fidelity.enable_addon()
     fidelity.reset_scene(24, 1.0)
     cube, rig = build()

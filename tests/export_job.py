@@ -79,7 +79,7 @@ def main(folder, fallback, file_format="glb", fps=24, fps_base=1.0):
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
     import bpy
-    from gltf_sqlerp.operators import export_session
+    from gltf_sqlerp.operators.exporting import session as export_session
     fidelity.enable_addon()
     fidelity.reset_scene(fps, fps_base)
     rig.build()
@@ -109,7 +109,7 @@ def failing(folder):
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
     import bpy
-    from gltf_sqlerp.core import rotation_export
+    from gltf_sqlerp.core.fitting import rotation_export
     fidelity.enable_addon()
     fidelity.reset_scene()
     rig.build()
@@ -135,7 +135,7 @@ def dialog(folder):
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
     import bpy
-    from gltf_sqlerp.operators import export_session
+    from gltf_sqlerp.operators.exporting import session as export_session
     fidelity.enable_addon()
     fidelity.reset_scene()
     rig.build()
@@ -157,7 +157,7 @@ def drift(folder):
     rig = tool("tools/keyed_rig.py")
     sys.modules["gltf_sqlerp.bundled_gltf.export_accessors"] = None  # any import of it fails
     import bpy
-    from gltf_sqlerp.operators import export_session
+    from gltf_sqlerp.operators.exporting import session as export_session
     fidelity.enable_addon()
     fidelity.reset_scene()
     rig.build()
@@ -178,7 +178,7 @@ def reexport(folder):
     """Import samples/sqlerp_arm.gltf with the add-on, export it unchanged to FOLDER/again.gltf."""
     fidelity = tool("tools/fidelity.py")
     import bpy
-    from gltf_sqlerp.operators import export_session
+    from gltf_sqlerp.operators.exporting import session as export_session
     fidelity.enable_addon()
     fidelity.import_gltf(str(ROOT / "samples" / "sqlerp_arm.gltf"))
     result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / "again.gltf"))
@@ -197,7 +197,7 @@ def processes(folder):
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
     import bpy
-    from gltf_sqlerp.operators import export_fitting, export_session
+    from gltf_sqlerp.operators.exporting import fitting as export_fitting, session as export_session
     fidelity.enable_addon()
     fidelity.reset_scene()
     armature, empties = rig.build()
@@ -249,7 +249,9 @@ def constrained(folder):
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
     import bpy
-    from gltf_sqlerp.operators import export_fitting, export_session, export_rotations
+    from gltf_sqlerp.operators.exporting import (
+        fitting as export_fitting, session as export_session, rotations as export_rotations
+    )
     from gltf_sqlerp.operators.fcurves import curves_of
     fidelity.enable_addon()
     fidelity.reset_scene()
@@ -287,7 +289,7 @@ def pointer(folder):
     FOLDER/NLA_TRACKS.gltf. Prints the outcome of each."""
     fidelity = tool("tools/fidelity.py")
     import bpy
-    from gltf_sqlerp.operators import export_session
+    from gltf_sqlerp.operators.exporting import session as export_session
     fidelity.enable_addon()
     fidelity.reset_scene(30, 1.001)
     bpy.ops.mesh.primitive_cube_add()
@@ -334,8 +336,8 @@ def dense(folder):
     import bpy
     import numpy as np
     fidelity = tool("tools/fidelity.py")
-    from gltf_sqlerp.operators import export_session
-    from gltf_sqlerp.operators.export_motion import action_curves
+    from gltf_sqlerp.operators.exporting import session as export_session
+    from gltf_sqlerp.operators.exporting.motion import action_curves
     fidelity.enable_addon()
     fidelity.reset_scene(24, 1.0)
     scene = bpy.context.scene
@@ -373,7 +375,7 @@ def deep(folder):
     import bpy
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
-    from gltf_sqlerp.operators import export_session
+    from gltf_sqlerp.operators.exporting import session as export_session
     fidelity.enable_addon()
     fidelity.reset_scene(24, 1.0)
     armature, _ = rig.build(bones=DEEP_BONES, objects=0, keys=8, max_turn_deg=40.0, first_frame=0)

@@ -40,7 +40,7 @@ def set_preview(scene, enabled, source='EXTENSION'):
     """Set the scene's preview as a script does, and show the change at once."""
     scene.gltf_sqlerp_preview.source = source
     scene.gltf_sqlerp_preview.enabled = enabled
-    from gltf_sqlerp.operators import preview
+    from gltf_sqlerp.operators.preview import live as preview
     preview.refresh(scene)
 
 
@@ -72,7 +72,7 @@ def spec_values(document, channel_records, time, use_fallback):
 
 def differences(got, expected, channel_records):
     """Per record: degrees for rotations (Blender order w, x, y, z), else the largest difference."""
-    quaternions = core().quaternions
+    quaternions = core().sampling.quaternions
     return [float(quaternions.angle_between(np.roll(a, -1), np.roll(b, -1)))
             if r["path"] == "rotation" else float(np.abs(a - b).max())
             for a, b, r in zip(got, expected, channel_records)]

@@ -20,7 +20,8 @@ SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
 def main(folder):
     fidelity = tool("tools/fidelity.py")
     import bpy
-    from gltf_sqlerp.operators import action_data, preview
+    from gltf_sqlerp.operators import action_data
+    from gltf_sqlerp.operators.preview import live as preview
     fidelity.enable_addon()
     fidelity.import_gltf(str(SAMPLE))
     scene, arm = bpy.context.scene, bpy.data.objects["Arm"]

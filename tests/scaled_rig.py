@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from gltf_sqlerp.core import quaternions
-from gltf_sqlerp.core.writer import BufferBuilder, write_glb, write_gltf
+from gltf_sqlerp.core.sampling import quaternions
+from gltf_sqlerp.core.gltf.writer import BufferBuilder, write_glb, write_gltf
 
 CENTIMETRES = 100.0
 Z_UP = [-math.sqrt(0.5), 0.0, 0.0, math.sqrt(0.5)]  # -90 deg about X

@@ -20,7 +20,8 @@ def main(blend, sample, output):
     from preview_checks import frame_set, off_spec, records, set_preview
 
     from gltf_sqlerp import core
-    from gltf_sqlerp.operators import action_data, export_session
+    from gltf_sqlerp.operators import action_data
+    from gltf_sqlerp.operators.exporting import session as export_session
     bpy.ops.wm.open_mainfile(filepath=blend)
     arm = bpy.data.objects["Arm"]
     clip = action_data.load(arm.animation_data.action)

@@ -1,4 +1,4 @@
-"""core.accessors.read_accessor: typed, strided, normalized, matrix and sparse views into buffers.
+"""core.gltf.accessors.read_accessor: typed, strided, normalized, matrix and sparse views into buffers.
 
 Expected values come from the glTF 2.0 spec worked by hand (§3.6.2 accessors: byteOffset, byteStride,
 column-major matrices whose columns start on 4-byte boundaries, sparse substitution; §3.11 normalized
@@ -14,9 +14,9 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core.accessors import COMPONENT_TYPES, TYPE_SIZES, read_accessor
-from gltf_sqlerp.core.errors import GltfError
-from gltf_sqlerp.core.gltf_file import GltfFile, read_file
+from gltf_sqlerp.core.gltf.accessors import COMPONENT_TYPES, TYPE_SIZES, read_accessor
+from gltf_sqlerp.core.gltf.errors import GltfError
+from gltf_sqlerp.core.gltf.file import GltfFile, read_file
 
 BYTE, UNSIGNED_BYTE, SHORT, UNSIGNED_SHORT, UNSIGNED_INT, FLOAT = 5120, 5121, 5122, 5123, 5125, 5126
 KHRONOS = "khronos"

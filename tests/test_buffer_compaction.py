@@ -1,10 +1,10 @@
-"""core.buffer_compaction: unreferenced accessors and buffer views leave a file, every reference is
+"""core.gltf.compaction: unreferenced accessors and buffer views leave a file, every reference is
 renumbered and every kept accessor reads the same values; a file with an extension whose buffer
-references the module cannot rewrite is never compacted (core.convert writes nothing, or with
+references the module cannot rewrite is never compacted (core.conversion.convert writes nothing, or with
 allow_larger keeps every view).
 
 Independent references: documents built here by hand (byte layouts written out with struct), read
-back with core.accessors.read_accessor and, for whole files, the Khronos glTF-Validator.
+back with core.gltf.accessors.read_accessor and, for whole files, the Khronos glTF-Validator.
 """
 
 import base64
@@ -16,12 +16,12 @@ from gltf_validator import errors, validate_all
 from test_convert import gltf_json, write_source
 
 from gltf_sqlerp import core
-from gltf_sqlerp.core.accessors import read_accessor
-from gltf_sqlerp.core.buffer_compaction import compact, unknown_extensions
-from gltf_sqlerp.core.convert import convert
-from gltf_sqlerp.core.errors import ERROR
-from gltf_sqlerp.core.gltf_file import GltfFile
-from gltf_sqlerp.core.validate import validate
+from gltf_sqlerp.core.gltf.accessors import read_accessor
+from gltf_sqlerp.core.gltf.compaction import compact, unknown_extensions
+from gltf_sqlerp.core.conversion.convert import convert
+from gltf_sqlerp.core.gltf.errors import ERROR
+from gltf_sqlerp.core.gltf.file import GltfFile
+from gltf_sqlerp.core.gltf.validation import validate
 
 
 def _document():

@@ -1,4 +1,4 @@
-"""The clip record kept on imported Actions (core.clip_record): read back as written, its version
+"""The clip record kept on imported Actions (core.blender_model.clip_record): read back as written, its version
 checked, older versions migrated, newer or damaged ones refused with a clear message; and a .blend
 saved by add-on 0.1.0 (tests/data, made by an import of samples/sqlerp_arm.gltf on Blender 4.2,
 whose records name no slot) still previews and exports on every Blender of the matrix."""
@@ -13,8 +13,10 @@ import pytest
 from preview_checks import EXACT_DEG
 
 from gltf_sqlerp import core
-from gltf_sqlerp.core import clip_record
-from gltf_sqlerp.core.clip_record import ChannelRecord, ClipRecord, CurveTarget, RecordError, SamplerRecord
+from gltf_sqlerp.core.blender_model import clip_record
+from gltf_sqlerp.core.blender_model.clip_record import (
+    ChannelRecord, ClipRecord, CurveTarget, RecordError, SamplerRecord
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAVED_BY_0_1_0 = ROOT / "tests" / "data" / "sqlerp_arm_0.1.0.blend"

@@ -1,4 +1,4 @@
-"""core.convert's files (core.convert_files, core.buffer_compaction): the forms a source keeps
+"""core.conversion.convert's files (core.conversion.files, core.gltf.compaction): the forms a source keeps
 (embedded, GLB, external buffers and images beside the output), everything but the rewritten
 samplers kept (read back with read_accessor), the source's own buffer never overwritten, and
 nothing left behind by a failed write. Sources: the dense test file of test_convert and Khronos' CesiumMan.
@@ -9,9 +9,9 @@ import pytest
 from test_convert import CESIUM, gltf_json, write_source
 
 from gltf_sqlerp import core
-from gltf_sqlerp.core.accessors import read_accessor
-from gltf_sqlerp.core.convert import convert
-from gltf_sqlerp.core.gltf_file import read_file
+from gltf_sqlerp.core.gltf.accessors import read_accessor
+from gltf_sqlerp.core.conversion.convert import convert
+from gltf_sqlerp.core.gltf.file import read_file
 
 
 def test_an_embedded_gltf_stays_embedded_and_a_glb_stays_one_file(tmp_path):
@@ -47,7 +47,7 @@ def test_the_source_buffer_is_never_overwritten_converting_beside_it(tmp_path):
 
 
 def test_a_failed_write_removes_the_files_it_had_created(tmp_path, monkeypatch):
-    from gltf_sqlerp.core import convert_files as module
+    from gltf_sqlerp.core.conversion import files as module
     written = []
 
     def fail_on_the_gltf(path, data):

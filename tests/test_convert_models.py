@@ -1,11 +1,11 @@
-"""core.convert on every Khronos sample model here (every form: .gltf, .glb, embedded, quantized):
+"""core.conversion.convert on every Khronos sample model here (every form: .gltf, .glb, embedded, quantized):
 the output is smaller than the input or nothing is written with a reason; what is written passes
 the Khronos glTF-Validator with 0 errors, loads without warnings, keeps every mesh and skin
 accessor's values, and plays the original motion within the tolerances in world space.
 
 Independent references: world rotations come from the core's scene evaluation (4x4 matrices
 composed through the hierarchy, Scene.global_matrices, every channel of the file played: not the
-quaternion composition core.convert_world measures with), their rotation part by an SVD polar
+quaternion composition core.conversion.world measures with), their rotation part by an SVD polar
 decomposition written here, at 8 times per original key interval (float64, not the converter's
 float32 check times); sizes are the files on disk.
 """
@@ -16,8 +16,8 @@ from conftest import ASSETS
 from gltf_validator import errors, validate_all
 
 from gltf_sqlerp import core
-from gltf_sqlerp.core.accessors import read_accessor
-from gltf_sqlerp.core.convert import convert
+from gltf_sqlerp.core.gltf.accessors import read_accessor
+from gltf_sqlerp.core.conversion.convert import convert
 
 TOLERANCE, FALLBACK_TOLERANCE = 0.01, 0.1
 MODELS = sorted(p for p in (ASSETS / "khronos").rglob("*") if p.suffix in (".gltf", ".glb"))

@@ -1,15 +1,15 @@
-"""Dense channels (a key per frame: capture, baked and imported clips): core.linear_reduction and the
-export's choice of the smaller form (core.rotation_export), against motions built here whose keys
+"""Dense channels (a key per frame: capture, baked and imported clips): core.fitting.linear_reduction and the
+export's choice of the smaller form (core.fitting.rotation_export), against motions built here whose keys
 are known: polylines of slerps written out with the textbook formula, and turns about one axis,
 where a slerp is linear in the angle."""
 
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core.channel_motion import ChannelTarget, ChannelTask, RotationMotion, is_dense
-from gltf_sqlerp.core.deviation import CurveKeys
-from gltf_sqlerp.core.linear_reduction import reduce_linear
-from gltf_sqlerp.core.rotation_export import ExportOptions, check_grid, export_keys
+from gltf_sqlerp.core.fitting.channel_motion import ChannelTarget, ChannelTask, RotationMotion, is_dense
+from gltf_sqlerp.core.blender_model.deviation import CurveKeys
+from gltf_sqlerp.core.fitting.linear_reduction import reduce_linear
+from gltf_sqlerp.core.fitting.rotation_export import ExportOptions, check_grid, export_keys
 
 RATE = 24.0
 
@@ -291,7 +291,7 @@ def test_a_fallback_fitted_again_keeps_the_cubicslerp_keys_and_meets_its_smaller
     """The world-space export fits fallbacks again at tighter shares (operators/export_world);
     the CUBICSLERP keys stay as they were (the levels below were corrected for them). Checked by
     playing both samplers with the spec's evaluators: the new fallback within its share of 0.1."""
-    from gltf_sqlerp.core.interpolation import evaluate
+    from gltf_sqlerp.core.sampling.interpolation import evaluate
     frames = np.array([0.0, 6.0, 11.0, 19.0, 24.0, 33.0, 40.0, 48.0])
     angles = np.radians([0.0, 45.0, 5.0, 50.0, 10.0, 55.0, 15.0, 0.0])
     components = [np.cos(angles / 2), 0 * angles, np.sin(angles / 2) * 0.6, np.sin(angles / 2) * 0.8]

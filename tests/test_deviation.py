@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core import quaternions as quat
-from gltf_sqlerp.core.clip_record import ChannelRecord
-from gltf_sqlerp.core.deviation import CurveKeys, channel_deviations, format_table, target_name
+from gltf_sqlerp.core.sampling import quaternions as quat
+from gltf_sqlerp.core.blender_model.clip_record import ChannelRecord
+from gltf_sqlerp.core.blender_model.deviation import CurveKeys, channel_deviations, format_table, target_name
 
 SAMPLE = Path(__file__).resolve().parents[1] / "samples/sqlerp_arm.gltf"
 FPS = 24.0
@@ -41,7 +41,7 @@ PROPERTIES = {"rotation": "rotation_quaternion", "translation": "location",
 
 
 def record(path, main, matrix, offset, fallback=None, data_path=None, name="Arm"):
-    """A ChannelRecord read from its stored form (core.clip_record), as the import stores it."""
+    """A ChannelRecord read from its stored form (core.blender_model.clip_record), as the import stores it."""
     result = {"node": 0, "path": path, "pointer": "", "id_name": name, "id_type": "Object", "slot": "",
               "data_path": data_path or PROPERTIES[path],
               "matrix": np.asarray(matrix, dtype=float).ravel().tolist(),
@@ -207,8 +207,8 @@ def test_planned_curves_are_the_keys_blender_stores():
     """Keys written for a record: frames t * fps, values through the record's map, float32 (what
     Blender keeps), none for a component without a property; played back they equal the spec to
     float32 rounding."""
-    from gltf_sqlerp.core.deviation import blender_peak, planned_curves, stored_sampler
-    from gltf_sqlerp.core.keyframes import keyframes_for
+    from gltf_sqlerp.core.blender_model.deviation import blender_peak, planned_curves, stored_sampler
+    from gltf_sqlerp.core.blender_model.keyframes import keyframes_for
     times = np.array([0.0, 0.3, 1.1])
     locations = np.array([[0.1, 0.2, 0.3], [1.0, -1.0, 0.5], [2.0 / 3.0, 0.0, 7.0]])
     offset = np.array([0.5, 0.0, -1.0])
@@ -242,8 +242,8 @@ def test_blender_values_do_not_depend_on_the_order_or_number_of_frames():
     from the linear guess, with a fallback for the samples it leaves unsolved (a handle on its
     key: x'(s) = 0 there). Both give the same values, also for curves that do not share key
     timing (played apart), frames on keys and beyond the ends."""
-    from gltf_sqlerp.core.deviation import blender_values
-    from gltf_sqlerp.core.fcurve_model import play
+    from gltf_sqlerp.core.blender_model.deviation import blender_values
+    from gltf_sqlerp.core.blender_model.fcurves import play
 
     rng = np.random.default_rng(17)
     frames = np.cumsum(rng.uniform(0.5, 12.0, 60)).astype(np.float32).astype(float)
@@ -308,8 +308,8 @@ def test_report_after_import_matches_the_core(arm):
     """Every bone's curves within the import tolerance of the extension; EXT-FALLBACK equal to
     the core's own evaluation of the file (local rotations, conventions §4 angle, same times)."""
     from gltf_sqlerp import core
-    from gltf_sqlerp.core.metrics import dense_times, rotation_deviation
-    from gltf_sqlerp.operators.deviation import report
+    from gltf_sqlerp.core.sampling.metrics import dense_times, rotation_deviation
+    from gltf_sqlerp.operators.preview.deviation import report
     rows = by_target(report(arm))
     assert set(rows) == {"Shoulder", "Elbow", "Wrist"}
     document = core.load(SAMPLE)
@@ -349,7 +349,7 @@ def test_add_keys_repairs_a_damaged_bone_and_undo_restores_the_damage(arm, fidel
     against the core too) with more keys than the damage left; undo brings the damage back."""
     import bpy
     from gltf_sqlerp import core
-    from gltf_sqlerp.operators.deviation import report
+    from gltf_sqlerp.operators.preview.deviation import report
     document = core.load(SAMPLE)
     path = 'pose.bones["Shoulder"].rotation_quaternion'
     action_name = arm.animation_data.action.name
@@ -390,7 +390,7 @@ def test_add_keys_against_the_fallback_makes_blender_play_it(arm, fidelity):
     tools/fidelity.py against the core's fallback) are within the import's 0.01°."""
     import bpy
     from gltf_sqlerp import core
-    from gltf_sqlerp.operators.deviation import report
+    from gltf_sqlerp.operators.preview.deviation import report
     document = core.load(SAMPLE)
     assert fidelity.measure(document, 0, use_fallback=True).rotation_max_deg > 0.05
     action_name = arm.animation_data.action.name
@@ -408,11 +408,11 @@ def test_add_keys_against_the_fallback_makes_blender_play_it(arm, fidelity):
 @pytest.mark.blender
 def test_tolerance_shares_follow_the_chains_the_import_used(arm):
     """Blender's hierarchy (bone parents) gives each bone the same share of the tolerance as the
-    import computed from the glTF node tree (core.import_plan.rotation_budgets on core.Scene)."""
+    import computed from the glTF node tree (core.blender_model.import_plan.rotation_budgets on core.Scene)."""
     from gltf_sqlerp import core
-    from gltf_sqlerp.core.import_plan import rotation_budgets
+    from gltf_sqlerp.core.blender_model.import_plan import rotation_budgets
     from gltf_sqlerp.operators import action_data
-    from gltf_sqlerp.operators.deviation import chain_counts
+    from gltf_sqlerp.operators.preview.deviation import chain_counts
     document = core.load(SAMPLE)
     rotated = {c.node for c in document.animations[0].channels if c.path == "rotation"}
     budgets = rotation_budgets(document.scene.parents, document.scene.order, rotated)

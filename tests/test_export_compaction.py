@@ -7,7 +7,7 @@ plays at every frame and half frame with the model's size, measured from the eva
 and bones. The files are read back with the add-on's core and checked against Blender's values
 and against the bundled exporter's samplers; the Khronos validator checks ours.
 
-The stated tolerance (core.property_export): with the default fraction f = 1e-4 of the model's
+The stated tolerance (core.fitting.property_export): with the default fraction f = 1e-4 of the model's
 size, translation errors along a chain of nodes add up to at most f x size in world space, scale
 errors are at most f relative (moving a point under the node by at most f x size), weights are
 at most f off. So a world position is within 2 f x size, plus float32 rounding.
@@ -147,8 +147,8 @@ def test_samplers_with_the_same_key_times_share_one_input(job):
 def test_a_failure_is_the_outcomes_error_never_an_exception_in_the_hook(empty_scene):
     """What the hook hands over when the exporter's objects are not what it reads (here, no
     tree and an animation without channels): the rotation rewrite's outcome carries the error."""
-    from gltf_sqlerp.operators import export_compaction
-    from gltf_sqlerp.operators.export_outcome import ExportOptions, Outcome
+    from gltf_sqlerp.operators.exporting import compaction as export_compaction
+    from gltf_sqlerp.operators.exporting.outcome import ExportOptions, Outcome
     outcome = Outcome()
     export_compaction.compact([object()], {"vtree": None}, ExportOptions(), outcome)
     assert outcome.error.startswith("reducing translation, scale and weights keys: ")

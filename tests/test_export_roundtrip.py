@@ -19,7 +19,7 @@ import pytest
 
 import gltf_validator
 from gltf_sqlerp.core import load
-from gltf_sqlerp.core import quaternions as quat
+from gltf_sqlerp.core.sampling import quaternions as quat
 
 pytestmark = pytest.mark.blender
 
@@ -385,8 +385,8 @@ def test_meshopt_compression_turns_the_extension_off_with_a_clear_message():
     under 16-bit accessors and the file requires an extension our reader cannot read. The hook
     must say so instead of failing on the accessors (called as the bundled exporter calls it)."""
     from gltf_sqlerp.bundled_gltf import export_hooks
-    from gltf_sqlerp.operators import export_session
-    from gltf_sqlerp.operators.export_outcome import ExportOptions
+    from gltf_sqlerp.operators.exporting import session as export_session
+    from gltf_sqlerp.operators.exporting.outcome import ExportOptions
     with export_session.Override(ExportOptions(0.01, "LINEAR", 0.1, "SHORT")):
         hook = export_hooks.glTF2ExportUserExtension()
         hook.gather_gltf_hook(0, [], [], {"gltf_meshopt_compression": True})

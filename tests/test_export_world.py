@@ -5,7 +5,7 @@ Each bone's world rotation carries the errors of every channel above it; the tol
 degrees for the extension, 0.1 for the fallback) must hold for the world rotation of every bone,
 leaf included, at 8 samples per frame. Reference: Blender's own world matrices
 (armature.matrix_world @ pose_bone.matrix). The file is played by the core's spec evaluator and
-composed down the node tree (core.scene). glTF and Blender differ by the Y-up change on the left
+composed down the node tree (core.sampling.scene). glTF and Blender differ by the Y-up change on the left
 (known) and one constant per bone on the right (the exporter's rest correction), measured from
 the bundled exporter's file at frame 0, where its per-frame keys are Blender's own samples.
 """

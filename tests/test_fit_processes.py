@@ -1,4 +1,4 @@
-"""core.fit_processes: channel fits in worker processes give what the same fits give in this
+"""fit_workers.processes: channel fits in worker processes give what the same fits give in this
 process, bit for bit, and every failure is an exception naming it, never a hang."""
 
 import sys
@@ -7,10 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core.channel_motion import ChannelTarget, ChannelTask, RotationMotion, SampleCheck
-from gltf_sqlerp.core.deviation import CurveKeys
-from gltf_sqlerp.core.fit_processes import FitProcesses, WorkerError
-from gltf_sqlerp.core.rotation_export import ExportOptions
+from gltf_sqlerp.core.fitting.channel_motion import ChannelTarget, ChannelTask, RotationMotion, SampleCheck
+from gltf_sqlerp.core.blender_model.deviation import CurveKeys
+from gltf_sqlerp.fit_workers.processes import FitProcesses, WorkerError
+from gltf_sqlerp.core.fitting.rotation_export import ExportOptions
 
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 

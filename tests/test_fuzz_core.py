@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 
 import fuzz_strategies as fs
 from gltf_sqlerp import core
-from gltf_sqlerp.core.validate_json import MAX_FINDINGS
+from gltf_sqlerp.core.gltf.validation.json_checks import MAX_FINDINGS
 
 MEMORY_LIMIT_MB = 256
 TIME_LIMIT_S = 5.0

@@ -1,4 +1,4 @@
-"""core.gltf_file: reading .gltf/.glb, data: URIs, URIs kept inside the asset's folder.
+"""core.gltf.file: reading .gltf/.glb, data: URIs, URIs kept inside the asset's folder.
 
 Expected values come from the glTF 2.0 spec (GLB layout §4: 12-byte header magic/version/length,
 chunks of length + type, JSON chunk first, BIN chunk optional and only for buffer 0; error codes named
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from gltf_sqlerp.core.errors import GltfError
-from gltf_sqlerp.core.gltf_file import GltfFile, parse_bytes, read_file
+from gltf_sqlerp.core.gltf.errors import GltfError
+from gltf_sqlerp.core.gltf.file import GltfFile, parse_bytes, read_file
 
 KHRONOS = "khronos"
 JSON_TYPE = 0x4E4F534A  # "JSON" read as a little-endian uint32 (spec §4.4.3)
@@ -389,9 +389,9 @@ def test_core_imports_without_bpy():
         sys.modules["gltf_sqlerp"] = module
         spec.loader.exec_module(module)
         importlib.import_module("gltf_sqlerp.core")
-        importlib.import_module("gltf_sqlerp.core.gltf_file")
-        importlib.import_module("gltf_sqlerp.core.accessors")
-        assert "gltf_sqlerp.core.accessors" in sys.modules
+        importlib.import_module("gltf_sqlerp.core.gltf.file")
+        importlib.import_module("gltf_sqlerp.core.gltf.accessors")
+        assert "gltf_sqlerp.core.gltf.accessors" in sys.modules
         leaked = sorted(name for name in ("bpy", "mathutils", "bmesh") if name in sys.modules)
         assert not leaked, leaked
         print("core-ok")

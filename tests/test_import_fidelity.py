@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from conftest import ASSETS
 
-from gltf_sqlerp.core.gltf_file import read_file
+from gltf_sqlerp.core.gltf.file import read_file
 import scaled_rig
 from jumping_curve import jumping_segment
 

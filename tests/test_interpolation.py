@@ -1,4 +1,4 @@
-"""core.interpolation.evaluate against the glTF tutorial's worked example, Appendix C formulas
+"""core.sampling.interpolation.evaluate against the glTF tutorial's worked example, Appendix C formulas
 worked by hand, and a scalar reference written from the tutorial's slerp pseudo-code."""
 
 import bisect
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from gltf_sqlerp.core import interpolation as I
-from gltf_sqlerp.core import quaternions as Q
+from gltf_sqlerp.core.sampling import interpolation as I
+from gltf_sqlerp.core.sampling import quaternions as Q
 
 S22 = math.sin(math.radians(22.5))
 C22 = math.cos(math.radians(22.5))

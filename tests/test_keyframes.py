@@ -1,4 +1,4 @@
-"""core.keyframes: the keys Blender gets for a glTF sampler.
+"""core.blender_model.keyframes: the keys Blender gets for a glTF sampler.
 
 Expected values come from outside the module: a plain-Python F-curve evaluator written here from
 the Bezier definition (control points, x(s) = t solved by bisection, y(s) by de Casteljau) plus the
@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gltf_sqlerp import core
-from gltf_sqlerp.core import curve_slopes
-from gltf_sqlerp.core import keyframes as K
-from gltf_sqlerp.core.animation import Sampler
+from gltf_sqlerp.core.blender_model import curve_slopes
+from gltf_sqlerp.core.blender_model import keyframes as K
+from gltf_sqlerp.core.sampling.animation import Sampler
 from jumping_curve import jumping_segment
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
@@ -437,7 +437,7 @@ def test_bezier_time_solve_matches_plain_bisection():
     """fcurve_model solves x(s) = t (Newton inside a bisection bracket); an independent 200-step
     bisection of the Bernstein form gives the same s to float64 resolution, for handles anywhere in
     their segment, flat ends (x'(0) = 0) included."""
-    from gltf_sqlerp.core.fcurve_model import _bezier_parameter
+    from gltf_sqlerp.core.blender_model.fcurves import _bezier_parameter
     rng = np.random.default_rng(11)
     count = 20000
     x1, x2 = rng.uniform(0.0, 1.0, count), rng.uniform(0.0, 1.0, count)
@@ -470,7 +470,7 @@ def _jumping_segment(frame, rate=24.0):
 
 def test_a_cubicslerp_jump_is_found_where_the_inner_slerps_turn_orthogonal():
     sampler, jump = _jumping_segment(40.01)
-    from gltf_sqlerp.core.sqlerp_jumps import jump_times
+    from gltf_sqlerp.core.sampling.sqlerp_jumps import jump_times
     found = jump_times(sampler.times, sampler.values)
     assert found.shape == (1,) and found[0] == pytest.approx(jump, abs=1e-9)
     # Either side, the spec's curve is far apart: a jump, not a fast turn.

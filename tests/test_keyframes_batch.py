@@ -1,4 +1,4 @@
-"""core.keyframes_batch: every channel of an animation fitted at once.
+"""core.blender_model.keyframes_batch: every channel of an animation fitted at once.
 
 Two references: keyframes_for channel by channel (the batch must give the same keys, whatever
 else is in the batch), and the spec itself, through test_keyframes' plain-Python F-curve evaluator
@@ -10,9 +10,9 @@ import pytest
 from conftest import ASSETS
 
 from gltf_sqlerp import core
-from gltf_sqlerp.core import keyframes as K
-from gltf_sqlerp.core.animation import Sampler
-from gltf_sqlerp.core.keyframes_batch import keyframes_for_channels
+from gltf_sqlerp.core.blender_model import keyframes as K
+from gltf_sqlerp.core.sampling.animation import Sampler
+from gltf_sqlerp.core.blender_model.keyframes_batch import keyframes_for_channels
 from jumping_curve import jumping_segment
 from test_keyframes import about, qmul, sign_continuous, spec_rotation, worst_angle
 

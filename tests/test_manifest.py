@@ -64,7 +64,7 @@ def test_build_ships_the_add_on_and_no_developer_files(extension_cli, tmp_path):
         path.relative_to(ROOT).as_posix()
         for folder in RUNTIME_DIRS for path in (ROOT / folder).rglob("*.py")
         if "__pycache__" not in path.parts}
-    assert {"operators/check_file.py", "ui/panel.py", "core/__init__.py"} <= runtime
+    assert {"operators/importing/check_file.py", "ui/panel.py", "core/__init__.py"} <= runtime
     assert runtime <= names
     assert shipped_by_mistake(names) == []
 

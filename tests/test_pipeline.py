@@ -140,7 +140,7 @@ def test_convert_folder_reports_resumes_and_keeps_going_after_a_broken_file(inpu
 def edit_glb(path):
     """Change a GLB's bytes and keep it valid: a note in its asset's extras."""
     import struct
-    from gltf_sqlerp.core.convert_files import glb_bytes
+    from gltf_sqlerp.core.conversion.files import glb_bytes
     data = path.read_bytes()
     json_length = struct.unpack_from("<I", data, 12)[0]
     document = json.loads(data[20:20 + json_length])

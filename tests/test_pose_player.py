@@ -1,7 +1,7 @@
-"""core.pose_player against the core evaluator, hand-worked values and the project's sample.
+"""core.sampling.pose_player against the core evaluator, hand-worked values and the project's sample.
 
 The reference for every channel is what the contract defines the player to be: the channel's own
-``Sampler.evaluate`` (core.interpolation, tested on its own against Appendix C) mapped through
+``Sampler.evaluate`` (core.sampling.interpolation, tested on its own against Appendix C) mapped through
 ``value @ matrix.T + offset``, normalized with numpy's norm for rotations. Players mix every
 interpolation, path and width in one batch, so a channel read from another's keys, segment or
 map shows up as a mismatch.
@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gltf_sqlerp import core
-from gltf_sqlerp.core.animation import Sampler
-from gltf_sqlerp.core.clip_record import ChannelRecord, SamplerRecord
-from gltf_sqlerp.core.pose_player import PlayerChannel, PosePlayer
+from gltf_sqlerp.core.sampling.animation import Sampler
+from gltf_sqlerp.core.blender_model.clip_record import ChannelRecord, SamplerRecord
+from gltf_sqlerp.core.sampling.pose_player import PlayerChannel, PosePlayer
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
@@ -221,7 +221,7 @@ def test_identical_neighbour_keys_take_the_tiny_angle_branch():
 
 
 def stored_record(path, matrix, offset, sampler, fallback=None):
-    """A ChannelRecord read back from the stored form the importer writes (core.clip_record)."""
+    """A ChannelRecord read back from the stored form the importer writes (core.blender_model.clip_record)."""
     def stored(s):
         return SamplerRecord(s.interpolation, s.times, s.values, s.pointer).to_record()
     record = {"node": 0, "path": path, "pointer": "", "id_name": "Arm", "id_type": "Object",
@@ -233,7 +233,7 @@ def stored_record(path, matrix, offset, sampler, fallback=None):
 
 
 def test_sample_records_through_from_records():
-    """Records as the importer stores them (core.clip_record), identity maps: each source plays
+    """Records as the importer stores them (core.blender_model.clip_record), identity maps: each source plays
     what core.Channel.evaluate plays with or without the fallback."""
     document = core.load(SAMPLE)
     channels = document.animations[0].channels

@@ -77,7 +77,7 @@ def test_a_settings_change_notified_by_the_message_bus_shows_at_once(bpy, fideli
     chosen = records(arm)
     frame_set(scene, 40.5)
     own = blender_values(arm, chosen)
-    from gltf_sqlerp.operators import preview
+    from gltf_sqlerp.operators.preview import live as preview
     scene.gltf_sqlerp_preview.source = 'FALLBACK'
     scene.gltf_sqlerp_preview.enabled = True
     assert equal(blender_values(arm, chosen), own)  # no update callback: nothing yet

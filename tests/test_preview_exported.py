@@ -14,7 +14,7 @@ import pytest
 from conftest import tool
 from preview_checks import frame_set, import_sample, set_preview
 
-from gltf_sqlerp.core import quaternions as quat
+from gltf_sqlerp.core.sampling import quaternions as quat
 
 pytestmark = pytest.mark.blender
 
@@ -66,7 +66,7 @@ def test_as_exported_follows_blenders_motion_within_the_export_tolerance(rig, so
 def test_an_edit_of_the_keys_is_followed(rig):
     import bpy
     scene, arm, empties = rig
-    from gltf_sqlerp.operators import preview_exported
+    from gltf_sqlerp.operators.preview import exported as preview_exported
     set_preview(scene, True, 'EXPORTED')
     local_rotations(scene, arm, empties, [10.0])           # fitted and cached
     fitted = dict(preview_exported._clips)
@@ -126,7 +126,7 @@ def test_damaged_stored_data_leaves_that_clip_to_blender_and_never_fails_a_frame
     channels = data["channels"]
     channels[0]["sampler"]["values"] = [0.0]     # no longer a whole number of quaternions
     data["channels"] = channels
-    from gltf_sqlerp.operators import preview_clips
+    from gltf_sqlerp.operators.preview import clips as preview_clips
     preview_clips.forget()  # an edit inside the stored group is not seen by the cache (documented)
     builds = []
     clip_class = preview_clips.Clip
@@ -143,5 +143,5 @@ def test_damaged_stored_data_leaves_that_clip_to_blender_and_never_fails_a_frame
     assert damaged == own
     out = capsys.readouterr().out
     assert out.count("is not previewed") == 1
-    # Refused when read (core.clip_record: the damage named), then an empty clip, kept.
+    # Refused when read (core.blender_model.clip_record: the damage named), then an empty clip, kept.
     assert "is damaged" in out and builds == [0]

@@ -58,7 +58,7 @@ def test_a_render_shows_the_preview(bpy, fidelity, tmp_path):
     assert np.abs(shifted - file_pose).max() > 0.1
     assert np.abs(previewed - file_pose).max() < 1e-6
     # Control: the pose written before the render is not what the render shows; the handler is.
-    from gltf_sqlerp.operators import preview
+    from gltf_sqlerp.operators.preview import live as preview
     bpy.app.handlers.frame_change_post.remove(preview.on_frame_change)
     try:
         assert np.abs(render("unhandled.png") - shifted).max() < 1e-6
@@ -89,7 +89,7 @@ def test_a_gltf_export_writes_what_the_action_says(tmp_path):
         np.testing.assert_allclose(with_preview[key], own[key], rtol=0, atol=1e-7)
     assert report["after"] == report["before"] and report["held"] == []  # the preview is back
     leaked = _exported_rotations(tmp_path / "leaked.glb")
-    quaternions = core().quaternions
+    quaternions = core().sampling.quaternions
     assert max(float(quaternions.angle_between(leaked[k], own[k]).max()) for k in own) > APART_DEG
 
 
@@ -150,7 +150,7 @@ def test_disabling_the_addon_restores_blenders_evaluation(bpy, fidelity):
     set_preview(scene, True, 'FALLBACK')
     assert max(differences(blender_values(arm, chosen), own, chosen)) > 1e-3
     import gltf_sqlerp as package
-    from gltf_sqlerp.operators import preview
+    from gltf_sqlerp.operators.preview import live as preview
     package.unregister()  # what disabling the add-on runs (however this session enabled it)
     try:
         assert equal(blender_values(arm, chosen), own)

@@ -1,12 +1,13 @@
-"""core.property_export: the translation, scale and weights tolerances of an export, from the
+"""core.fitting.property_export: the translation, scale and weights tolerances of an export, from the
 model's size and the node hierarchy (hand-built trees and boxes; sums checked chain by chain)."""
 
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core.property_export import (STILL, UNIT_SIZE, ancestor_scales, chain_budgets,
-                                              channel_tolerance, model_size, parents_first, spread_of,
-                                              total_tolerance)
+from gltf_sqlerp.core.fitting.property_export import (
+    STILL, UNIT_SIZE, ancestor_scales, chain_budgets, channel_tolerance, model_size, parents_first,
+    spread_of, total_tolerance
+)
 
 # 0 - 1 - 2 - 3 (a chain), 1 - 4 (a branch), 5 (another root)
 PARENTS = [-1, 0, 1, 2, 1, -1]

@@ -1,4 +1,4 @@
-"""core.quaternions against hand-worked values and independent formulas.
+"""core.sampling.quaternions against hand-worked values and independent formulas.
 
 Independent references used here: quaternions built from axis-angle by hand, rotation matrices by
 Rodrigues' formula, rotation angles from matrix traces, and relative rotations composed through
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from gltf_sqlerp.core import quaternions as Q
+from gltf_sqlerp.core.sampling import quaternions as Q
 
 S22 = math.sin(math.radians(22.5))
 C22 = math.cos(math.radians(22.5))

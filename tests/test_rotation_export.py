@@ -1,12 +1,12 @@
-"""core.rotation_export (one channel's export, Blender-free) and the written forms it relies on,
+"""core.fitting.rotation_export (one channel's export, Blender-free) and the written forms it relies on,
 against formulas written out here: the dense grid as a sorted union, glTF 2.0 3.11's normalized
 short encoding, quaternions about one axis built by hand."""
 
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core.accessors import as_stored
-from gltf_sqlerp.core.rotation_export import ExportOptions, check_grid, export_keys
+from gltf_sqlerp.core.gltf.accessors import as_stored
+from gltf_sqlerp.core.fitting.rotation_export import ExportOptions, check_grid, export_keys
 
 
 @pytest.mark.parametrize("start, end, keys", [

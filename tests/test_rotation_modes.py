@@ -1,9 +1,9 @@
-"""Blender's rotation modes as quaternions (core.rotation_modes) against Blender's own mathutils."""
+"""Blender's rotation modes as quaternions (core.blender_model.rotation_modes) against Blender's own mathutils."""
 
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core import rotation_modes
+from gltf_sqlerp.core.blender_model import rotation_modes
 
 pytestmark = pytest.mark.blender
 

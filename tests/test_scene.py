@@ -1,4 +1,4 @@
-"""core.scene: node matrices, hierarchy, joint matrices, skinning and morph targets.
+"""core.sampling.scene: node matrices, hierarchy, joint matrices, skinning and morph targets.
 
 Expected values come from outside the code under test: matrices worked by hand, the glTF 2.0 spec's
 formulas and the skeletal-animation seed's recipe recomputed here with plain Python loops (its naive
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from conftest import ASSETS
 
-from gltf_sqlerp.core.accessors import read_accessor
-from gltf_sqlerp.core.errors import GltfError
-from gltf_sqlerp.core.gltf_file import GltfFile, read_file
-from gltf_sqlerp.core.scene import Scene
+from gltf_sqlerp.core.gltf.accessors import read_accessor
+from gltf_sqlerp.core.gltf.errors import GltfError
+from gltf_sqlerp.core.gltf.file import GltfFile, read_file
+from gltf_sqlerp.core.sampling.scene import Scene
 
 KHRONOS = ASSETS / "khronos"
 MODELS = sorted(p for p in KHRONOS.rglob("*") if p.suffix in (".gltf", ".glb"))

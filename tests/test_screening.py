@@ -1,4 +1,4 @@
-"""core.screening: the float32 first pass of the dense checks.
+"""core.fitting.screening: the float32 first pass of the dense checks.
 
 Against the draft's formulas worked in float64 by the references of test_sqlerp_fit (Appendix C
 slerp written out, CUBICSLERP as slerp of slerps), and against the same fits and fallbacks with
@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gltf_sqlerp.core import quaternions as Q
-from gltf_sqlerp.core import screening, sqlerp_fit
-from gltf_sqlerp.core.fallback_fit import cubicspline_fallback, linear_fallback
-from gltf_sqlerp.core.sqlerp_fit import fit_cubicslerp
+from gltf_sqlerp.core.sampling import quaternions as Q
+from gltf_sqlerp.core.fitting import screening, sqlerp_fit
+from gltf_sqlerp.core.fitting.fallback_fit import cubicspline_fallback, linear_fallback
+from gltf_sqlerp.core.fitting.sqlerp_fit import fit_cubicslerp
 from test_sqlerp_fit import _segment, check_grid, key_times, moving_axis, ref_slerp, ref_sqlerp
 
 U = 2.0 ** -24  # a unit of float32 rounding

@@ -1,4 +1,4 @@
-"""core.sqlerp_fit and core.fallback_fit against motions whose answers are known independently.
+"""core.fitting.sqlerp_fit and core.fitting.fallback_fit against motions whose answers are known independently.
 
 Independent references used here: quaternions built from axis-angle by hand (`about`), a CUBICSLERP
 curve and a glTF CUBICSPLINE written out from the draft's and Appendix C's formulas in this file
@@ -13,10 +13,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from gltf_sqlerp.core import quaternions as Q
-from gltf_sqlerp.core.fallback_fit import cubicspline_fallback, linear_fallback
-from gltf_sqlerp.core.interpolation import evaluate
-from gltf_sqlerp.core.sqlerp_fit import CubicSlerpFit, fit_cubicslerp
+from gltf_sqlerp.core.sampling import quaternions as Q
+from gltf_sqlerp.core.fitting.fallback_fit import cubicspline_fallback, linear_fallback
+from gltf_sqlerp.core.sampling.interpolation import evaluate
+from gltf_sqlerp.core.fitting.sqlerp_fit import CubicSlerpFit, fit_cubicslerp
 
 FPS = 24.0
 
@@ -196,14 +196,14 @@ def test_b_written_keys_are_what_a_reader_decodes_and_keep_the_tolerance(written
         np.testing.assert_allclose(rows * 32767.0, np.round(rows * 32767.0), rtol=0, atol=1e-9)
     else:
         np.testing.assert_array_equal(rows, rows.astype(np.float32))
-    # A reader normalizes the decoded rotations (core.animation does) before it plays them.
+    # A reader normalizes the decoded rotations (core.sampling.animation does) before it plays them.
     a, v, b = (q / np.linalg.norm(q, axis=1, keepdims=True)
                for q in (fit.in_tangents, fit.values, fit.out_tangents))
     error = degrees_between(ref_sqlerp(fit.times, a, v, b, check), moving_axis(check))
     assert error.max() <= 0.01 + 1e-9
     assert fit.max_error_deg == pytest.approx(error.max(), abs=1e-6)
     # The dense check's curve is kept for the fallbacks: the reference's values there, to 8 units
-    # of float32 rounding (core.screening: its first pass is float32; measured below 3).
+    # of float32 rounding (core.fitting.screening: its first pass is float32; measured below 3).
     inside = check[(check >= times[0]) & (check <= times[-1])]
     np.testing.assert_array_equal(fit.check_times, inside)
     assert fit.played.dtype == np.float32
@@ -344,8 +344,8 @@ def test_run_maxima_keep_the_last_element_before_empty_runs():
     """Per-segment maxima (used by the fitter's check and the LINEAR fallback) against a plain
     loop, with empty runs at the end: a clipped start once dropped the last error before them,
     and a fallback 0.147 degrees off passed as within 0.1."""
-    from gltf_sqlerp.core.fallback_fit import _segment_max
-    from gltf_sqlerp.core.screening import group_max
+    from gltf_sqlerp.core.fitting.fallback_fit import _segment_max
+    from gltf_sqlerp.core.fitting.screening import group_max
     rng = np.random.default_rng(2)
     for _ in range(200):
         x = rng.uniform(0.0, 1.0, rng.integers(1, 12))

@@ -1,4 +1,4 @@
-"""core.validate outside the animations (core/validate_document.py, issue 18, 4): one change at a
+"""core.gltf.validation outside the animations (core/gltf/validation/document.py, issue 18, 4): one change at a
 time to the project's sample (samples/sqlerp_arm.gltf), each a problem that reaches Blender's
 bundled importer (a KeyError half way, or a mesh made from nonsense). The reference is Khronos
 glTF-Validator itself, run on the same files: each case's (code, JSON pointer) is what it reports,
@@ -10,8 +10,8 @@ import pytest
 from sample_changes import BASE, SAMPLE, written_and_validated
 from sample_changes import set_at as _set
 from gltf_sqlerp import core
-from gltf_sqlerp.core.gltf_file import read_file
-from gltf_sqlerp.core.validate import validate
+from gltf_sqlerp.core.gltf.file import read_file
+from gltf_sqlerp.core.gltf.validation import validate
 
 PRIMITIVE = BASE["meshes"][0]["primitives"][0]
 POSITION = PRIMITIVE["attributes"]["POSITION"]

@@ -1,4 +1,4 @@
-"""core.validate on the JSON shape of every object outside the animations (core/validate_shape.py,
+"""core.gltf.validation on the JSON shape of every object outside the animations (core/gltf/validation/shape.py,
 issue 18): one change at a time to the project's sample (samples/sqlerp_arm.gltf), each a value of
 the wrong JSON type, length, range or kind that Blender's bundled importer would otherwise meet (a
 Python exception half way, or a scene built from nonsense). The reference is Khronos glTF-Validator
@@ -20,8 +20,8 @@ from sample_changes import delete_at as _delete
 from sample_changes import set_at as _set
 from conftest import ASSETS
 from gltf_sqlerp import core
-from gltf_sqlerp.core.gltf_file import read_file
-from gltf_sqlerp.core.validate import validate
+from gltf_sqlerp.core.gltf.file import read_file
+from gltf_sqlerp.core.gltf.validation import validate
 
 PRIMITIVE = ("meshes", 0, "primitives", 0)
 P = "/meshes/0/primitives/0"

@@ -1,4 +1,4 @@
-"""core.validate on small glTF documents built here: the EXT_animation_sqlerp checks
+"""core.gltf.validation on small glTF documents built here: the EXT_animation_sqlerp checks
 (conventions §3) and validator checks that the validator's own test cases do not cover.
 
 Each document is JSON plus one ``data:`` URI buffer packed with numpy, read through
@@ -13,8 +13,8 @@ import json
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core.gltf_file import parse_bytes
-from gltf_sqlerp.core.validate import validate
+from gltf_sqlerp.core.gltf.file import parse_bytes
+from gltf_sqlerp.core.gltf.validation import validate
 
 EXT = "EXT_animation_sqlerp"
 S = 0.6, 0.8  # sin and cos of a half angle: (0.6, 0.8) gives unit quaternions

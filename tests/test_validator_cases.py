@@ -1,4 +1,4 @@
-"""core.validate against Khronos glTF-Validator's own animation test cases and expected reports.
+"""core.gltf.validation against Khronos glTF-Validator's own animation test cases and expected reports.
 
 The cases and reports are the validator's (shared/assets/validator/**, Apache-2.0): each
 ``x.gltf.report.json`` is what glTF-Validator printed for ``x.gltf``. For every case our errors must
@@ -11,8 +11,8 @@ import json
 import pytest
 from conftest import ASSETS
 
-from gltf_sqlerp.core.gltf_file import read_file
-from gltf_sqlerp.core.validate import validate
+from gltf_sqlerp.core.gltf.file import read_file
+from gltf_sqlerp.core.gltf.validation import validate
 
 CASES = sorted((ASSETS / "validator").rglob("*.gltf"))
 SEVERITY = {0: "error", 1: "warning", 2: "info"}
@@ -20,7 +20,7 @@ SEVERITY = {0: "error", 1: "warning", 2: "info"}
 # The one deliberate severity change: the validator's error for a non-unit rotation is our warning
 # (the animation layer normalizes it). For the comparison it counts as the error it is upstream.
 DOWNGRADED = {"ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION"}
-# Warning codes of the validator that core.validate implements.
+# Warning codes of the validator that core.gltf.validation implements.
 WARNING_CODES = {"UNEXPECTED_PROPERTY", "VALUE_NOT_IN_LIST", "ANIMATION_CHANNEL_TARGET_NODE_SKIN"}
 # Messages we word differently, and why.
 REWORDED = {

@@ -1,4 +1,4 @@
-"""core.vector_reduction: the fewest keys of a sampled translation, scale or weights channel.
+"""core.fitting.vector_reduction: the fewest keys of a sampled translation, scale or weights channel.
 
 The references are independent of the code under test: polylines with corners placed by hand,
 and replays of the written keys with numpy's own ``np.interp`` (LINEAR) or a searchsorted hold
@@ -8,7 +8,7 @@ and replays of the written keys with numpy's own ``np.interp`` (LINEAR) or a sea
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core.vector_reduction import check_counts, reduce_vectors
+from gltf_sqlerp.core.fitting.vector_reduction import check_counts, reduce_vectors
 
 FPS = 24.0
 

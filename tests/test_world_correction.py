@@ -1,12 +1,12 @@
-"""core.world_correction: a child's target corrected for its written parent, so that the child's
-world rotation is the exact one. Checked against rotations composed by hand (core.quaternions
+"""core.fitting.world_correction: a child's target corrected for its written parent, so that the child's
+world rotation is the exact one. Checked against rotations composed by hand (core.sampling.quaternions
 products of known turns) and against slerp between the correction's samples."""
 
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core import quaternions as quat
-from gltf_sqlerp.core.world_correction import CorrectedTarget, WorldCorrection
+from gltf_sqlerp.core.sampling import quaternions as quat
+from gltf_sqlerp.core.fitting.world_correction import CorrectedTarget, WorldCorrection
 
 
 def about(axis, degrees):

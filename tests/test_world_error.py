@@ -1,11 +1,11 @@
-"""core.world_error: world rotation errors composed down a node tree, and the shares of a
+"""core.fitting.world_error: world rotation errors composed down a node tree, and the shares of a
 tolerance that the export's channels take from them. Values worked by hand."""
 
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core import quaternions as quat
-from gltf_sqlerp.core.world_error import above, chain_shares, compose, tightened_shares, world_errors
+from gltf_sqlerp.core.sampling import quaternions as quat
+from gltf_sqlerp.core.fitting.world_error import above, chain_shares, compose, tightened_shares, world_errors
 
 
 def about(axis, degrees):

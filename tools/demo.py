@@ -24,7 +24,7 @@ DEFAULT_SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
 def _import_core():
     devpath.import_package()
     from gltf_sqlerp import core
-    from gltf_sqlerp.core import metrics
+    from gltf_sqlerp.core.sampling import metrics
     return core, metrics
 
 

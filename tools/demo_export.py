@@ -46,7 +46,7 @@ def blender_console_aside():
 def report_preview(document, fidelity):
     """Rotation error (degrees) of the live preview, worst clip, against the spec."""
     import bpy
-    from gltf_sqlerp.operators import preview
+    from gltf_sqlerp.operators.preview import live as preview
     scene = bpy.context.scene
     scene.gltf_sqlerp_preview.source = 'EXTENSION'
     scene.gltf_sqlerp_preview.enabled = True
@@ -63,7 +63,7 @@ def report_preview(document, fidelity):
 def report_export(document):
     """Export both ways into a temporary folder; print keys, bytes, errors and validation."""
     import bpy
-    from gltf_sqlerp.operators import export_session
+    from gltf_sqlerp.operators.exporting import session as export_session
     with tempfile.TemporaryDirectory(prefix="gltf_sqlerp_demo_") as folder:
         ours, bundled = Path(folder) / "sqlerp.glb", Path(folder) / "bundled.glb"
         scene = bpy.context.scene

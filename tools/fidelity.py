@@ -46,7 +46,7 @@ import addon_utils  # noqa: E402  (bpy's own module, importable once bpy is)
 package = devpath.import_package()
 nodes = devpath.load_module("gltf_sqlerp_fidelity_scene",
                             Path(__file__).with_name("fidelity_scene.py"))
-from gltf_sqlerp.core import quaternions  # noqa: E402
+from gltf_sqlerp.core.sampling import quaternions  # noqa: E402
 
 OPERATOR_CLASS = "IMPORT_SCENE_OT_gltf_sqlerp"
 MATCH_TOLERANCE = 1e-3  # vertex match at the first sample, relative to the bounding-box diagonal

@@ -521,7 +521,7 @@ def _mesh_unbacked_huge(document):
 
 
 # Accessors no animation uses: Blender's bundled importer would decode them (meshes), so the core
-# checks every accessor's size before the import (core/validate_bounds.py).
+# checks every accessor's size before the import (core/gltf/validation/bounds.py).
 case("size_mesh_positions_2e31", "ACCESSOR_TOO_LONG", "/accessors/6",
      "the mesh's POSITION accessor claims 2^31 vertices in a small view", ("size", "huge"))(
          gltf(_set(("accessors", 6, "count"), GIB_COUNT)))
@@ -827,7 +827,7 @@ def _second_mesh(**primitive):
     return mutate
 
 
-# Meshes, materials, scenes and layouts outside the animations (core/validate_document.py): the
+# Meshes, materials, scenes and layouts outside the animations (core/gltf/validation/document.py): the
 # bundled importer used to meet these (a KeyError half way, or a mesh built from nonsense).
 case("mesh_attribute_out_of_range", "UNRESOLVED_REFERENCE", "/meshes/1/primitives/0/attributes/POSITION",
      "node 1's mesh reads POSITION from accessor 99")(gltf(_second_mesh(attributes={"POSITION": 99})))
@@ -853,7 +853,7 @@ case("texture_source_out_of_range", "UNRESOLVED_REFERENCE", "/textures/0/source"
      "texture 0 shows image 7 of none")(gltf(_set(("textures",), [{"source": 7}])))
 
 
-# The JSON shape of the objects outside the animations (core/validate_shape.py): the bundled
+# The JSON shape of the objects outside the animations (core/gltf/validation/shape.py): the bundled
 # importer's io layer asserts every type (AssertionError half way) and builds the rest as it reads.
 def _material_on_mesh(material):
     def mutate(document):

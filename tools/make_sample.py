@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this repository)
 
 devpath.import_package()
-from gltf_sqlerp.core import quaternions as quat  # noqa: E402
-from gltf_sqlerp.core.sample_fallback import linear_rotation_keys  # noqa: E402
-from gltf_sqlerp.core.interpolation import evaluate  # noqa: E402
-from gltf_sqlerp.core.writer import BufferBuilder, write_glb, write_gltf  # noqa: E402
+from gltf_sqlerp.core.sampling import quaternions as quat  # noqa: E402
+from gltf_sqlerp.core.fitting.sample_fallback import linear_rotation_keys  # noqa: E402
+from gltf_sqlerp.core.sampling.interpolation import evaluate  # noqa: E402
+from gltf_sqlerp.core.gltf.writer import BufferBuilder, write_glb, write_gltf  # noqa: E402
 
 # Key times in seconds (uneven on purpose) and, per bone, key rotations as (axis, degrees).
 KEY_TIMES = np.array([0.0, 0.35, 1.0, 1.25, 2.0])

@@ -143,7 +143,7 @@ def measure():
     devpath.import_package()
     import importlib
     core = importlib.import_module("gltf_sqlerp.core")
-    quat = importlib.import_module("gltf_sqlerp.core.quaternions")
+    quat = importlib.import_module("gltf_sqlerp.core.sampling.quaternions")
     times, local, world = spec_curves(core, np)
     fidelity = runpy.run_path(str(ROOT / "tools" / "fidelity.py"), run_name="fidelity")
     fidelity["enable_addon"]()

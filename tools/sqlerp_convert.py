@@ -4,7 +4,7 @@
                                    [--min-ratio R] [--allow-larger]
     python -m tools.sqlerp_convert INPUT OUTPUT [...]     (from the repository folder)
 
-Needs Python 3.11 and numpy only, no Blender (core/convert.py does the work). A .glb is written as
+Needs Python 3.11 and numpy only, no Blender (core/conversion/convert.py does the work). A .glb is written as
 a .glb, a .gltf as a .gltf. Each LINEAR rotation channel becomes the smallest of LINEAR keys alone
 (fewer, or 16-bit) and CUBICSLERP keys with a reduced fallback, within the tolerances in world
 space; the replaced data leaves the file. Prints one row per rotation channel. Exit code 0 when
@@ -29,7 +29,7 @@ HEADER = ("channel", "node", "interpolation", "keys", "new form", "new keys", "r
 def _import_core():
     devpath.import_package()
     from gltf_sqlerp import core
-    from gltf_sqlerp.core import convert
+    from gltf_sqlerp.core.conversion import convert
     return core, convert
 
 

@@ -2,7 +2,7 @@
 
 Written by ``gltf_sqlerp.deviation_report`` and ``gltf_sqlerp.add_keys``
 (operators/deviation.store_summary): the action reported, a one-line summary, and the worst rows
-(at most operators.deviation.SUMMARY_ROWS), each with the three pair maxima (degrees for
+(at most operators.preview.deviation.SUMMARY_ROWS), each with the three pair maxima (degrees for
 rotations; -1 where Blender's curves could not be compared), and ``lines``: the same as text, one
 label per line.
 """

@@ -2,14 +2,14 @@
 
 ``enabled`` ("Play glTF Exactly") and ``source`` choose what imported clips play: the CUBICSLERP
 extension or the fallback sampler evaluated by the core on every frame change
-(operators/preview.py), or Blender's own F-curves ('BLENDER', the same as the preview off); "as
+(operators/preview/live.py), or Blender's own F-curves ('BLENDER', the same as the preview off); "as
 exported" ('EXPORTED', 'EXPORTED_FALLBACK') also plays actions keyed in Blender the way the
-CUBICSLERP export and its fallback would write them (operators/preview_exported.py).
+CUBICSLERP export and its fallback would write them (operators/preview/exported.py).
 
 No update callbacks: the bpy module of Blender 4.2 crashes at exit once a PropertyGroup whose
-properties have Python callbacks has been registered. operators/preview.py watches both through
+properties have Python callbacks has been registered. operators/preview/live.py watches both through
 the message bus instead, so a change made in the UI shows at once. A script that sets them sees
-the change at the next frame change; ``operators.preview.refresh(scene)`` (or the operator
+the change at the next frame change; ``operators.preview.live.refresh(scene)`` (or the operator
 ``gltf_sqlerp.preview_toggle``) shows it at once.
 """
 
@@ -42,12 +42,12 @@ class GLTF_SQLERP_PG_preview(bpy.types.PropertyGroup):
 def register():
     bpy.utils.register_class(GLTF_SQLERP_PG_preview)
     bpy.types.Scene.gltf_sqlerp_preview = bpy.props.PointerProperty(type=GLTF_SQLERP_PG_preview)
-    from ..operators import preview
+    from ..operators.preview import live as preview
     preview.watch_settings()
 
 
 def unregister():
-    from ..operators import preview
+    from ..operators.preview import live as preview
     preview.unwatch_settings()
     del bpy.types.Scene.gltf_sqlerp_preview
     bpy.utils.unregister_class(GLTF_SQLERP_PG_preview)

@@ -1,0 +1,355 @@
+"""How far apart an imported clip's three sources play, channel by channel.
+
+The three sources (Blender target space, the values the F-curves drive):
+
+- EXTENSION: the channel's stored ``sampler`` (the CUBICSLERP one for EXT_animation_sqlerp
+  channels, the only one otherwise);
+- FALLBACK: the stored ``fallback``, or the ``sampler`` again where a channel has none;
+- BLENDER: the channel's F-curve keys as Blender plays them (core.blender_model.fcurves.play, an exact
+  emulation), quaternions normalized as Blender does when it builds the pose.
+
+For each pair the largest difference over dense times and where it peaks: the angle in degrees
+(conventions section 4) for rotations, the largest absolute component difference otherwise.
+Angles are the same in glTF and Blender space: the map between them is left and right
+multiplication by fixed unit quaternions, which keeps the angle between two rotations.
+Records are core.blender_model.clip_record.ChannelRecord (what an import stores on its Action).
+"""
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..sampling import quaternions as quat
+from ..gltf.accessors import as_stored
+from ..sampling.animation import Sampler
+from .fcurves import MODES, Prepared, work_arrays
+from .keyframes import Keyframes
+from ..sampling.metrics import SAMPLES_PER_FRAME, dense_times
+from ..sampling.pose_player import PosePlayer
+from ..sampling.sqlerp_jumps import jump_times
+
+SOURCES = ("EXTENSION", "FALLBACK", "BLENDER")
+PAIRS = ("EXTENSION-FALLBACK", "EXTENSION-BLENDER", "FALLBACK-BLENDER")
+# Dense samples this close to a key (frames) are moved onto it. A sample a hair before a STEP key
+# (dense times end at the float32 key time of the file, so they miss exact key times by ~1e-7)
+# would compare the value before the jump with Blender's value after it (Blender plays at float32
+# frames, where the sample is on the key): a full step of "deviation" that no one can see.
+SNAP_FRAMES = 1e-3
+_WIDTH = 34  # a table cell: "0.09921° at 1.688 s (frame 40.50)"
+_XYZW = [1, 2, 3, 0]  # Blender quaternions (w, x, y, z) -> glTF order for quaternions.angle_between
+_BONE = re.compile(r'^pose\.bones\["((?:[^"\\]|\\.)*)"\]')
+
+
+@dataclass(frozen=True)
+class CurveKeys:
+    """One F-curve's keys as ``keyframe_points.foreach_get`` reads them: ``co``,
+    ``handle_left``, ``handle_right`` (m, 2) (frame, value) and ``interpolation`` (m,) names."""
+    co: np.ndarray
+    handle_left: np.ndarray
+    handle_right: np.ndarray
+    interpolation: np.ndarray
+
+    @classmethod
+    def constant(cls, value):
+        """What Blender plays for a property without an F-curve: its current value."""
+        point = np.array([[0.0, float(value)]])
+        return cls(point, point, point, np.array(["CONSTANT"]))
+
+    def keyframes(self):
+        """The keys as core Keyframes (times in frames) for fcurve_model.play."""
+        co, left, right = (np.asarray(a, dtype=np.float64).reshape(-1, 2)
+                           for a in (self.co, self.handle_left, self.handle_right))
+        return Keyframes(co[:, 0], co[:, 1:], left[:, 0], left[:, 1:], right[:, 0], right[:, 1:],
+                         np.asarray(self.interpolation))
+
+
+@dataclass(frozen=True)
+class Peak:
+    """The largest difference between two sources (degrees for rotations) and where it is."""
+    max: float
+    time: float   # seconds (spec time)
+    frame: float  # action frame: time * frames_per_second
+
+
+@dataclass
+class ChannelDeviation:
+    """One row of the report: one channel (a bone's or object's rotation, location, scale, or a
+    mesh's morph weights). A pair involving BLENDER is None where Blender's curves could not be
+    compared (``notes`` say why)."""
+    index: int            # position in the stored channel records
+    target: str           # bone name, object name, or "<Key> (shape keys)"
+    path: str             # glTF path: translation, rotation, scale, weights
+    data_path: str
+    rotation: bool
+    source: str           # the reference the curves should play: EXTENSION or FALLBACK
+    has_fallback: bool
+    ext_fallback: Peak
+    ext_blender: Peak | None
+    fallback_blender: Peak | None
+    notes: list = field(default_factory=list)
+
+    @property
+    def unit(self):
+        return "°" if self.rotation else ""
+
+    @property
+    def pairs(self):
+        return dict(zip(PAIRS, (self.ext_fallback, self.ext_blender, self.fallback_blender)))
+
+    @property
+    def worst(self):
+        """The largest of the three maxima."""
+        return max(p.max for p in self.pairs.values() if p is not None)
+
+    def blender_vs(self, source=None):
+        """BLENDER against ``source`` (default: this row's reference), the measure add-keys uses."""
+        source = source or self.source
+        return self.fallback_blender if source == "FALLBACK" else self.ext_blender
+
+
+def clip_times(records, frames_per_second, per_frame=SAMPLES_PER_FRAME):
+    """Dense times (seconds) over the clip, 0 to the last key of any stored sampler; a sample
+    within SNAP_FRAMES of a key is taken at the key's time itself."""
+    keys = np.unique(np.concatenate(
+        [np.zeros(1)] + [s.times for r in records for s in (r.sampler, r.fallback) if s is not None]))
+    times = dense_times(0.0, float(keys[-1]), frames_per_second, per_frame)
+    bounded = np.concatenate([[-np.inf], keys, [np.inf]])
+    after = np.searchsorted(bounded, times)
+    below, above = bounded[after - 1], bounded[after]
+    nearest = np.where(times - below <= above - times, below, above)
+    snap = np.abs(nearest - times) * frames_per_second <= SNAP_FRAMES
+    times[snap] = nearest[snap]
+    return times
+
+
+def stored_sampler(record, source="EXTENSION"):
+    """The record's sampler for ``source`` as a core Sampler (glTF values, seconds)."""
+    data = record.played(source)
+    return Sampler(data.interpolation, data.times, data.values, record.path, data.pointer)
+
+
+def affine_map(record):
+    """(matrix (k, k), offset (k,)): Blender value = matrix @ glTF value + offset."""
+    return record.matrix, record.offset
+
+
+def source_values(records, source, times):
+    """Per record, the values ``source`` plays at ``times`` in Blender target space: (T, k),
+    rotations normalized (core.sampling.pose_player, batched over the channels)."""
+    return PosePlayer.from_records(records, source).over(times)
+
+
+def blender_values(curves, frames, rotation):
+    """What Blender plays at ``frames`` from per-component CurveKeys (None: no property, left
+    out): ((T, k) values, (k,) mask of played components), or a reason string where the keys
+    use a mode that is not emulated."""
+    prepared = BlenderCurves.of(curves)
+    return prepared if isinstance(prepared, str) else prepared.values(frames, rotation)
+
+
+class BlenderCurves:
+    """Per-component CurveKeys set up once for many blender_values() calls: the groups of curves
+    sharing their key timing (fcurve_model.Prepared each)."""
+
+    def __init__(self, curves):
+        self.count = len(curves)
+        self.played = np.array([keys is not None for keys in curves], dtype=bool)
+        self.groups = [(components, Prepared(keys))
+                       for components, keys in _shared_timing(curves, self.played)]
+
+    @classmethod
+    def of(cls, curves):
+        """BlenderCurves of ``curves``, or a string saying which interpolation is not emulated."""
+        for keys in curves:
+            if keys is not None:
+                unknown = _unknown_modes(keys.interpolation)
+                if unknown:
+                    return f"Blender keys use {', '.join(unknown)} interpolation (not emulated)"
+        return cls(curves)
+
+    def values(self, frames, rotation):
+        """blender_values() at ``frames``."""
+        # Blender evaluates animation at a float32 frame, as it stores key frames: a sample at a
+        # key's time then lands on that key, as in Blender (in float64 a step could land just
+        # before it).
+        frames = _float32_work(frames)
+        # Component-major, so that each component's track is contiguous (returned transposed).
+        values = np.empty((self.count, len(frames)))
+        values[~self.played] = 0.0
+        for components, prepared in self.groups:  # one vectorized play per group
+            if components[-1] - components[0] == len(components) - 1:  # a run: play straight into it
+                prepared.play(frames, out=values[components[0]:components[-1] + 1])
+            else:
+                values[components] = prepared.play(frames)
+        return (quat.normalize(values.T) if rotation else values.T), self.played
+
+
+def _unknown_modes(interpolation):
+    """Sorted interpolation names that fcurve_model does not emulate (none: an empty list)."""
+    modes = np.asarray(interpolation)
+    known = np.zeros(modes.shape, dtype=bool)
+    for mode in MODES:  # a comparison per mode: cheaper than a set of per-key names
+        known |= modes == mode
+    return [] if known.all() else sorted(set(modes[~known].tolist()))
+
+
+def _float32_work(frames):
+    """_float32(frames) in a work array of fcurve_model's (valid until the next call here): a
+    fresh array costs more in page faults than the conversion."""
+    frames = np.asarray(frames).reshape(-1)
+    wide, narrow = work_arrays("blender_values", 2, len(frames))
+    np.copyto(narrow.view(np.float32)[:len(frames)], frames, casting="unsafe")
+    np.copyto(wide, narrow.view(np.float32)[:len(frames)])
+    return wide
+
+
+def _shared_timing(curves, played):
+    """(component indices, Keyframes with their values side by side) per group of F-curves with
+    the same key and handle frames and modes: Blender's curves of one rotation usually share
+    them, and the time solve of their Bezier segments is then done once for the group."""
+    groups = {}
+    for component in np.flatnonzero(played):
+        keys = curves[component]
+        timing = (np.asarray(keys.co)[:, 0].tobytes(), np.asarray(keys.handle_left)[:, 0].tobytes(),
+                  np.asarray(keys.handle_right)[:, 0].tobytes(), np.asarray(keys.interpolation).tobytes())
+        groups.setdefault(timing, []).append(component)
+    for components in groups.values():
+        parts = [curves[c].keyframes() for c in components]
+        first = parts[0]
+        yield components, Keyframes(first.times, np.hstack([k.values for k in parts]), first.left_times,
+                                    np.hstack([k.left_values for k in parts]), first.right_times,
+                                    np.hstack([k.right_values for k in parts]), first.interpolation)
+
+
+def peak(a, b, rotation, times, frames_per_second):
+    """Largest difference of two (T, k) tracks and its time."""
+    if rotation:
+        difference = quat.angle_between(a[:, _XYZW], b[:, _XYZW])
+    elif a.shape[1]:
+        difference = np.abs(a - b).max(axis=1)
+    else:
+        difference = np.zeros(len(times))
+    at = int(np.argmax(difference))
+    return Peak(float(difference[at]), float(times[at]), float(times[at] * frames_per_second))
+
+
+def _played(curves, frames, rotation):
+    """(values, columns compared) that Blender plays from a record's curves, or why not."""
+    if isinstance(curves, str):
+        return curves
+    played = blender_values(curves, frames, rotation)
+    if isinstance(played, str):
+        return played
+    values, mask = played
+    if rotation and not mask.all():
+        return "a quaternion component has no F-curve target"
+    if not mask.any():
+        return "no F-curves"
+    return values, slice(None) if rotation else mask
+
+
+def blender_peak(record, curves, source, times, frames_per_second):
+    """BLENDER (``curves``, e.g. keys about to be written) against ``source`` for one record:
+    a Peak, or a string saying why they cannot be compared."""
+    rotation = record.path == "rotation"
+    played = _played(curves, times * frames_per_second, rotation)
+    if isinstance(played, str):
+        return played
+    values, columns = played
+    reference = source_values([record], source, times)[0]
+    return peak(reference[:, columns], values[:, columns], rotation, times, frames_per_second)
+
+
+def planned_curves(record, keys, frames_per_second):
+    """Per component of ``record``, the CurveKeys Blender stores for ``keys`` (core Keyframes in
+    glTF values and seconds): mapped through the record's matrix and offset, frames = t * fps,
+    rounded to float32 as Blender keeps them; None where the component has no property."""
+    matrix, offset = affine_map(record)
+    parts = [(_float32(times * frames_per_second), _float32(values @ matrix.T + offset))
+             for times, values in ((keys.times, keys.values), (keys.left_times, keys.left_values),
+                                   (keys.right_times, keys.right_values))]
+    modes = np.asarray(keys.interpolation)
+    return [None if target.index < 0 else
+            CurveKeys(*(np.stack([frames, values[:, c]], axis=1) for frames, values in parts),
+                      modes)
+            for c, target in enumerate(record.curves)]
+
+
+def _float32(values):
+    return as_stored(values, "FLOAT")
+
+
+def target_name(record):
+    match = _BONE.match(record.data_path)
+    if match:
+        return re.sub(r"\\(.)", r"\1", match.group(1))
+    return f"{record.id_name} (shape keys)" if record.id_type == "Key" else record.id_name
+
+
+def channel_deviations(records, fcurve_keys, frames_per_second, times=None, source=None):
+    """Rows (ChannelDeviation) for every record, worst first: rotations (degrees) before other
+    channels (their own units), each group by its largest maximum.
+
+    ``fcurve_keys[i]``: for record i, per component a CurveKeys or None (no property: left out),
+    or a string saying why Blender's curves cannot be emulated (the BLENDER pairs are then None).
+    ``times``: seconds (default: clip_times, 8 per frame). ``source``: the reference of each row
+    (default: each record's own source, what its curves were written to play).
+    """
+    times = clip_times(records, frames_per_second) if times is None else np.asarray(times, float)
+    frames = times * frames_per_second
+    extension = source_values(records, "EXTENSION", times)
+    fallback = source_values(records, "FALLBACK", times)
+    rows = []
+    for i, record in enumerate(records):
+        rotation = record.path == "rotation"
+        has_fallback = record.fallback is not None
+        row = ChannelDeviation(i, target_name(record), record.path, record.data_path,
+                               rotation, source or record.source, has_fallback,
+                               peak(extension[i], fallback[i], rotation, times, frames_per_second),
+                               None, None)
+        if not has_fallback:
+            row.notes.append("no fallback: FALLBACK = EXTENSION")
+        row.notes += _jump_notes(record)
+        played = _played(fcurve_keys[i], frames, rotation)
+        if isinstance(played, str):
+            row.notes.append(played)
+        else:
+            blender, columns = played
+            row.ext_blender = peak(extension[i][:, columns], blender[:, columns], rotation,
+                                   times, frames_per_second)
+            row.fallback_blender = peak(fallback[i][:, columns], blender[:, columns], rotation,
+                                        times, frames_per_second)
+        rows.append(row)
+    rows.sort(key=lambda r: (not r.rotation, -r.worst))
+    return rows
+
+
+def _jump_notes(record):
+    """A note naming where the record's CUBICSLERP curve jumps (the formula does, conventions
+    section 1; the import keys both sides), or none."""
+    if record.sampler.interpolation != "CUBICSLERP":
+        return []
+    sampler = stored_sampler(record)
+    jumps = jump_times(sampler.times, sampler.values)
+    if not len(jumps):
+        return []
+    shown = ", ".join(f"{t:.4f} s" for t in jumps[:3]) + (f" and {len(jumps) - 3} more" if len(jumps) > 3 else "")
+    return [f"CUBICSLERP curve jumps at {shown} (the spec's formula; keyed either side)"]
+
+
+def format_table(rows, limit=None):
+    """The report as lines of text (a header and one line per row, worst first)."""
+    lines = [f"{'target':<20} {'path':<11} {'source':<9} "
+             + " ".join(f"{pair:<{_WIDTH}}" for pair in PAIRS).rstrip()]
+    for row in rows[:limit]:
+        cells = " ".join(f"{_cell(p, row.unit):<{_WIDTH}}" for p in row.pairs.values())
+        note = f"  ({'; '.join(row.notes)})" if row.notes else ""
+        lines.append(f"{row.target[:20]:<20} {row.path:<11} {row.source:<9} {cells.rstrip()}{note}")
+    return lines
+
+
+def _cell(p, unit):
+    if p is None:
+        return "-"
+    return f"{p.max:.5f}{unit} at {p.time:.3f} s (frame {p.frame:.2f})"

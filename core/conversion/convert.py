@@ -1,0 +1,189 @@
+"""Rewriting a glTF file's dense LINEAR rotations in fewer bytes, without Blender (issue 17).
+
+``convert(source, destination, tolerance_deg)`` reads a .gltf or .glb and rewrites every rotation
+channel played by a LINEAR sampler that does not carry EXT_animation_sqlerp yet, as the smallest of
+(core.conversion.channels): LINEAR keys alone (fewer keys, or 16-bit values: a core sampler, no
+extension), or CUBICSLERP keys in the extension with a reduced fallback (LINEAR, or CUBICSPLINE at
+the CUBICSLERP key times). The file plays the original motion within ``tolerance_deg`` in world
+space, and what viewers without the extension play (the fallback) within
+``fallback_tolerance_deg`` (core.conversion.world). The replaced data leaves the file
+(core.gltf.compaction): the output is smaller than the input, or nothing is written and the
+report says why (``allow_larger`` writes it anyway).
+
+- STEP rotations have no motion between keys to fit, and CUBICSPLINE ones are smooth curves already:
+  both are left alone, like channels that carry the extension. Translation, scale and weights
+  channels are left as they are.
+- A file using an extension whose references to accessors or buffer views this module cannot
+  rewrite is not compacted: nothing is written (``allow_larger``: the old data stays beside the new).
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+import numpy as np
+
+from ..gltf.compaction import unknown_extensions
+from .channels import CHECKS_PER_INTERVAL, check_times
+from .files import external_uris, glb_form, planned_size, planned_writes, size_on_disk, write_all
+from .plan import Conversion, convert_document
+from ..document import load
+from ..gltf.errors import ERROR, GltfError
+from ..gltf.file import GltfFile, parse_json_only
+from ..gltf.validation import validate
+
+DEFAULT_TOLERANCE_DEG = 0.01
+# What viewers without the extension play may be this far from the original (world space): the
+# Blender exporter's default, ten times the extension's.
+DEFAULT_FALLBACK_TOLERANCE_DEG = 0.1
+
+
+@dataclass
+class ConvertReport:
+    source: Path
+    destination: Path
+    tolerance_deg: float
+    channels: list               # convert_plan.ChannelReport per rotation channel with a node
+    source_bytes: int            # the .gltf/.glb and its external buffers (images not counted)
+    destination_bytes: int       # the same of the output (planned: also when nothing is written)
+    written: bool = True         # False: nothing written, ``reason`` says why
+    reason: str = ""
+    nothing_to_convert: bool = False     # no rotation channel could be rewritten (or there is none)
+    fallback_tolerance_deg: float = DEFAULT_FALLBACK_TOLERANCE_DEG
+    world_max_deg: float = 0.0           # the extension's (or LINEAR keys') world error, measured
+    world_max_fallback_deg: float = 0.0  # the fallback's
+    dropped_accessors: int = 0
+    files: list = field(default_factory=list)     # every file written, the destination last
+    warnings: list = field(default_factory=list)  # the source's repairable problems (core.load)
+
+    @property
+    def converted(self):
+        return [c for c in self.channels if c.converted]
+
+
+def convert(source_path, destination_path, tolerance_deg=DEFAULT_TOLERANCE_DEG, min_ratio=1.0,
+            fallback_tolerance_deg=DEFAULT_FALLBACK_TOLERANCE_DEG, allow_larger=False,
+            provenance=None, progress=None) -> ConvertReport:
+    """Write ``destination_path`` (.glb for a GLB source, .gltf for a JSON one) with the source's
+    LINEAR rotations rewritten (see the module's text; a channel is rewritten only when it needs
+    at most 1 / ``min_ratio`` of its keys), when it is smaller than the source or ``allow_larger``;
+    else write nothing (the report's ``written`` and ``reason``). Raises GltfError on an invalid
+    source (nothing is written), ValueError on bad arguments, OSError when writing fails (files
+    already there stay as they were). ``provenance`` (a dict) is recorded in the output's
+    ``asset.extras`` under its "key" (pipeline.fingerprint: what makes the output up to date).
+    ``progress(fraction)`` is called as the fit goes, from 0 to 1 (for a progress bar)."""
+    source, destination = Path(source_path), Path(destination_path)
+    check_arguments(tolerance_deg, min_ratio, fallback_tolerance_deg)
+    document = load(source)
+    glb = glb_form(source, destination)
+    report = ConvertReport(source, destination, tolerance_deg, [], size_on_disk(source, document.json),
+                           0, fallback_tolerance_deg=fallback_tolerance_deg, warnings=document.warnings)
+    unknown = unknown_extensions(document.json)
+    if unknown and not allow_larger:
+        return _nothing(report, f"it uses {', '.join(unknown)}, whose references to buffer data this "
+                        "converter cannot rewrite, so the replaced data could not leave the file")
+    result = convert_document(document, tolerance_deg, min_ratio, fallback_tolerance_deg, glb,
+                              compacting=not unknown, progress=progress)
+    _fill(report, result)
+    report.nothing_to_convert = not any(c.converted for c in result.channels)
+    if not result.channels and not allow_larger:
+        return _nothing(report, "the file has no rotation channel (translation, scale and weights "
+                        "channels are left as they are)")
+    if not any(c.converted for c in result.channels) and not allow_larger:
+        return _nothing(report, "no rotation channel can be rewritten in fewer bytes within "
+                        f"{tolerance_deg:g} deg ({_left_alone(result.channels)})")
+    if provenance is not None:
+        _record(result.gltf, provenance)
+    _check_output(result.gltf, result.buffers)
+    writes = planned_writes(document, result.gltf, result.buffers, result.changed, destination, glb,
+                            compact_json=not glb and _minified(source),
+                            owned=_owned_files(destination, provenance))
+    report.destination_bytes = planned_size(writes, result.gltf, document.file.base_dir)
+    if report.destination_bytes >= report.source_bytes and not allow_larger:
+        return _nothing(report, f"the output would be {report.destination_bytes:,} bytes, not smaller "
+                        f"than the input's {report.source_bytes:,}")
+    report.files = write_all(writes)
+    return report
+
+
+def _owned_files(destination, provenance):
+    """Resolved paths of the files an earlier output at ``destination`` references, when that
+    output carries the same provenance key (this conversion wrote it and them): a redo replaces
+    them instead of refusing to."""
+    if provenance is None or not destination.is_file():
+        return frozenset()
+    try:
+        earlier = parse_json_only(destination.read_bytes())
+        extras = earlier.get("asset", {}).get("extras")
+        if not isinstance(extras, dict) or provenance["key"] not in extras:
+            return frozenset()
+        return frozenset((destination.parent / unquote(uri)).resolve()
+                         for _, uri in external_uris(earlier))
+    except (OSError, GltfError, TypeError, AttributeError):
+        return frozenset()
+
+
+def _record(gltf, provenance):
+    """Put ``provenance["value"]`` in ``asset.extras[provenance["key"]]``; extras that are not an
+    object (the spec allows any JSON) are left as they are."""
+    asset = gltf.setdefault("asset", {})
+    extras = asset.setdefault("extras", {})
+    if isinstance(extras, dict):
+        extras[provenance["key"]] = provenance["value"]
+
+
+def _fill(report, result: Conversion):
+    report.channels = result.channels
+    report.world_max_deg, report.world_max_fallback_deg = result.world_max
+    report.dropped_accessors = result.dropped_accessors
+
+
+def _nothing(report, reason):
+    report.written, report.reason = False, f"nothing written: {reason}"
+    return report
+
+
+def _left_alone(channels):
+    """The notes of the channels left alone, counted, most frequent first."""
+    notes = {}
+    for channel in channels:
+        notes[channel.note] = notes.get(channel.note, 0) + 1
+    return "; ".join(f"{count} x {note}" for note, count in sorted(notes.items(), key=lambda i: -i[1]))
+
+
+def check_arguments(tolerance_deg, min_ratio, fallback_tolerance_deg=DEFAULT_FALLBACK_TOLERANCE_DEG,
+                    names=("tolerance_deg", "min_ratio", "fallback_tolerance_deg")):
+    """ValueError naming the argument (as ``names`` call them) when a tolerance or the ratio is
+    out of range. The fallback's tolerance is at least the extension's: LINEAR keys alone play
+    in both."""
+    if not 0.0 < _number(tolerance_deg) < 180.0:  # NaN fails every comparison
+        raise ValueError(f"{names[0]} must be degrees in (0, 180), got {tolerance_deg!r}")
+    if not 1.0 <= _number(min_ratio) < np.inf:
+        raise ValueError(f"{names[1]} must be a number >= 1, got {min_ratio!r}")
+    if not _number(tolerance_deg) <= _number(fallback_tolerance_deg) < 180.0:
+        raise ValueError(f"{names[2]} must be degrees in [{names[0]}, 180), got {fallback_tolerance_deg!r}")
+
+
+def _number(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return np.nan
+
+
+def _minified(source):
+    """Whether a .gltf source's JSON is written without line breaks (then so is the output)."""
+    return b"\n" not in source.read_bytes().strip()
+
+
+def _check_output(gltf, buffers):
+    """Validate the converted file in memory before anything is written: an error here is this
+    package's fault, never the source's (which passed core.load)."""
+    errors = [f for f in validate(GltfFile(json=gltf, buffers=buffers)) if f.severity == ERROR]
+    if errors:
+        raise RuntimeError(f"the converted file would not load ({GltfError.from_findings(errors)}); "
+                           "nothing was written")
+
+
+__all__ = ["convert", "convert_document", "check_arguments", "check_times", "CHECKS_PER_INTERVAL",
+           "ConvertReport", "DEFAULT_TOLERANCE_DEG", "DEFAULT_FALLBACK_TOLERANCE_DEG"]

@@ -1,0 +1,211 @@
+"""One rotation channel to export, as plain data: the motion Blender plays (from its F-curve keys),
+its map into glTF space and its frame range, and the fit of core.fitting.rotation_export on it.
+
+operators/export_motion reads these from Blender and operators/export_rotations measures the map;
+nothing here touches Blender, so a ChannelTask can be fitted in a thread or, pickled, in another
+process (fit_workers.processes): its F-curves travel as keys and are set up again on arrival.
+"""
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..sampling import quaternions as quat
+from ..blender_model import rotation_modes
+from ..gltf.accessors import as_stored
+from ..blender_model.deviation import BlenderCurves
+from ..sampling.interpolation import nearest_index
+from ..sampling.metrics import SAMPLES_PER_FRAME
+from .rotation_export import ChannelKeys, check_grid, export_keys, new_fallback, stepped_keys
+from .world_correction import CorrectedTarget, WorldCorrection
+
+# Blender's own samples of a channel (the bundled exporter's: float32 values of float32 matrices)
+# agree with the emulated motion within this, else Blender plays something else than the keys.
+AGREEMENT_DEG = 0.005
+# A sample's frame, from float32 seconds, is a check frame when this close to it, relative to
+# the frame (float32 keeps 2^-24 of it; four of those, and 1e-6 near 0).
+_ON_GRID = 4.0 * 2.0 ** -24
+# A channel whose keys are at most this many frames apart (the median spacing), with at least
+# DENSE_MIN_KEYS of them, is dense: samples of a motion (capture, baking, an imported clip), whose
+# key times the export chooses freely (core.fitting.rotation_export). Animators key every 3 frames or more.
+DENSE_SPACING = 2.0
+DENSE_MIN_KEYS = 6
+
+
+@dataclass
+class RotationMotion:
+    """Rotation of one target: ``key_frames`` (the animator's rotation keys) and ``at(frames)`` ->
+    (T, 4) unit quaternions (x, y, z, w) of the target's own (basis) rotation."""
+    mode: str
+    key_frames: np.ndarray
+    curves: list  # per component: core.blender_model.deviation.CurveKeys
+    prepared: object = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        # Set up once: the fit asks for many sets of frames.
+        self.prepared = BlenderCurves.of(self.curves)
+
+    def __getstate__(self):
+        # The set-up is several times the size of the keys: it is redone where the task lands.
+        return {"mode": self.mode, "key_frames": self.key_frames, "curves": self.curves}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.__post_init__()
+
+    def stepped(self):
+        """Whether every key holds its value until the next (constant interpolation)."""
+        return all(np.all(np.asarray(curve.interpolation) == "CONSTANT") for curve in self.curves)
+
+    def at(self, frames):
+        if isinstance(self.prepared, str):
+            raise ValueError(self.prepared)
+        played = self.prepared.values(np.asarray(frames, dtype=np.float64), rotation=False)
+        return rotation_modes.to_quaternions(self.mode, played[0])
+
+
+@dataclass
+class ChannelTarget:
+    """One channel's motion in glTF space: glTF q = a · q_basis · b at ``frame``, with
+    frame = seconds · rate + slide."""
+    motion: RotationMotion
+    a: np.ndarray
+    b: np.ndarray
+    slide: float
+    rate: float
+
+    def frames(self, seconds):
+        return np.asarray(seconds, dtype=np.float64) * self.rate + self.slide
+
+    def __call__(self, seconds):
+        return self.at_frames(self.frames(seconds))
+
+    def at_frames(self, frames):
+        return quat.sandwich(self.a, self.motion.at(frames), self.b)
+
+
+def disagreement(worst_deg):
+    """Why a channel is not fitted when Blender's samples are ``worst_deg`` off the emulation."""
+    return (f"Blender plays something else than its keys ({worst_deg:.3g} deg off: constraints, "
+            "drivers, NLA or a parent's motion)")
+
+
+@dataclass
+class ChannelTask:
+    """A channel's fit: its target between frames ``start`` and ``end``, the CUBICSLERP keys
+    it was imported with (``stored``: (times, rows), or None) and Blender's own samples of it in
+    glTF space (``samples``: (frames, (n, 4) values), or None), which the target must play.
+    ``correction``: what the written curves above the channel play off the exact ones
+    (core.fitting.world_correction): the channel is fitted to its target corrected by it, so that its
+    node's world rotation is right. ``fallback_share``: the fraction of the fallback tolerance
+    the channel may use, so that the fallbacks' errors added up along a chain stay within it
+    (core.fitting.world_error); ``extension``: CUBICSLERP ChannelKeys fitted before, kept as they are
+    while only the fallback is fitted again."""
+    target: ChannelTarget
+    start: float
+    end: float
+    stored: tuple = None
+    samples: tuple = None
+    correction: WorldCorrection = None
+    fallback_share: float = 1.0
+    extension: ChannelKeys = None
+
+    def fit(self, options):
+        """core.fitting.rotation_export.ChannelKeys for ExportOptions ``options``: keys at the animator's
+        keys in the range (and its ends), checked at SAMPLES_PER_FRAME per frame; or, when the
+        samples are more than AGREEMENT_DEG off the target, ChannelKeys that only say so."""
+        target = self.target
+        key_frames, check_frames = self.frames()
+        expected = target.at_frames(check_frames)
+        refused = self.refusal(check_frames, expected)
+        if refused:
+            return ChannelKeys(None, "", skipped=refused)
+        if self.correction is not None:
+            target = CorrectedTarget(target, self.correction)
+            expected = target.corrected(check_frames, expected)
+        key_times = as_stored((key_frames - target.slide) / target.rate, "FLOAT")  # as written
+        check_times = (check_frames - target.slide) / target.rate
+        frame_times = as_stored((self.sample_frames() - target.slide) / target.rate, "FLOAT")
+        if self.fallback_share < 1.0:
+            options = replace(options, fallback_tolerance_deg=options.fallback_tolerance_deg * self.fallback_share)
+        if self.extension is not None:
+            return new_fallback(self.extension, check_times, options, frame_times)
+        if target.motion.stepped():
+            keys = stepped_keys(key_times, target.at_frames(key_frames), check_times, expected, options)
+            if keys is not None:
+                return keys
+        return export_keys(target, key_times, check_times, expected, options, self.stored,
+                           dense=is_dense(key_frames), frame_times=frame_times)
+
+    def sample_frames(self):
+        """The frames of the bundled exporter's per-frame keys: its samples' where the task has
+        them, else every whole frame of the range and its ends."""
+        if self.samples is not None and len(self.samples[0]):
+            return np.unique(np.asarray(self.samples[0], dtype=np.float64))
+        whole = np.arange(np.ceil(self.start), np.floor(self.end) + 1.0)
+        return np.unique(np.concatenate([[self.start, self.end], whole]))
+
+    def frames(self):
+        """(key frames, check frames): the animator's keys in the range and its ends, sorted,
+        and the dense check's frames (core.fitting.rotation_export.check_grid)."""
+        keys = self.target.motion.key_frames
+        inside = keys[(keys > self.start) & (keys < self.end)]
+        key_frames = np.unique(np.concatenate([[self.start, self.end], inside]))
+        return key_frames, check_grid(self.start, self.end, key_frames)
+
+    def refusal(self, check_frames=None, expected=None):
+        """Why Blender's samples refuse the target ('' when they agree within AGREEMENT_DEG).
+        With the dense check's ``check_frames`` and their ``expected`` values, a sample on a check
+        frame (whole frames are) takes its value there; any other sample, or every sample without
+        them (keys a task without samples fitted, fits_like this one), is evaluated at its frame."""
+        if self.samples is None or not len(self.samples[0]):
+            return ""
+        frames, values = (np.asarray(a, dtype=np.float64) for a in self.samples)
+        on = np.zeros(len(frames), dtype=bool)
+        played = np.empty((len(frames), 4))
+        if check_frames is not None:
+            index = nearest_index(check_frames, frames)  # the grid holds start and end at least
+            on = np.abs(check_frames[index] - frames) <= _ON_GRID * np.maximum(np.abs(frames), 4.0)
+            played[on] = expected[index[on]]
+        if not on.all():
+            played[~on] = self.target.at_frames(frames[~on])
+        worst = quat.max_angle_deg(played, values)
+        return disagreement(worst) if worst > AGREEMENT_DEG else ""
+
+    def fits_like(self, other):
+        """Whether ``other`` is fitted to the same keys: the same motion (object), map, range,
+        stored keys and fallback share, neither corrected; the samples aside (``refusal`` checks
+        them apart)."""
+        mine, theirs = self.target, other.target
+        return (mine.motion is theirs.motion and np.array_equal(mine.a, theirs.a)
+                and np.array_equal(mine.b, theirs.b) and (mine.slide, mine.rate) == (theirs.slide, theirs.rate)
+                and (self.start, self.end) == (other.start, other.end) and _same(self.stored, other.stored)
+                and self.fallback_share == other.fallback_share
+                and all(x is None for x in (self.correction, other.correction, self.extension, other.extension)))
+
+    def check_count(self):
+        """About how many check times the fit evaluates, as a float (its cost grows with them)."""
+        return max(0.0, (self.end - self.start) * SAMPLES_PER_FRAME)
+
+
+def is_dense(key_frames):
+    """Whether sorted key frames are samples of a motion rather than an animator's keys."""
+    frames = np.asarray(key_frames, dtype=np.float64)
+    return len(frames) >= DENSE_MIN_KEYS and float(np.median(np.diff(frames))) <= DENSE_SPACING
+
+
+@dataclass
+class SampleCheck:
+    """Blender's samples checked against keys fitted before they existed (ChannelTask.refusal),
+    sent where a task would go: ``fit`` gives ChannelKeys that only say why they refuse
+    (``skipped``, '' when they agree)."""
+    task: ChannelTask
+
+    def fit(self, options):
+        return ChannelKeys(None, "", skipped=self.task.refusal())
+
+
+def _same(stored, other):
+    if stored is None or other is None:
+        return stored is other
+    return all(np.array_equal(mine, theirs) for mine, theirs in zip(stored, other))

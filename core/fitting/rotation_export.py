@@ -1,0 +1,281 @@
+"""One rotation channel's export, free of Blender: the CUBICSLERP keys as a file stores them,
+fitted to a motion and checked at every dense check time, and the core-spec fallback keys that
+viewers without EXT_animation_sqlerp play (conventions section 3).
+
+operators/export_rotations feeds it the motion Blender plays and writes the results into the
+bundled exporter's objects (many channels at once, in threads: nothing here touches Blender);
+the "as exported" preview plays the same results.
+
+Dense channels (a key per frame or closer: motion capture, baked and imported clips) are samples of a
+motion, not an animator's keys: their key times are chosen freely, and they take whichever form
+writes fewer bytes within the tolerance: CUBICSLERP keys with their fallback, or LINEAR keys alone
+(core.fitting.linear_reduction: a core sampler that plays the motion itself, in every viewer, so the channel
+needs no extension). Real clips' corners make the LINEAR form the smaller one at fine tolerances.
+"""
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..sampling import quaternions as quat
+from ..gltf.accessors import as_stored
+from .fallback_forms import QUATERNION_BYTES, TIME_BYTES, fallback_keys, sampler_bytes
+from ..sampling.interpolation import evaluate
+from .linear_reduction import LinearKeys, linear_on, reduce_linear
+from ..sampling.metrics import SAMPLES_PER_FRAME
+from .sqlerp_fit import CubicSlerpFit, fit_cubicslerp
+
+# The fit is checked as written (float32 times; float32 or 16-bit normalized quaternions) within
+# FIT_MARGIN x tolerance of the emulated motion: the rest is room for Blender's own float32
+# evaluation, which the tolerance is about. Its tangents aim lower by what the rounding of the
+# written form can add, so that few segments fail the check: 16-bit normalized quaternion
+# components move a rotation by up to 2 asin(2 x 0.5 / 32767) = 0.0035 degrees.
+FIT_MARGIN = 0.9
+QUANTIZATION_DEG = {"FLOAT": 0.0, "SHORT": 0.0035}
+# 16-bit values pay off while the tolerance leaves the fit this many times their rounding: below,
+# the keys a 16-bit fit needs to aim under the rounding outnumber the bytes it saves (a cubic
+# curve's keys grow as aim^-1/4 and 16-bit halves 48 of a key's 52 bytes: break-even near 1.1x).
+SHORT_HEADROOM = 1.2
+# A channel whose CUBICSLERP curve needs at most this many keys may be still, or nearly a slerp
+# between its ends: LINEAR keys alone (no extension) are then tried, and written when smaller.
+FEW_KEYS = 4
+
+
+@dataclass
+class ExportOptions:
+    tolerance_deg: float = 0.01         # CUBICSLERP against the motion
+    fallback: str = "AUTO"  # "AUTO", "LINEAR", "CUBICSPLINE", "NONE" or "SAMPLED" (core.fitting.fallback_forms)
+    fallback_tolerance_deg: float = 0.1  # the LINEAR fallback against the CUBICSLERP curve
+    precision: str = "SHORT"  # CUBICSLERP output components: "FLOAT" (32-bit) or "SHORT" (normalized 16-bit)
+    # Translation, scale and weights keys within this fraction of the model's size (0: per-frame
+    # keys kept; core.fitting.property_export says how each path uses it).
+    property_tolerance: float = 1e-4
+    # The tolerances hold for world rotations (operators/export_world); False: per channel.
+    world_space: bool = True
+
+
+@dataclass
+class ChannelKeys:
+    """What one rotation channel writes: CUBICSLERP keys (``fit``) with a fallback, or LINEAR keys
+    alone (``linear``, a dense channel whose core sampler holds the motion: no extension)."""
+    fit: CubicSlerpFit        # the CUBICSLERP keys as written, with their dense check (played)
+    precision: str            # "FLOAT" or "SHORT" components; "KEPT": stored keys, written as floats
+    fallback: tuple = None    # (interpolation, times, values) for channel.sampler, or None (keep it)
+    fallback_error_deg: float = 0.0  # the fallback's largest angle to the CUBICSLERP curve
+    fallback_precision: str = "FLOAT"  # how its values are written: "FLOAT" or "SHORT" (LINEAR)
+    skipped: str = ""  # why nothing is written (fit None): the channel keeps what it has
+    linear: LinearKeys = None  # the LINEAR keys that replace the channel's sampler (fit None)
+    dense: bool = False       # the channel's keys were samples of a motion (key times chosen freely)
+    frame_keys: bool = False  # ``linear`` is at the bundled per-frame times (their input is shared)
+    step: bool = False        # ``linear`` holds STEP keys: the motion jumps at its keys (constant F-curves)
+
+    @property
+    def interpolation(self):
+        """The interpolation of the core sampler that ``linear`` writes."""
+        return "STEP" if self.step else "LINEAR"
+
+    @property
+    def written_bytes(self):
+        """Bytes of the samplers' data this channel writes (key times counted per sampler)."""
+        total = self.extension_bytes
+        if self.linear is None and self.fit is not None and self.fallback is not None:
+            interpolation, times, _ = self.fallback
+            total += sampler_bytes(interpolation, times, self.fallback_precision, self.fit.times)
+        return total
+
+    @property
+    def extension_bytes(self):
+        """Bytes of what viewers with the extension play: the CUBICSLERP sampler's data, or the
+        LINEAR (or STEP) keys that replace the channel's sampler."""
+        if self.linear is not None:
+            time_bytes = 0 if self.frame_keys else TIME_BYTES
+            return len(self.linear.times) * (time_bytes + QUATERNION_BYTES[self.precision])
+        if self.fit is None:
+            return 0
+        stored = "FLOAT" if self.precision == "KEPT" else self.precision
+        return len(self.fit.times) * (TIME_BYTES + 3 * QUATERNION_BYTES[stored])
+
+
+def check_grid(start, end, key_frames):
+    """The dense check frames: SAMPLES_PER_FRAME per frame from ``start``, ``end`` and every key
+    frame in between, sorted. Keys on whole frames are on the grid already; the others are merged
+    in (an insertion, not a sort of the whole grid)."""
+    count = int(np.ceil((end - start) * SAMPLES_PER_FRAME))
+    grid = start + np.arange(max(count, 0)) / SAMPLES_PER_FRAME
+    grid = grid[grid < end]
+    key_frames = np.asarray(key_frames, dtype=np.float64)
+    extra = np.append(key_frames[(key_frames >= start) & (key_frames < end)], end)
+    at = np.searchsorted(grid, extra)
+    on_grid = (at < len(grid)) & (grid[np.minimum(at, len(grid) - 1)] == extra)
+    return np.insert(grid, at[~on_grid], extra[~on_grid])
+
+
+def export_keys(target, key_times, check_times, expected, options, stored=None, dense=False,
+                frame_times=None, max_keys=None):
+    """ChannelKeys for a motion ``target(seconds) -> (T, 4)`` that plays ``expected`` at the
+    sorted ``check_times``. ``key_times``: the animator's keys, float32 values (as written).
+    ``options``: ExportOptions. ``stored``: (times, rows) of CUBICSLERP keys imported earlier,
+    kept when they still play the motion. ``dense``: the keys are samples of a motion (only the
+    first and last are kept; the form that writes fewer bytes is chosen). ``frame_times``: the
+    times of the bundled exporter's per-frame keys, which a LINEAR fallback never outnumbers.
+    ``max_keys``: the most keys the channel may take (ValueError beyond: a finer share of the
+    tolerance than is worth its bytes)."""
+    requested, options = options.precision, _precise_enough(options)
+    kept = _kept(stored, check_times, expected, options.tolerance_deg)
+    if kept is not None:
+        return _with_fallback(ChannelKeys(kept, "KEPT"), check_times, options, frame_times)
+    if dense:
+        return _dense_keys(target, key_times, check_times, expected, options, frame_times, requested,
+                           max_keys)
+    fit = written_fit(target, key_times, check_times, expected, options, max_keys=max_keys)
+    keys = _with_fallback(ChannelKeys(fit, options.precision), check_times, options, frame_times)
+    if len(fit.times) <= FEW_KEYS:  # still, or nearly a slerp: LINEAR keys alone may be smaller
+        few = _few_linear_keys(check_times, expected, options, keys.written_bytes)
+        keys = few if few is not None else keys
+    return keys
+
+
+def stepped_keys(key_times, values, check_times, expected, options):
+    """ChannelKeys of STEP keys alone (``values`` (n, 4) at the float32 ``key_times``) for a
+    motion that holds each key's rotation until the next (Blender's constant interpolation), or
+    None when they miss ``expected`` at the check times by more than the tolerance. A smooth
+    curve cannot jump: fitted to a step, CUBICSLERP needs keys at every check time around it."""
+    options = _precise_enough(options)
+    values = quat.make_continuous(np.asarray(values, dtype=np.float64))
+    stored = as_stored(values, options.precision)
+    keep = np.ones(len(key_times), dtype=bool)
+    keep[1:] = np.any(stored[1:] != stored[:-1], axis=1)  # a key that changes nothing
+    times, stored = np.asarray(key_times)[keep], stored[keep]
+    # Checked at float32 times as a viewer reads them: a jump lands on its key time exactly.
+    played = evaluate("STEP", times, quat.normalize(stored), as_stored(check_times, "FLOAT"))
+    error = quat.max_angle_deg(played, expected)
+    if error > options.tolerance_deg * FIT_MARGIN:
+        return None
+    return ChannelKeys(None, options.precision, linear=LinearKeys(times, stored, error), step=True)
+
+
+def _precise_enough(options):
+    """``options`` with float values when 16-bit rounding would take most of the tolerance (a
+    channel deep in a chain gets a small share of it: core.fitting.world_error)."""
+    room = options.tolerance_deg * FIT_MARGIN
+    if room < SHORT_HEADROOM * QUANTIZATION_DEG[options.precision]:
+        return replace(options, precision="FLOAT")
+    return options
+
+
+def _few_linear_keys(check_times, expected, options, budget_bytes):
+    """ChannelKeys of LINEAR keys alone within the tolerance when they write fewer than
+    ``budget_bytes``, else None."""
+    per_key = TIME_BYTES + QUATERNION_BYTES[options.precision]
+    try:
+        linear = reduce_linear(check_times, expected, options.tolerance_deg * FIT_MARGIN,
+                               written=options.precision, max_keys=(budget_bytes - 1) // per_key)
+    except ValueError:  # more keys than that, or the written rounding alone misses
+        return None
+    return ChannelKeys(None, options.precision, linear=linear)
+
+
+def new_fallback(keys, check_times, options, frame_times=None):
+    """A copy of CUBICSLERP ``keys`` with the fallback of ``options`` fitted anew (a tighter
+    fallback tolerance), the CUBICSLERP keys as they were."""
+    return _with_fallback(replace(keys), check_times, _precise_enough(options), frame_times)
+
+
+def _with_fallback(keys, check_times, options, frame_times=None):
+    """``keys`` with the fallback of ``options`` for its CUBICSLERP fit."""
+    found = fallback_keys(keys.fit, check_times, options, frame_times)
+    if found is not None:
+        keys.fallback = (found.interpolation, found.times, found.values)
+        keys.fallback_error_deg, keys.fallback_precision = found.error_deg, found.precision
+    return keys
+
+
+def _dense_keys(target, key_times, check_times, expected, options, frame_times, requested,
+                max_keys=None):
+    """The smallest of LINEAR keys alone and CUBICSLERP keys with their fallback, within the
+    tolerance. CUBICSLERP is fitted twice: from the range's ends, each missing segment split at
+    its worst check time (a polyline's error sits at its corners: capture and imported clips play
+    LINEAR between their keys), and keeping every key, segments halved where they miss (smooth
+    curves through the keys: baked Bezier motion). Each stops as soon as it would need more keys
+    than the LINEAR form's bytes buy. ``requested``: the precision asked for (LINEAR keys may
+    keep 16-bit values where CUBICSLERP ones, whose aim the rounding lowers, do not)."""
+    tolerance = options.tolerance_deg * FIT_MARGIN
+    linear = _linear_alone(check_times, expected, tolerance, requested, frame_times, max_keys)
+    budget = max(2, (linear.written_bytes - 1) // (TIME_BYTES + 3 * QUATERNION_BYTES[options.precision]))
+    budget = budget if max_keys is None else min(budget, max_keys)
+    candidates = [linear]
+    for keys, split_at in ((np.asarray(key_times)[[0, -1]], "worst"), (key_times, "middle")):
+        if len(keys) > budget:
+            continue
+        try:
+            fit = written_fit(target, keys, check_times, expected, options, split_at, budget)
+        except ValueError:  # more keys than the LINEAR form's bytes
+            continue
+        candidates.append(_with_fallback(ChannelKeys(fit, options.precision, dense=True),
+                                         check_times, options, frame_times))
+    return min(candidates, key=lambda keys: keys.written_bytes)
+
+
+def _linear_alone(check_times, expected, tolerance, precision, frame_times, max_keys=None):
+    """ChannelKeys of the fewest LINEAR keys within ``tolerance`` (16-bit values, or floats where
+    a tolerance near the 16-bit rounding makes those fewer bytes), or of the per-frame keys
+    (whose times the bundled sampler's input accessor holds already) when those hold it too
+    and write fewer bytes. ValueError when neither holds it within ``max_keys``."""
+    keys = None
+    for written in ("SHORT", "FLOAT") if precision == "SHORT" else ("FLOAT",):
+        if keys is not None and tolerance >= 2.0 * QUANTIZATION_DEG["SHORT"]:
+            break  # well above the rounding, 16-bit keys are the smaller
+        try:
+            reduced = ChannelKeys(None, written, dense=True, linear=reduce_linear(
+                check_times, expected, tolerance, written=written, max_keys=max_keys))
+        except ValueError:  # the written rounding alone misses (floats next), or more keys
+            continue
+        if keys is None or reduced.written_bytes < keys.written_bytes:
+            keys = reduced
+    if keys is None:
+        raise ValueError(f"LINEAR keys within {tolerance:g} deg need more than {max_keys} keys")
+    if frame_times is None:
+        return keys
+    try:
+        on_frames = linear_on(check_times, expected, frame_times, written=keys.precision)
+    except ValueError:  # frames outside the check times (another range): not shareable
+        return keys
+    shared = ChannelKeys(None, keys.precision, dense=True, linear=on_frames, frame_keys=True)
+    if on_frames.max_error_deg <= tolerance and shared.written_bytes < keys.written_bytes:
+        return shared
+    return keys
+
+
+def written_fit(target, key_times, check_times, expected, options, split_at="middle", max_keys=None):
+    """The CUBICSLERP keys as a file stores them, fitted and checked in the written precision at
+    every check time (``split_at`` and ``max_keys`` as core.fitting.sqlerp_fit.fit_cubicslerp's)."""
+    aim = (options.tolerance_deg - QUANTIZATION_DEG[options.precision]) * FIT_MARGIN
+    return fit_cubicslerp(target, key_times, check_times, options.tolerance_deg * FIT_MARGIN,
+                          max_keys=max_keys, check_values=expected, split_at=split_at,
+                          written=options.precision, aim_deg=aim)
+
+
+def _kept(stored, check_times, expected, tolerance_deg):
+    """The stored CUBICSLERP keys as a CubicSlerpFit (float32, with their dense check) when
+    Blender still plays them within the tolerance (the clip was not edited since its import),
+    else None."""
+    if stored is None:
+        return None
+    times, values = (as_stored(a, "FLOAT") for a in stored)
+    if len(times) < 2 or np.any(np.diff(times) <= 0.0) or times[0] < 0.0:
+        return None
+    played = evaluate("CUBICSLERP", times, quat.normalize(values), check_times, rotation=True)
+    error = quat.max_angle_deg(played, expected)
+    if error > tolerance_deg:
+        return None
+    v = quat.make_continuous(values[1::3])
+    a, b = _same_side(values[0::3], v), _same_side(values[2::3], v)
+    a[0], b[-1] = v[0], v[-1]  # never used; written as the conventions say (section 2)
+    if np.any(np.einsum("ij,ij->i", b[:-1], a[1:]) < 0.0):
+        return None  # the 4th sign rule fails: fitted anew, with a split key
+    return CubicSlerpFit(times, a, v, b, error, check_times, played)
+
+
+def _same_side(q, v):
+    """Tangents flipped to the side of their key (sign rules 2 and 3: the same rotations)."""
+    return q * np.where(np.einsum("ij,ij->i", q, v) < 0.0, -1.0, 1.0)[:, None]

@@ -1,0 +1,117 @@
+"""Writing glTF: numpy arrays into accessors, and documents into .gltf or .glb files.
+
+Files are written to a temporary file in the target folder and moved into place, so a failure
+half-way never damages a file that was already there.
+"""
+
+import base64
+import json
+import os
+import struct
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .accessors import COMPONENT_TYPES, MATRIX_ORDER, TYPE_SIZES
+from .file import CHUNK_BIN, CHUNK_JSON
+
+_TYPE_BY_WIDTH = {1: "SCALAR", 2: "VEC2", 3: "VEC3", 4: "VEC4", 16: "MAT4"}
+
+
+class BufferBuilder:
+    """Collects accessors into one binary buffer (buffer 0), 4-byte aligned, without byteStride
+    (animation samplers must not use it)."""
+
+    def __init__(self, document):
+        self.document = document
+        self.parts = []
+        self.length = 0
+
+    def add_accessor(self, array, component_type=5126, kind=None, bounds=False):
+        """Append ``array`` (count, width) or (count, 4, 4) as a new accessor; return its index.
+
+        ``bounds`` adds ``min``/``max``, which animation inputs and POSITION require."""
+        dtype = COMPONENT_TYPES[component_type]
+        array = np.asarray(array)
+        if array.ndim == 1:
+            array = array[:, None]
+        kind = kind or _TYPE_BY_WIDTH[int(np.prod(array.shape[1:]))]
+        if kind in MATRIX_ORDER:
+            array = array.transpose(0, 2, 1)  # glTF stores matrices column by column
+        flat = np.ascontiguousarray(array.reshape(len(array), TYPE_SIZES[kind]), dtype=dtype)
+        accessor = {"bufferView": self._add_view(flat.tobytes()), "componentType": component_type,
+                    "count": len(flat), "type": kind}
+        if bounds:
+            accessor["min"] = _plain(flat.min(axis=0))
+            accessor["max"] = _plain(flat.max(axis=0))
+        accessors = self.document.setdefault("accessors", [])
+        accessors.append(accessor)
+        return len(accessors) - 1
+
+    def _add_view(self, data):
+        views = self.document.setdefault("bufferViews", [])
+        views.append({"buffer": 0, "byteOffset": self.length, "byteLength": len(data)})
+        padding = -len(data) % 4
+        self.parts.append(data + b"\0" * padding)
+        self.length += len(data) + padding
+        return len(views) - 1
+
+    def blob(self):
+        return b"".join(self.parts)
+
+
+def _plain(values):
+    """Accessor bounds as JSON numbers: float32 values written with float64 repr round-trip."""
+    return [float(v) if np.issubdtype(type(v), np.floating) else int(v) for v in values]
+
+
+def write_gltf(path, document, blob, embed=False):
+    """Write ``document`` with ``blob`` as buffer 0: beside it as ``<stem>.bin``, or embedded."""
+    path = Path(path)
+    document = dict(document)
+    if embed:
+        uri = "data:application/octet-stream;base64," + base64.b64encode(blob).decode("ascii")
+    else:
+        uri = path.with_suffix(".bin").name
+        write_atomic(path.with_suffix(".bin"), blob)
+    document["buffers"] = [{"byteLength": len(blob), "uri": uri}]
+    write_atomic(path, (json.dumps(document, indent=1) + "\n").encode("utf-8"))
+
+
+def write_glb(path, document, blob):
+    """Write a binary glTF: 12-byte header, JSON chunk (space padded), BIN chunk (zero padded)."""
+    document = dict(document)
+    document["buffers"] = [{"byteLength": len(blob)}]
+    json_bytes = json.dumps(document, separators=(",", ":")).encode("utf-8")
+    json_bytes += b" " * (-len(json_bytes) % 4)
+    blob += b"\0" * (-len(blob) % 4)
+    chunks = struct.pack("<II", len(json_bytes), CHUNK_JSON) + json_bytes
+    chunks += struct.pack("<II", len(blob), CHUNK_BIN) + blob
+    header = struct.pack("<4sII", b"glTF", 2, 12 + len(chunks))
+    write_atomic(Path(path), header + chunks)
+
+
+def write_atomic(path, data):
+    """Write ``data`` to ``path`` through a temporary file in the same folder, then rename."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        # mkstemp creates owner-only files; give the result the mode a plain open() would have.
+        os.chmod(temporary, _file_mode(path))
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def _file_mode(path):
+    """The replaced file's mode, or the default for new files under the current umask."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

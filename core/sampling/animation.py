@@ -1,0 +1,169 @@
+"""Animations, channels and samplers, with EXT_animation_sqlerp wired in.
+
+A channel carrying ``extensions.EXT_animation_sqlerp.sampler`` plays that CUBICSLERP sampler by
+default and keeps its core ``sampler`` as the fallback that viewers without the extension play
+(conventions §3). The draft's form without a core ``sampler`` is accepted and has no fallback.
+This module assumes ``core.gltf.validation`` passed: it reshapes and repairs data, it does not re-check it.
+"""
+
+import numpy as np
+
+from . import interpolation
+from ..gltf.accessors import read_accessor
+from ..gltf.errors import pointer
+from .quaternions import normalize
+
+EXTENSION = "EXT_animation_sqlerp"
+PATHS = ("translation", "rotation", "scale", "weights")
+CUBIC = ("CUBICSPLINE", "CUBICSLERP")
+
+
+class Sampler:
+    """Key times and values of one glTF sampler, ready to evaluate.
+
+    ``values`` has one row per key for STEP and LINEAR, and three rows per key (in-tangent, value,
+    out-tangent) for CUBICSPLINE and CUBICSLERP. Morph weights have one column per morph target.
+    """
+
+    def __init__(self, interpolation_name, times, values, path, pointer_):
+        self.interpolation = interpolation_name
+        self.times = times
+        self.values = values
+        self.path = path
+        self.pointer = pointer_
+        self._evaluator = None
+
+    @property
+    def keys(self):
+        """The key values without tangents: (key count, components)."""
+        return self.values[1::3] if self.interpolation in CUBIC else self.values
+
+    def evaluate(self, times):
+        if self._evaluator is None:  # set up once: fitting and previews evaluate many times
+            self._evaluator = interpolation.Evaluator(self.interpolation, self.times, self.values,
+                                                      rotation=self.path == "rotation")
+        return self._evaluator(np.atleast_1d(np.asarray(times, dtype=np.float64)))
+
+    def __repr__(self):
+        return f"<Sampler {self.interpolation} {self.path} {len(self.times)} keys at {self.pointer}>"
+
+
+class Channel:
+    """One animated property of one node; ``sampler`` is what plays by default."""
+
+    def __init__(self, node, path, sampler, fallback, pointer_):
+        self.node = node
+        self.path = path
+        self.sampler = sampler
+        self.fallback = fallback
+        self.pointer = pointer_
+
+    @property
+    def uses_extension(self):
+        return self.sampler.interpolation == "CUBICSLERP"
+
+    def evaluate(self, times, use_fallback=False):
+        """Values at ``times`` (seconds): (len(times), k). ``use_fallback`` plays what viewers
+        without EXT_animation_sqlerp play; a channel without a fallback plays its only sampler."""
+        chosen = self.fallback if use_fallback and self.fallback is not None else self.sampler
+        return chosen.evaluate(times)
+
+    def __repr__(self):
+        return f"<Channel node={self.node} {self.path} {self.sampler!r}>"
+
+
+class Animation:
+    def __init__(self, name, index, channels):
+        self.name = name
+        self.index = index
+        self.channels = channels
+
+    @property
+    def duration(self):
+        """Seconds from 0 to the last key of any sampler the animation plays (glTF time starts at 0)."""
+        ends = [s.times[-1] for c in self.channels for s in (c.sampler, c.fallback) if s is not None]
+        return float(max(ends, default=0.0))
+
+    def __repr__(self):
+        return f"<Animation {self.index} {self.name!r} {len(self.channels)} channels>"
+
+
+def read_animations(gltf, accessor=None):
+    """Build every animation of a validated GltfFile. ``accessor(i)`` reads (and may cache) data."""
+    accessor = accessor or (lambda index: read_accessor(gltf, index))
+    document = gltf.json
+    result = []
+    for a, animation in enumerate(document.get("animations", [])):
+        builder = _SamplerBuilder(gltf, accessor, a, animation)
+        channels = [ch for c, channel in enumerate(animation["channels"])
+                    if (ch := _read_channel(builder, a, c, channel)) is not None]
+        result.append(Animation(animation.get("name") or f"Animation_{a}", a, channels))
+    return result
+
+
+def _read_channel(builder, a, c, channel):
+    target = channel["target"]
+    node, path = target.get("node"), target.get("path")
+    # glTF 2.0 §3.11: a channel without a node is ignored; other paths belong to other extensions.
+    if node is None or path not in PATHS:
+        return None
+    node = int(node)  # JSON allows 1.0 for 1, and the validator accepts it
+    extension = channel.get("extensions", {}).get(EXTENSION)
+    core = builder.sampler(int(channel["sampler"]), path, node) if "sampler" in channel else None
+    if core is not None and core.interpolation not in interpolation.INTERPOLATIONS:
+        # An interpolation from an extension we do not know: a validator warning, and viewers
+        # without that extension ignore the sampler (kept beside ours, it raised ValueError when
+        # played: the fuzzer).
+        core = None
+    if extension is not None:
+        cubic = builder.sampler(int(extension["sampler"]), path, node)
+        return Channel(node, path, cubic, core, pointer("animations", a, "channels", c))
+    if core is None:
+        return None
+    return Channel(node, path, core, None, pointer("animations", a, "channels", c))
+
+
+class _SamplerBuilder:
+    """Reads samplers of one animation once each, shaped for the path that uses them."""
+
+    def __init__(self, gltf, accessor, animation_index, animation):
+        self.gltf, self.accessor = gltf, accessor
+        self.index, self.samplers = animation_index, animation["samplers"]
+        self.cache = {}
+
+    def sampler(self, s, path, node):
+        key = (s, path, node)
+        if key not in self.cache:
+            self.cache[key] = self._build(s, path, node)
+        return self.cache[key]
+
+    def _build(self, s, path, node):
+        spec = self.samplers[s]
+        name = spec.get("interpolation", "LINEAR")
+        times = self.accessor(int(spec["input"]))[:, 0].astype(np.float64)
+        values = self.accessor(int(spec["output"])).astype(np.float64)
+        if path == "weights":
+            rows = len(times) * (3 if name in CUBIC else 1)
+            values = values.reshape(rows, -1)
+        elif path == "rotation":
+            values = _repair_rotations(values, name)
+        return Sampler(name, times, values, path, pointer("animations", self.index, "samplers", s))
+
+
+def _repair_rotations(values, name):
+    """Renormalize rotation data (normalized-integer outputs, or floats a little off unit length;
+    the validator reports the latter as warnings). CUBICSPLINE tangents are derivatives, not
+    rotations, so only its values are touched; the unused a_1 and b_n of CUBICSLERP stay as they are."""
+    values = values.copy()
+    rows = np.ones(len(values), dtype=bool)
+    if name == "CUBICSPLINE":
+        rows[:] = False
+        rows[1::3] = True
+    elif name == "CUBICSLERP":
+        rows[[0, -1]] = False
+    values[rows] = normalize(values[rows])
+    # A zero quaternion has no rotation to repair to; it only passes validation as an accessor
+    # without data (all zeros, a validator warning), which plays as the identity.
+    zero = rows & ~np.any(values, axis=1)
+    values[zero] = (0.0, 0.0, 0.0, 1.0)
+    return values

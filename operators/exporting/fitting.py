@@ -1,0 +1,233 @@
+"""Fitting the exporter's rotation channels (core.fitting.channel_motion.ChannelTask) on every core.
+
+Big exports go to worker processes (fit_workers.processes), so the workers fit while this thread
+reads the next channels from Blender; small ones are fitted in threads here, where starting
+processes would cost more than it saves. Either way the keys are the same. The processes start
+when the export starts (``prepare``) if the scene's actions promise a big export; else as soon as
+the channels read are worth them. Started at the start, they fit the channels predicted from the
+scene (export_headstart) on the cores the bundled exporter leaves idle while it gathers (tens of
+seconds on big rigs, on one core), and the channels it really gathered take those keys when their
+tasks are the predicted ones. Progress shows on the cursor (a no-op in the background).
+"""
+
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+import bpy
+
+from ...core.fitting.channel_motion import SampleCheck
+from ...fit_workers.processes import FitProcesses, WorkerError
+from ...core.sampling.metrics import SAMPLES_PER_FRAME
+from ...core.blender_model.rotation_modes import DATA_PATHS
+from .headstart import predicted_tasks
+from ..fcurves import curve_sets
+
+
+def _usable_cpus():
+    """CPUs this process may run on (a container's share on Linux), else all of them."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+WORKERS = max(1, min(8, _usable_cpus()))
+# Worker processes pay off from about this many check times in all: starting two costs about
+# 0.15 s, and a channel's fit about 1.1 microseconds per check time (1,000-key tracks, 2 cores).
+PROCESS_MIN_CHECKS = 250_000
+_ROTATIONS = tuple({path for path, _ in DATA_PATHS.values()})  # F-curve paths of rotations
+_head = []  # the HeadStart prepare() began for the running export (one at most)
+
+
+def prepare(options):
+    """At an export's start (``options``: its ExportOptions, None when the extension is off):
+    when the scene's actions promise an export worth worker processes, start them and fit the
+    channels the export will most likely have, on every core but the one the bundled exporter
+    gathers on."""
+    release()
+    if options is None or WORKERS < 2 or expected_checks() < PROCESS_MIN_CHECKS:
+        return
+    try:
+        pool = FitProcesses(WORKERS, options, active=WORKERS - 1)
+    except WorkerError:
+        return  # ChannelFits tries again when the channels are read, and reports it there
+    head = HeadStart(pool)
+    _head.append(head)
+    scene = bpy.context.scene
+    for key, task in predicted_tasks(scene, scene.render.fps / scene.render.fps_base):
+        head.submit(key, task)
+
+
+def release():
+    """Stop the processes prepare() started that no export took (it was small after all, or
+    failed before its channels were read)."""
+    while _head:
+        _head.pop().pool.close()
+
+
+def expected_checks():
+    """About how many check times a full export of every action would fit: each rotation
+    channel's frame range at SAMPLES_PER_FRAME (an upper bound of what the export gathers)."""
+    total = 0.0
+    for action in bpy.data.actions:
+        start, end = action.frame_range
+        channels = sum(1 for curves in curve_sets(action) for fcurve in curves
+                       if fcurve.array_index == 0 and fcurve.data_path.endswith(_ROTATIONS))
+        total += channels * (end - start) * SAMPLES_PER_FRAME
+    return total
+
+
+class HeadStart:
+    """Fits begun at the export's start in ``pool`` (a FitProcesses) on predicted tasks
+    (export_headstart), by their (object, bone, action) names."""
+
+    def __init__(self, pool):
+        self.pool, self.tasks = pool, {}  # key -> (index in the pool, task)
+
+    def submit(self, key, task):
+        self.tasks[key] = (self.pool.submit(task), task)
+
+
+class ChannelFits:
+    """The tasks given to ``add``, fitted with ExportOptions ``options`` by ``results``. A context
+    manager: leaving it stops any worker processes."""
+
+    def __init__(self, options):
+        self.options, self.tasks, self.checks = options, [], 0.0
+        self.head = _head.pop() if _head else None  # this export's now: its pool is closed here
+        self.pool = self.head.pool if self.head else None
+        if self.pool:
+            self.pool.activate()  # the bundled exporter has gathered: every core fits
+        self.indices = []  # per task: its index in the pool (None before the pool starts)
+        self.early = {}  # position -> index of its SampleCheck, for the head start's keys
+        self.taken = set()  # the head start's indices of those
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._close()
+        release()
+
+    def motion(self, key):
+        """The RotationMotion the head start read for ``key`` (object, bone, action names), or
+        None: the same F-curves, read once."""
+        entry = self._predicted(key)
+        return entry[1].target.motion if entry else None
+
+    def add(self, task, key=None):
+        """Fit ``task``: with the head start's keys for ``key`` when its task fits_like this one
+        (checked here against this one's samples), else anew."""
+        entry = self._predicted(key)
+        if entry is not None and entry[0] not in self.taken:
+            if entry[1].fits_like(task):
+                self._adopt(task, entry[0])
+                return
+            self.pool.withdraw({entry[0]})  # mispredicted (another map or range): not worth finishing
+        self.tasks.append(task)
+        self.indices.append(None)
+        self.checks += task.check_count()
+        if self.pool is None and WORKERS > 1 and self.checks >= PROCESS_MIN_CHECKS:
+            self._start()
+        elif self.pool:
+            self.indices[-1] = self.pool.submit(task)
+
+    def _predicted(self, key):
+        """(index in the pool, task) of the head start's prediction for ``key``, or None."""
+        return self.head.tasks.get(key) if self.head else None
+
+    def _adopt(self, task, index):
+        """The head start's keys (at ``index`` in the pool) for ``task``, once a worker has
+        checked them against its samples too."""
+        self.early[len(self.tasks)] = self.pool.submit(SampleCheck(task))
+        self.taken.add(index)
+        self.tasks.append(task)
+        self.indices.append(index)
+
+    def results(self):
+        """Every task's core.fitting.rotation_export.ChannelKeys, in the order they were added."""
+        window_manager = bpy.context.window_manager
+        total = max(self.pool.submitted if self.pool else len(self.tasks), 1)
+        window_manager.progress_begin(0, total)
+        progress = _reporter(window_manager, total, "fitting")
+        try:
+            if self.pool:
+                try:
+                    return self._pooled(progress)
+                except WorkerError as error:
+                    _warn(f"{error}; fitting in Blender's process instead")
+                    self._close()
+            self.early.clear()  # every task is fitted here, samples and all
+            return _in_threads(self.tasks, self.options, progress)
+        finally:
+            window_manager.progress_end()
+
+    def again(self, tasks):
+        """ChannelKeys of ``tasks`` fitted anew (export_world's tighter shares): in this export's
+        worker processes while it has them, else in threads."""
+        window_manager = bpy.context.window_manager
+        window_manager.progress_begin(0, max(len(tasks), 1))
+        progress = _reporter(window_manager, len(tasks), "refitting")
+        try:
+            if self.pool:
+                try:
+                    return self.pool.collect([self.pool.submit(task) for task in tasks], progress)
+                except WorkerError as error:
+                    _warn(f"{error}; fitting in Blender's process instead")
+                    self._close()
+            return _in_threads(tasks, self.options, progress)
+        finally:
+            window_manager.progress_end()
+
+    def _pooled(self, progress):
+        if self.head:  # predicted channels the export does not have
+            self.pool.withdraw({index for index, _ in self.head.tasks.values()} - self.taken)
+        fitted = self.pool.results(progress)
+        keys = [fitted[index] for index in self.indices]
+        for position, check in self.early.items():
+            if fitted[check].skipped:  # Blender's samples show another motion: the bundled sampler stays
+                keys[position] = fitted[check]
+        return keys
+
+    def _start(self):
+        try:
+            self.pool = FitProcesses(WORKERS, self.options)
+        except WorkerError as error:
+            _warn(f"{error}; fitting in Blender's process instead")
+            self.pool = False  # never tried again for this export
+            return
+        self.indices = [self.pool.submit(task) for task in self.tasks]
+
+    def _close(self):
+        if self.pool:
+            self.pool.close()
+        self.pool = False if self.pool is not None else None
+
+
+# Who else hears the fits' progress, besides Blender's indicator: ``listener(fraction, stage)``
+# (stage "fitting" or "refitting"), set by the command line (pipeline.blender) to draw its bar.
+listener = None
+
+
+def _reporter(window_manager, total, stage):
+    """progress(done) for one round of fits: Blender's indicator, and the listener if any."""
+    def progress(done):
+        window_manager.progress_update(done)
+        if listener is not None:
+            listener(done / max(total, 1), stage)
+    return progress
+
+
+def _in_threads(tasks, options, progress):
+    """Every task fitted in WORKERS threads (nothing in a fit touches Blender; threads gain less
+    than processes, see fit_workers.processes, but cost nothing to start)."""
+    with ThreadPoolExecutor(WORKERS) as pool:
+        futures = [pool.submit(task.fit, options) for task in tasks]
+        for done, _ in enumerate(as_completed(futures), 1):
+            progress(done)
+        return [future.result() for future in futures]
+
+
+def _warn(message):
+    print(f"glTF Sqlerp Animation: {message}", file=sys.stderr)

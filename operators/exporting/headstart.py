@@ -1,0 +1,139 @@
+"""The rotation channels an export will most likely fit, predicted from the scene at its start.
+
+The bundled exporter then gathers for tens of seconds on big rigs, on one core; the channels
+predicted here are fitted meanwhile on the others (export_fitting.HeadStart). Once it has
+gathered, export_rotations builds each channel's task from what it really wrote and takes the
+head start's keys only for a task that ``fits_like`` the predicted one and whose samples agree
+with it, so a wrong prediction costs time, never keys.
+
+The prediction repeats the exporter's own choices as measured on its output (4.2 to 5.0, default
+settings): the actions an object plays (its active one and its NLA strips'), each action's frame
+range, slid to glTF time 0 when it starts before frame 0, and the constant map ``a · q · b`` from
+a bone's or object's own rotation into its node's (``rest_correction``).
+"""
+
+import bpy
+import numpy as np
+from mathutils import Euler
+
+from ...core.sampling import quaternions as quat
+from ...core.fitting.channel_motion import ChannelTarget, ChannelTask
+from ...core.blender_model.rotation_modes import DATA_PATHS
+from .motion import action_curves, rotation_motion
+from .stored import stored_keys
+
+# -90 degrees about X, (x, y, z, w): Blender's Z-up to glTF's Y-up.
+Y_UP = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])
+_IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+def predicted_tasks(scene, rate):
+    """((object name, bone name or None, action name), ChannelTask without samples) for every
+    rotation channel the scene's objects play, at ``rate`` frames per second."""
+    tasks = []
+    for obj in scene.objects:
+        for action in played_actions(obj):
+            curves = action_curves(action, obj)
+            paths = {fcurve.data_path for fcurve in curves} if curves is not None else set()
+            for bone in _rotated(obj, paths):
+                task = _predicted_task(obj, bone, action, rate)
+                if task is not None:
+                    tasks.append(((obj.name, bone, action.name), task))
+    return tasks
+
+
+def played_actions(obj):
+    """The actions ``obj`` plays: its active one, then its NLA strips', each once."""
+    animation = obj.animation_data
+    if animation is None:
+        return []
+    return unique_actions([animation.action] + [strip.action for track in animation.nla_tracks
+                                                for strip in track.strips])
+
+
+def unique_actions(actions):
+    """``actions`` in order, each once, without None."""
+    unique = []
+    for action in actions:
+        if action is not None and action not in unique:
+            unique.append(action)
+    return unique
+
+
+def rest_correction(obj, bone_name, yup=True):
+    """(a, b): the bundled exporter writes ``a · q · b`` for the rotation ``q`` Blender keys.
+
+    A bone's node holds its rest in its parent's rest times q (a root bone's: its rest in the
+    armature, after the axis change X); an object's holds X on both sides of its parent inverse,
+    delta rotation and q. As measured on the exporter's output (4.2 to 5.0); where it differs
+    (another parent type, say), export_rotations measures the map from the samples instead."""
+    if bone_name is not None:
+        bone = obj.data.bones.get(bone_name)
+        if bone is None:
+            return _IDENTITY, _IDENTITY
+        if bone.parent is not None:
+            return _xyzw(bone.parent.matrix_local.inverted_safe() @ bone.matrix_local), _IDENTITY
+        rest = _xyzw(bone.matrix_local)
+        return (quat.multiply(Y_UP, rest) if yup else rest), _IDENTITY
+    parent_inverse = _xyzw(obj.matrix_parent_inverse) if obj.parent is not None else _IDENTITY
+    a = quat.multiply(parent_inverse, _delta(obj))
+    if not yup:
+        return a, _IDENTITY
+    return quat.multiply(Y_UP, a), quat.conjugate(Y_UP)
+
+
+def frame_range(exported, action, motion, slide):
+    """First and last frame of the curve: the exporter's range (``exported``: its {"start",
+    "end"}, else the action's), extended to a last key it drops (a fractional end frame), never
+    before glTF time 0 (``slide``)."""
+    if exported is not None:
+        start, end = float(exported["start"]), float(exported["end"])
+    else:
+        start, end = (float(f) for f in action.frame_range) if action else (0.0, 0.0)
+    keys = motion.key_frames
+    if action is not None and len(keys):
+        last = keys[keys <= float(action.frame_range[1]) + 1e-6]
+        if len(last):
+            end = max(end, float(last[-1]))
+    return max(start, slide), end
+
+
+def _predicted_task(obj, bone, action, rate):
+    motion = rotation_motion(obj, bone, action)
+    if isinstance(motion, str):
+        return None
+    first = float(action.frame_range[0])
+    slide = min(first, 0.0)  # an action starting before frame 0 slides to time 0
+    target = ChannelTarget(motion, *rest_correction(obj, bone), slide, rate)
+    start, end = frame_range(None, action, motion, slide)
+    if end <= start:
+        return None
+    return ChannelTask(target, start, end, stored_keys(action, obj, bone, target))
+
+
+def _rotated(obj, paths):
+    """The bones of ``obj`` (None: the object itself) whose rotation ``paths`` key."""
+    if DATA_PATHS[obj.rotation_mode][0] in paths:
+        yield None
+    if obj.pose is None:
+        return
+    for pose_bone in obj.pose.bones:
+        prefix = f'pose.bones["{bpy.utils.escape_identifier(pose_bone.name)}"].'
+        if prefix + DATA_PATHS[pose_bone.rotation_mode][0] in paths:
+            yield pose_bone.name
+
+
+def _delta(obj):
+    """The object's delta rotation, which Blender applies before its own (q_delta · q)."""
+    mode = obj.rotation_mode
+    if mode == 'QUATERNION':
+        return _xyzw(obj.delta_rotation_quaternion.normalized())
+    if mode == 'AXIS_ANGLE':
+        return _IDENTITY  # Blender keeps no delta for axis-angle that Python can set
+    return _xyzw(Euler(obj.delta_rotation_euler, mode).to_quaternion())
+
+
+def _xyzw(rotation):
+    """A mathutils matrix's or quaternion's rotation as (x, y, z, w)."""
+    q = rotation.to_quaternion() if hasattr(rotation, "to_quaternion") else rotation
+    return np.array([q.x, q.y, q.z, q.w])

@@ -1,0 +1,60 @@
+"""What an export is asked to do and what it did, and whether this Blender can do it: kept free of
+the bundled glTF add-on's internals, so that the hook, the operator and the preview import even
+where those moved (version drift is reported, not raised)."""
+
+from dataclasses import dataclass, field
+
+import bpy
+
+from ...core.fitting.rotation_export import ExportOptions  # noqa: F401  (re-exported for the operators)
+
+
+@dataclass
+class ChannelOutcome:
+    animation: str
+    target: str
+    keys: int = 0
+    fallback_keys: int = 0
+    max_error_deg: float = 0.0
+    fallback_error_deg: float = 0.0
+    skipped: str = ""
+    kept: bool = False  # the keys and tangents stored at import, unchanged
+    head_start: bool = False  # fitted while the bundled exporter gathered (export_fitting.HeadStart)
+    refitted: bool = False  # fitted again finer: its errors added up along a chain (export_world)
+    dense: bool = False  # keys a frame or two apart: samples of a motion, key times chosen freely
+    form: str = "CUBICSLERP"  # "LINEAR": a dense channel's LINEAR keys alone were smaller; "STEP": jumps
+
+
+@dataclass
+class Outcome:
+    channels: list = field(default_factory=list)
+    error: str = ""
+    # Largest angles between the world rotations of every node the file plays (the extension, the
+    # fallback: None when it is not meant to play) and Blender's, at 8 samples per frame; None
+    # when not measured (ExportOptions.world_space off).
+    world_error_deg: float = 0.0
+    fallback_world_error_deg: float = None
+    # export_compaction.PropertyOutcome per translation, scale and weights channel (keys before
+    # and after), and the model size (glTF units) their tolerance is a fraction of.
+    properties: list = field(default_factory=list)
+    model_size: float = 0.0
+
+    @property
+    def fitted(self):
+        return [c for c in self.channels if not c.skipped]
+
+    @property
+    def skipped(self):
+        return [c for c in self.channels if c.skipped]
+
+
+def bundled_rewrite():
+    """(export_rotations.rewrite, "") or (None, a message naming this Blender and what its bundled
+    glTF exporter lacks): the CUBICSLERP export builds the exporter's own accessor objects."""
+    try:
+        from .rotations import rewrite
+    except ImportError as error:
+        return None, (f"Blender {bpy.app.version_string}: the bundled glTF exporter has no "
+                      f"{error.name or 'expected module'} ({error}); CUBICSLERP samplers cannot be "
+                      "written by this version of the add-on")
+    return rewrite, ""

@@ -1,0 +1,250 @@
+"""CUBICSLERP samplers for the rotation channels the bundled exporter gathered (its gather_gltf_hook).
+
+For every rotation channel of a bone or object, the motion Blender plays is computed from the
+action's keys (export_motion), mapped into glTF space, fitted with CUBICSLERP keys at the animator's
+key times with the chosen fallback (core.fitting.rotation_export, all channels at once on every core:
+export_fitting) and hung off the channel as ``extensions.EXT_animation_sqlerp``; the channel's own
+sampler becomes the fallback (conventions section 3).
+
+The map into glTF space is the exporter's own: it writes ``C · q_basis`` for bones (C its constant
+rest correction) and ``X · C · q_basis · X⁻¹`` for objects (X the Y-up axis change). C comes from the
+rest pose (export_headstart.rest_correction) when the exporter's per-frame samples of the channel
+agree with it, else it is measured from them; those samples also check the whole emulation: a
+channel whose samples differ (constraints, drivers, NLA blending, a parent bone) keeps what the
+bundled exporter wrote, and the outcome says why. Channels predicted at the export's start were
+fitted while the exporter gathered (export_fitting.HeadStart); they keep those keys when their task
+is the one predicted.
+"""
+
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+from ...core.sampling import quaternions as quat
+from ...core.fitting.channel_motion import AGREEMENT_DEG, ChannelTarget, ChannelTask, disagreement
+from ...bundled_gltf import export_accessors as gltf
+from .fitting import ChannelFits
+from .headstart import frame_range, rest_correction, unique_actions
+from .motion import rotation_motion
+from .outcome import ChannelOutcome, Outcome
+from .stored import stored_keys
+from .world import AnimationWorld, hold
+
+# Samples of the bundled exporter's that pick the action and measure the map here; the fit checks
+# all of them against the dense check's values (core.fitting.channel_motion.ChannelTask.samples), where
+# they cost next to nothing instead of a second emulation of the motion at every frame.
+PICKED_SAMPLES = 64
+
+
+def rewrite(animations, scene, options):
+    """Add CUBICSLERP samplers to ``animations`` (the exporter's objects, changed in place);
+    ``scene``: bundled_gltf.exported.ExportedScene."""
+    render = bpy.context.scene.render
+    timing = _Timing(render.fps, render.fps_base)
+    outcome = Outcome()
+    inputs = {}  # id(accessor) -> (accessor, bundled times): shared accessors are fixed once
+    jobs = []
+    with ChannelFits(options) as fits:  # fitting starts while the next channels are read
+        for animation in animations:
+            for sampler in animation.samplers:
+                inputs.setdefault(id(sampler.input), (sampler.input, gltf.read(sampler.input)))
+            for channel in list(animation.channels):
+                if channel.target.path != "rotation" or channel.target.node is None:
+                    continue
+                result, job = _channel(animation, channel, scene, timing, fits)
+                outcome.channels.append(result)
+                if job is not None:
+                    jobs.append(job)
+                    fits.add(job.task, job.key)
+        fitted = fits.results()
+        worlds = _worlds(animations, jobs, scene, timing, options)
+        refitted, outcome.world_error_deg, outcome.fallback_world_error_deg = hold(
+            worlds, jobs, fitted, options, fits.again)
+    early = set(fits.early)
+    shared = {}  # id(animation) -> _Inputs: equal key times share one accessor per animation
+    for position, (job, keys) in enumerate(zip(jobs, fitted)):
+        job.result.head_start = position in early and position not in refitted
+        job.result.refitted = position in refitted
+        bundled_input = job.animation.samplers[job.channel.sampler].input
+        known = shared.setdefault(id(job.animation), _Inputs())
+        known.add(bundled_input, timing.written(inputs[id(bundled_input)][1]))
+        job.write(keys, options, known)
+    for accessor, times in inputs.values():
+        timing.fix(accessor, times)
+    return outcome
+
+
+class _Timing:
+    """The bundled exporter writes seconds = frame / (fps * fps_base); Blender's rate is
+    fps / fps_base (the 29.97 preset is fps 30, base 1.001). Every input is rescaled to the real
+    rate, so the channels the add-on leaves alone stay in step with its own: KHR_animation_pointer
+    ones too, which the exporter times alike (its data sampler's frame / fps is not what it
+    writes; measured in both animation modes that write them, 4.2 to 5.0)."""
+
+    def __init__(self, fps, fps_base):
+        self.bundled_rate, self.rate = fps * fps_base, fps / fps_base
+
+    def written(self, bundled_times):
+        """The times ``fix`` writes for an input of the bundled exporter's."""
+        return bundled_times * self.bundled_rate / self.rate
+
+    def fix(self, accessor, bundled_times):
+        if self.bundled_rate != self.rate and len(bundled_times):
+            gltf.replace_times(accessor, bundled_times * self.bundled_rate / self.rate)
+
+
+def _worlds(animations, jobs, scene, timing, options):
+    """An export_world.AnimationWorld per animation with jobs."""
+    worlds = []
+    for animation in animations:
+        positions = [p for p, job in enumerate(jobs) if job.animation is animation]
+        if positions:
+            worlds.append(AnimationWorld(animation, [jobs[p] for p in positions], positions, scene,
+                                         timing, options))
+    return worlds
+
+
+def _channel(animation, channel, scene, timing, fits):
+    """(ChannelOutcome, the channel's _Job or None when it keeps the bundled sampler)."""
+    node = scene.by_gltf_node(channel.target.node)
+    name = getattr(channel.target.node, "name", "?")
+    result = ChannelOutcome(animation.name, name)
+    if node is None or node.blender_object is None:
+        result.skipped = "not a Blender object or bone"
+        return result, None
+    bone = node.bone_name
+    bundled = animation.samplers[channel.sampler]
+    reason = "no action plays it"
+    # The animation's action: by name (4.4+), else by NLA track (4.2 names animations after
+    # tracks), else the active one. Blender's own samples decide, so a wrong guess costs nothing.
+    obj, yup = node.blender_object, scene.y_up
+    for action in _candidate_actions(obj, animation.name):
+        key = (obj.name, bone, action.name)  # the head start's, whose F-curves serve when it read them
+        motion = fits.motion(key) or rotation_motion(obj, bone, action)
+        if isinstance(motion, str):
+            reason = motion
+            continue
+        slide = scene.slide(node.owner, animation.name)
+        target = ChannelTarget(motion, *rest_correction(obj, bone, yup), slide, timing.rate)
+        samples, reason = _measured_map(target, bundled, timing)
+        if samples is not None:
+            break
+    else:
+        result.skipped = reason
+        return result, None
+    exported = scene.frame_range(node.owner, animation.name)
+    start, end = frame_range(exported, action, motion, target.slide)
+    if end <= start:
+        result.skipped = "the range is a single frame"
+        return result, None
+    stored = stored_keys(action, obj, bone, target)
+    task = ChannelTask(target, start, end, stored, samples)
+    return result, _Job(animation, channel, task, result, key)
+
+
+@dataclass
+class _Job:
+    """One channel to fit: its Blender-free task, and where ``write`` puts the result."""
+    animation: object
+    channel: object
+    task: ChannelTask
+    result: ChannelOutcome
+    key: tuple  # (object, bone, action) names: the head start's key
+
+    def write(self, keys, options, inputs):
+        """The CUBICSLERP sampler, the extension on the channel, the fallback in its sampler; or,
+        for a dense channel whose LINEAR (or STEP) keys alone are smaller, those keys in its
+        sampler and no extension. ``inputs``: the animation's _Inputs, the bundled sampler's among
+        them: samplers with the same key times share one input accessor."""
+        animation, channel, result, fit = self.animation, self.channel, self.result, keys.fit
+        if keys.skipped:  # Blender's samples showed another motion: the bundled sampler stays
+            result.skipped = keys.skipped
+            return
+        result.dense = keys.dense
+        if keys.linear is not None:
+            self._write_linear(keys, inputs)
+            return
+        result.keys, result.max_error_deg = len(fit.times), fit.max_error_deg
+        result.kept = keys.precision == "KEPT"
+        index = len(animation.samplers)
+        output = gltf.accessor(fit.interleaved(), short=keys.precision == "SHORT")
+        animation.samplers.append(gltf.sampler(inputs.get(fit.times), output, "CUBICSLERP"))
+        if keys.fallback is not None:
+            interpolation, times, values = keys.fallback
+            output = gltf.accessor(values, short=keys.fallback_precision == "SHORT")
+            animation.samplers[channel.sampler] = gltf.sampler(inputs.get(times), output, interpolation)
+            result.fallback_error_deg = keys.fallback_error_deg
+        result.fallback_keys = animation.samplers[channel.sampler].input.count
+        extensions = dict(channel.extensions or {})
+        extensions[gltf.EXTENSION_NAME] = gltf.sqlerp_extension(index, required=options.fallback == "NONE")
+        channel.extensions = extensions
+
+    def _write_linear(self, keys, inputs):
+        """A dense channel's LINEAR keys as its sampler: every viewer plays the motion."""
+        linear, result = keys.linear, self.result
+        output = gltf.accessor(linear.values, short=keys.precision == "SHORT")
+        self.animation.samplers[self.channel.sampler] = gltf.sampler(inputs.get(linear.times), output,
+                                                                     keys.interpolation)
+        result.form = keys.interpolation
+        result.keys = result.fallback_keys = len(linear.times)
+        result.max_error_deg = result.fallback_error_deg = linear.max_error_deg
+
+
+class _Inputs:
+    """Input accessors of one animation's samplers: a bundled one (``add``) or one made earlier
+    where the times are the same, else a new one."""
+
+    def __init__(self):
+        self.known = []
+
+    def add(self, accessor, times):
+        """Offer the bundled input ``accessor`` whose times will be written as ``times``."""
+        if not any(known is accessor for _, known in self.known):
+            self.known.append((np.asarray(times, dtype=np.float32), accessor))
+
+    def get(self, times):
+        stored = np.asarray(times, dtype=np.float32)
+        for known, accessor in self.known:
+            if np.array_equal(known, stored):
+                return accessor
+        made = gltf.accessor(times, bounds=True)
+        self.known.append((stored, made))
+        return made
+
+
+def _candidate_actions(obj, name):
+    animation = obj.animation_data
+    candidates = [bpy.data.actions.get(name)]
+    if animation is not None:
+        candidates += [strip.action for track in animation.nla_tracks for strip in track.strips
+                       if name in (track.name, strip.name)]
+        candidates.append(animation.action)
+    return unique_actions(candidates)
+
+
+def _measured_map(target, bundled, timing):
+    """((frames, values) of the bundled sampler's samples, for the fit's check of them all, "");
+    or (None, reason) when they are not the emulated motion (another action plays, say). The
+    constant ``target.a`` (the rest pose's) stays when the samples picked here agree with it,
+    else it is measured from them."""
+    times, values = gltf.read(bundled.input), gltf.read(bundled.output)
+    if bundled.interpolation not in ("LINEAR", "STEP") or len(values) != len(times):
+        return None, f"the bundled sampler is {bundled.interpolation} (sampling was off)"
+    if not len(times):
+        return None, "the bundled sampler has no keys"
+    frames = times * timing.bundled_rate + target.slide
+    picked = np.unique(np.linspace(0, len(frames) - 1, min(len(frames), PICKED_SAMPLES)).astype(np.intp))
+    played, seen = target.at_frames(frames[picked]), values[picked]
+    if quat.max_angle_deg(played, seen) > AGREEMENT_DEG:
+        # a' = G · (a · P · b)^-1 · a per sample, averaged (signs aligned) against float32 noise.
+        estimates = quat.multiply(quat.multiply(seen, quat.conjugate(played)), target.a)
+        estimates *= np.where(estimates @ estimates[0] < 0.0, -1.0, 1.0)[:, None]
+        measured = quat.normalize(estimates.mean(axis=0))
+        played = quat.multiply(quat.multiply(measured, quat.conjugate(target.a)), played)
+        target.a = measured
+    worst = quat.max_angle_deg(played, seen)
+    if worst > AGREEMENT_DEG:
+        return None, disagreement(worst)
+    return (frames, values), ""
+

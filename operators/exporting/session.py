@@ -1,0 +1,124 @@
+"""The add-on's side of every glTF export, called by the bundled exporter's hooks
+(bundled_gltf.export_hooks): ``start`` when the exporter begins, ``rewrite`` once it has gathered
+everything, before the file is written.
+
+Settings come from ``export_scene.gltf_sqlerp`` while it runs, otherwise from the scene's
+``gltf_sqlerp_export`` (the panel in the bundled dialog). Nothing here raises into the exporter: a
+failure is kept in ``last_outcome`` for the operator to report, and the file is written as the
+bundled exporter made it.
+"""
+
+import traceback
+
+import bpy
+
+from . import compaction as export_compaction, fitting as export_fitting
+from .outcome import ExportOptions, Outcome, bundled_rewrite
+
+_override = None      # ExportOptions of the running export_scene.gltf_sqlerp
+last_outcome = None   # Outcome of the latest export (None: the extension was off)
+
+
+def options_from(settings):
+    """ExportOptions from a scene's gltf_sqlerp_export group (None when switched off)."""
+    if not settings.enabled:
+        return None
+    return ExportOptions(settings.tolerance, settings.fallback, settings.fallback_tolerance,
+                         settings.precision, property_tolerance=settings.property_tolerance,
+                         world_space=settings.world_space)
+
+
+class Override:
+    """``with Override(options):`` an export made inside uses ``options``."""
+
+    def __init__(self, options):
+        self.options = options
+
+    def __enter__(self):
+        global _override, last_outcome
+        _override, last_outcome = self.options, None
+        return self
+
+    def __exit__(self, *exc):
+        global _override
+        _override = None
+        export_fitting.release()  # processes started for an export that failed before its hook
+
+
+def start():
+    """An export begins: its ExportOptions (None: the extension is off for it), fitting prepared."""
+    global last_outcome
+    last_outcome = None
+    if _override is not None:
+        options = _override
+    else:
+        settings = getattr(bpy.context.scene, "gltf_sqlerp_export", None)
+        options = options_from(settings) if settings is not None else None
+    try:
+        export_fitting.prepare(options)
+    except Exception:  # noqa: BLE001 - a head start only: the export goes on without it
+        traceback.print_exc()
+    return options
+
+
+def fail(message: str) -> None:
+    """The export cannot write CUBICSLERP samplers: say why, leave the file as gathered."""
+    global last_outcome
+    last_outcome = Outcome(error=message)
+    _to_console(last_outcome)
+
+
+def rewrite(animations: list, scene, options) -> None:
+    """CUBICSLERP rotations and reduced translation, scale and weights keys for the exporter's
+    ``animations`` (changed in place); ``scene``: bundled_gltf.exported.ExportedScene."""
+    global last_outcome
+    rewrite_rotations, missing = bundled_rewrite()
+    if missing:
+        fail(missing)
+        return
+    try:
+        last_outcome = rewrite_rotations(animations, scene, options)
+    except Exception as error:  # noqa: BLE001 - reported by the operator, never raised here
+        traceback.print_exc()
+        last_outcome = Outcome(error=f"{type(error).__name__}: {error}")
+    else:  # translation, scale and weights keys (never raises: a failure is the outcome's error)
+        export_compaction.compact(animations, scene, options, last_outcome)
+    _to_console(last_outcome)
+
+
+def _to_console(outcome):
+    """The outcome on the console, where an export from the bundled dialog says it; our operator
+    and the command line report it themselves (once)."""
+    if _override is None:
+        print(summary(outcome))
+
+
+def summary(outcome):
+    """One line for reports and the console."""
+    if outcome is None:
+        return "EXT_animation_sqlerp: off"
+    if outcome.error:
+        return f"EXT_animation_sqlerp failed: {outcome.error}"
+    fitted, skipped = outcome.fitted, outcome.skipped
+    if not fitted:
+        text = "EXT_animation_sqlerp: no rotation channel to fit"
+    else:
+        cubic = [c for c in fitted if c.form == "CUBICSLERP"]
+        linear = [c for c in fitted if c.form == "LINEAR"]
+        stepped = [c for c in fitted if c.form == "STEP"]
+        world = (f"world max {outcome.world_error_deg:.4f} deg" if outcome.world_error_deg is not None
+                 else f"max {max(c.max_error_deg for c in fitted):.4f} deg per channel")
+        if outcome.fallback_world_error_deg is not None:
+            world += f", fallback {outcome.fallback_world_error_deg:.4f} deg"
+        text = (f"EXT_animation_sqlerp: {len(fitted)} rotation channels ({world} from Blender): "
+                f"{len(cubic)} CUBICSLERP, {sum(c.keys for c in cubic)} keys, fallback "
+                f"{sum(c.fallback_keys for c in cubic)} keys")
+        if linear:
+            text += (f"; {len(linear)} as LINEAR keys alone, smaller ("
+                     f"{sum(c.keys for c in linear)} keys)")
+        if stepped:
+            text += f"; {len(stepped)} as STEP keys alone ({sum(c.keys for c in stepped)} keys)"
+    if skipped:
+        text += f"; {len(skipped)} left as sampled ({skipped[0].target}: {skipped[0].skipped})"
+    text += export_compaction.summary_clause(getattr(outcome, "properties", []))
+    return text

@@ -1,0 +1,48 @@
+"""CUBICSLERP keys an action already carries: the samplers its import stored (action_data).
+
+Re-exporting a clip imported from a CUBICSLERP file should give back its keys and tangents, not
+a new fit. The stored quaternions are in the original file's node space; the import's affine map
+takes them to the pose bone's (or object's) quaternion and the exporter's measured map takes that
+to the new file's node space. Both maps are isometries of R^4, which commute with every slerp of
+the CUBICSLERP formula, so mapping the three quaternions of each key maps the whole curve
+exactly. The caller still checks the result against what Blender plays: edited curves are fitted
+anew.
+"""
+
+import bpy
+
+from ...core.sampling import quaternions as quat
+from ...core.blender_model.rotation_modes import from_blender_quaternion
+from .. import action_data
+
+
+def stored_keys(action, obj, bone_name, target):
+    """(times (n,) seconds of the new file, interleaved (3n, 4) values in its node space) of the
+    CUBICSLERP sampler stored for this rotation, or None (also for a record this version cannot
+    read: the channel is then fitted anew)."""
+    try:
+        data = action_data.load(action) if action is not None else None
+    except action_data.RecordError:
+        return None
+    if data is None:
+        return None
+    record = _record(data.channels, obj, bone_name)
+    if record is None:
+        return None
+    sampler = next((s for s in (record.sampler, record.fallback)
+                    if s is not None and s.interpolation == "CUBICSLERP"), None)
+    if sampler is None:
+        return None
+    frames = sampler.times * data.frames_per_second
+    blender = from_blender_quaternion(sampler.values.reshape(-1, 4) @ record.matrix.T + record.offset)
+    mapped = quat.multiply(quat.multiply(target.a, blender), target.b)
+    return (frames - target.slide) / target.rate, mapped
+
+
+def _record(records, obj, bone_name):
+    prefix = f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].' if bone_name else ""
+    for record in records:
+        if (record.path == "rotation" and record.id_type == "Object" and record.id_name == obj.name
+                and record.data_path == prefix + "rotation_quaternion"):
+            return record
+    return None

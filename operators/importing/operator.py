@@ -1,0 +1,144 @@
+"""File > Import > glTF 2.0 with exact animation: ``import_scene.gltf_sqlerp``.
+
+The file is loaded, validated and planned by the core before Blender is touched, so a broken file
+changes nothing. Then the bundled importer builds the scene while our hook (import_session) writes
+every animation channel; if anything failed on the way, every data-block the import added is
+removed again.
+"""
+
+import time
+
+import bpy
+from bpy_extras.io_utils import ImportHelper
+
+from ...core import GltfError, load
+from ...core.blender_model.import_plan import ImportSettings, plan_document
+from ...ui.properties import SOURCE_ITEMS
+from ...bundled_gltf import draft_form
+from . import session as import_session
+from .. import transaction
+
+
+def scene_rate(scene):
+    """Frames per second Blender really plays (the 29.97 preset is fps 30, fps_base 1.001)."""
+    return scene.render.fps / scene.render.fps_base
+
+
+class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
+    """Import a glTF 2.0 file with the bundled importer, then write every animation so that
+    Blender plays exactly what the glTF spec says (EXT_animation_sqlerp included)"""
+
+    bl_idname = "import_scene.gltf_sqlerp"
+    bl_label = "Import glTF (Exact Animation)"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    filter_glob: bpy.props.StringProperty(default="*.glb;*.gltf", options={'HIDDEN'})
+    source: bpy.props.EnumProperty(name="Play", items=SOURCE_ITEMS, default='EXTENSION')
+    rotation_tolerance: bpy.props.FloatProperty(
+        name="Rotation Tolerance", description="Largest angle (degrees) that Blender's rotation "
+        "curves may be from the spec at any time; extra keys are added where needed",
+        default=0.01, min=0.0001, max=10.0, precision=4)
+    bake: bpy.props.BoolProperty(
+        name="Bake Every Frame", description="Write a LINEAR key on every frame instead of "
+        "fitted curves (exact on frames only)", default=False)
+
+    def execute(self, context):
+        started = time.perf_counter()
+        settings = ImportSettings(self.source, self.rotation_tolerance, self.bake,
+                                  scene_rate(context.scene))
+        window_manager = context.window_manager
+        window_manager.progress_begin(0, 3)
+        try:
+            return self._import(context, settings, started)
+        finally:
+            window_manager.progress_end()
+
+    def _import(self, context, settings, started):
+        try:
+            document = load(self.filepath)
+        except GltfError as error:
+            for finding in error.findings:
+                self.report({'ERROR'}, _finding_text(finding))
+            return {'CANCELLED'}
+        context.window_manager.progress_update(1)
+        session = import_session.ImportSession(document, plan_document(document, settings), settings)
+        context.window_manager.progress_update(2)
+        before = transaction.snapshot()
+        with import_session.active(session):
+            try:
+                result = bpy.ops.import_scene.gltf(filepath=self.filepath)
+            except RuntimeError as error:  # the bundled importer reported an ERROR
+                result, session.errors = {'CANCELLED'}, session.errors + [_one_line(str(error))]
+            finally:
+                draft_form.unpatch()
+        problem = _problem(result, session)
+        if problem:
+            removed = transaction.rollback(before)
+            self.report({'ERROR'}, f"{problem} ({document.path.name if document.path else 'file'}); "
+                                   f"the scene is unchanged ({removed} data-blocks removed)")
+            return {'CANCELLED'}
+        for warning in document.warnings:
+            self.report({'WARNING'}, _finding_text(warning))
+        self.report({'INFO'}, _summary(document, session, time.perf_counter() - started))
+        return {'FINISHED'}
+
+
+def _finding_text(finding):
+    """A finding as a report line. Blender keeps reports as C strings, so a NUL that a hostile file
+    put into a message or pointer (a URI, a property name) would cut the line there, code and
+    pointer included: it is shown as the two characters \\0 instead."""
+    return finding.text().replace("\0", "\\0")
+
+
+def _one_line(message):
+    """Blender's error as one line: a Python traceback becomes its exception ("KeyError: 99"),
+    the "Error: Python:" prefixes and Blender's "Location: ops.py" line go."""
+    lines = [line.strip() for line in message.strip().splitlines()
+             if line.strip() and not line.strip().startswith("Location:")]
+    if any("Traceback" in line for line in lines):
+        lines = lines[-1:]
+    text = " ".join(lines)
+    for prefix in ("Error: ", "Python: "):
+        text = text[len(prefix):] if text.startswith(prefix) else text
+    return text
+
+
+def _problem(result, session):
+    if result != {'FINISHED'}:
+        return "Blender's glTF importer did not finish" + "".join(f": {e}" for e in session.errors)
+    if session.errors:
+        return "exact animation failed: " + "; ".join(session.errors)
+    if session.animations_done < len(session.plans):
+        # Either the add-on is registered but not enabled in the preferences (the bundled importer
+        # only calls enabled add-ons), or this Blender's importer no longer calls these hooks.
+        return (f"Blender {bpy.app.version_string}'s glTF importer did not call this add-on's "
+                "animation hooks: enable glTF Sqlerp Animation in Preferences > Add-ons; if it is "
+                "enabled, this Blender version changed its importer's hooks")
+    return None
+
+
+def _summary(document, session, seconds):
+    plans = [p for plans in session.plans.values() for p in plans]
+    keys = sum(len(p.keyframes.times) for p in plans)
+    file_keys = sum(len(p.sampler.times) for p in plans)
+    name = document.path.name if document.path else "file"
+    return (f"Imported {name}: {len(document.animations)} animation(s), "
+            f"{session.channels_written} channel(s) exact, {keys} keys ({keys - file_keys:+d} vs "
+            f"the file) in {seconds:.2f} s{_jumps(document, plans)}")
+
+
+def _jumps(document, plans, shown=3):
+    """'; N jumps ...' naming where CUBICSLERP curves jump (keyed either side), or ''."""
+    found = [(plan, float(t)) for plan in plans for t in plan.jumps()]
+    if not found:
+        return ""
+    nodes = document.json.get("nodes") or []
+    where = ", ".join(f"{_node_name(nodes, plan.channel.node)} at {t:.4f} s" for plan, t in found[:shown])
+    more = f" and {len(found) - shown} more" if len(found) > shown else ""
+    return f"; {len(found)} jump(s) of the CUBICSLERP curve, keyed either side: {where}{more}"
+
+
+def _node_name(nodes, index):
+    node = nodes[index] if 0 <= index < len(nodes) and isinstance(nodes[index], dict) else {}
+    return str(node.get("name") or f"node {index}")
+

@@ -1,0 +1,312 @@
+"""Deviation report and "Add Keys" for imported clips.
+
+``report(obj_or_action)`` compares, per channel of the clip, the three sources (EXTENSION,
+FALLBACK, BLENDER: the F-curves as Blender plays them) over dense times (core.blender_model.deviation).
+``add_keys(obj_or_action)`` refits the channels whose F-curves miss the spec they should play by
+more than the tolerance and rewrites their F-curves. Both are plain functions for background
+runs; the operators ``gltf_sqlerp.deviation_report`` and ``gltf_sqlerp.add_keys`` wrap them and
+keep a short summary on the scene (``scene.gltf_sqlerp_deviation``) for the panel.
+
+Tolerance per channel, as at import: rotation errors add up along a chain of animated bones, so
+each rotation gets ``tolerance / n``, n the most rotation-animated targets on one chain through it
+(core.blender_model.import_plan.rotation_budgets). The stored records carry no hierarchy, so the chains are read
+from Blender's (bone parents, object parents and parent bones), which the bundled importer builds
+from the glTF one: the same shares as the import. Other channels are fitted exactly by the core, so
+they deviate when they differ by more than float32 rounding could explain (VALUE_TOLERANCE).
+"""
+
+import bpy
+import numpy as np
+
+from ...core.blender_model import deviation
+from ...core.blender_model.import_plan import rotation_budgets
+from ...core.blender_model.keyframes import keyframes_for
+from .. import action_data, clip_curves
+
+SOURCE_ITEMS = (
+    ('RECORD', "As Imported", "Each channel against the sampler its curves were written to play"),
+    ('EXTENSION', "CUBICSLERP Extension", "Every channel against its EXT_animation_sqlerp sampler"),
+    ('FALLBACK', "Fallback", "Every channel against its fallback sampler"),
+)
+SUMMARY_ROWS = 10
+# Non-rotation channels: largest difference, relative to max(1, largest |value|), that Blender's
+# float32 keys explain (they round values by 6e-8 relative); anything larger is a real deviation.
+VALUE_TOLERANCE = 1e-5
+
+
+def clip_action(obj_or_action):
+    """The imported Action to report: the action itself, or an ID's active action (for a mesh
+    object without one, its shape keys' action)."""
+    if isinstance(obj_or_action, bpy.types.Action):
+        action = obj_or_action
+    else:
+        action = _active_action(obj_or_action)
+        shape_keys = getattr(getattr(obj_or_action, "data", None), "shape_keys", None)
+        if action is None and shape_keys is not None:
+            action = _active_action(shape_keys)
+    if action is None or not action_data.stored(action):
+        name = getattr(obj_or_action, "name", obj_or_action)
+        raise ValueError(f"{name!r} has no clip imported by glTF Sqlerp (no stored samplers)")
+    return action
+
+
+def _active_action(data):
+    animation_data = getattr(data, "animation_data", None)
+    return animation_data.action if animation_data is not None else None
+
+
+def report(obj_or_action, source=None, data=None):
+    """Rows (core.blender_model.deviation.ChannelDeviation), worst first, for the clip of ``obj_or_action``.
+    ``source``: 'EXTENSION' or 'FALLBACK' to compare Blender's curves with that source; None (or
+    'RECORD'): with the one each channel was written to play. ``data``: the action's stored clip
+    when the caller has loaded it already (action_data.load)."""
+    action = clip_action(obj_or_action)
+    return _rows(action, action_data.load(action) if data is None else data, source)
+
+
+def worst_rotation(rows):
+    """The rotation row whose Blender curves are farthest from the spec, or None."""
+    compared = [r for r in rows if r.rotation and r.blender_vs() is not None]
+    return max(compared, key=lambda r: r.blender_vs().max, default=None)
+
+
+def _rows(action, data, source, times=None):
+    records = data.channels
+    keys = [clip_curves.channel_keys(action, record) for record in records]
+    return deviation.channel_deviations(records, keys, data.frames_per_second, times,
+                                        None if source == 'RECORD' else source)
+
+
+def add_keys(obj_or_action, source=None, tolerance_deg=None):
+    """Refit every channel of the clip whose F-curves miss ``source`` (default: each channel's
+    own) by more than the tolerance (default: the one stored at import), with
+    core.blender_model.keyframes.keyframes_for on the stored sampler, and rewrite its F-curves where the new
+    keys, as Blender stores them (float32), play closer to the spec than the current ones.
+
+    A baked clip's channels become fitted curves. Returns (refitted, skipped): refitted is a list
+    of (row, keys before, keys after), skipped a list of (row, reason) for channels over the
+    tolerance that were left alone (curves that cannot be compared, or a refit that would play
+    no closer: Blender's float32 key frames limit very dense, fast curves)."""
+    action = clip_action(obj_or_action)
+    data = action_data.load(action)
+    tolerance = float(tolerance_deg or data.tolerance_deg)
+    records, rate = data.channels, data.frames_per_second
+    times = deviation.clip_times(records, rate)
+    chains = chain_counts(data)
+    refitted, skipped = [], []
+    for row in _rows(action, data, source, times):
+        record = records[row.index]
+        measured = row.blender_vs()
+        if measured is None:
+            skipped.append((row, "; ".join(row.notes)))
+            continue
+        limit = _limit(record, row, tolerance, chains)
+        if not measured.max > limit:
+            continue
+        keys = keyframes_for(deviation.stored_sampler(record, row.source),
+                             limit if row.rotation else tolerance, frames_per_second=rate)
+        curves = deviation.planned_curves(record, keys, rate)
+        if not deviation.blender_peak(record, curves, row.source, times, rate).max < measured.max:
+            skipped.append((row, "a refit plays no closer (Blender's float32 keys)"))
+            continue
+        before, after = clip_curves.rewrite(action, record, curves)
+        if record.source != row.source and (row.source == "EXTENSION" or row.has_fallback):
+            action_data.set_channel_source(action, row.index, row.source)
+        refitted.append((row, before, after))
+    return refitted, skipped
+
+
+def _limit(record, row, tolerance, chains):
+    if row.rotation:
+        return tolerance / chains.get(_rotation_target(record), 1)
+    matrix, offset = deviation.affine_map(record)
+    values = record.sampler.values @ matrix.T + offset
+    return VALUE_TOLERANCE * max(1.0, float(np.abs(values).max(initial=0.0)))
+
+
+def _rotation_target(record):
+    """(object name, bone name or None) of a rotation record."""
+    bone = record.data_path.startswith("pose.bones[")
+    return record.id_name, deviation.target_name(record) if bone else None
+
+
+def chain_counts(data):
+    """Per rotation target of the clip: the rotation-animated targets on the longest chain through
+    it in Blender's hierarchy. The clip is every action imported from the same file and animation
+    (Blender 4.2 keeps one action per object)."""
+    targets = []
+    for other in bpy.data.actions:
+        try:
+            stored = action_data.load(other)
+        except action_data.RecordError:
+            continue  # another clip this version cannot read: not part of this one
+        if stored is None or (stored.file, stored.animation) != (data.file, data.animation):
+            continue
+        targets += [_rotation_target(r) for r in stored.channels
+                    if r.path == "rotation" and r.id_type == "Object"]
+    index, parents = {}, []
+    for target in targets:
+        chain, key = [], target
+        while key is not None and key not in index:  # up to the first one already placed
+            chain.append(key)
+            key = _hierarchy_parent(key)
+        parent = index[key] if key is not None else -1
+        for key in reversed(chain):  # parents get their index first: arange is parents-first
+            index[key] = len(parents)
+            parents.append(parent)
+            parent = index[key]
+    if not targets:
+        return {}
+    animated = [index[t] for t in targets]
+    counts = rotation_budgets(np.array(parents), np.arange(len(parents)), animated)
+    return {t: int(counts[index[t]]) for t in targets}
+
+
+def _hierarchy_parent(key):
+    """The parent of a (object name, bone name or None) target in Blender's hierarchy, or None."""
+    name, bone = key
+    obj = bpy.data.objects.get(name)
+    if obj is None:
+        return None
+    if bone is not None:
+        data = obj.data.bones.get(bone) if obj.type == 'ARMATURE' else None
+        return (name, data.parent.name if data is not None and data.parent is not None else None)
+    if obj.parent is None:
+        return None
+    if obj.parent_type == 'BONE' and obj.parent_bone:
+        return obj.parent.name, obj.parent_bone
+    return obj.parent.name, None
+
+
+# --- operators ------------------------------------------------------------------------------------
+
+def _resolve(operator, context):
+    """The action named by the operator, else the active object's clip; None after an ERROR
+    (also for a clip record this version cannot read: RecordError is a ValueError)."""
+    try:
+        if operator.action:
+            action = bpy.data.actions.get(operator.action)
+            if action is None:
+                raise ValueError(f"no action named {operator.action!r}")
+            action = clip_action(action)
+        elif context.active_object is None:
+            raise ValueError("no active object and no action given")
+        else:
+            action = clip_action(context.active_object)
+        action_data.load(action)
+        return action
+    except ValueError as error:
+        operator.report({'ERROR'}, str(error))
+        return None
+
+
+def _header(action, data, source):
+    times = deviation.clip_times(data.channels, data.frames_per_second)
+    against = "each channel's own source" if source in (None, 'RECORD') else source
+    return (f"Deviation of '{action.name}' (BLENDER against {against}): "
+            f"{len(data.channels)} channels, {len(times)} samples over 0-{times[-1]:.3f} s "
+            f"({deviation.SAMPLES_PER_FRAME} per frame at {data.frames_per_second:g} fps)")
+
+
+def store_summary(scene, action, rows):
+    """Keep the top rows on ``scene.gltf_sqlerp_deviation`` for the panel (if registered)."""
+    state = getattr(scene, "gltf_sqlerp_deviation", None)
+    if state is None:
+        return
+    state.action = action.name
+    state.rows.clear()
+    lines = [_summary(action, rows)]
+    for row in rows[:SUMMARY_ROWS]:
+        item = state.rows.add()
+        item.target, item.path, item.source, item.unit = row.target, row.path, row.source, row.unit
+        for name, peak in (("ext_fallback", row.ext_fallback), ("ext_blender", row.ext_blender),
+                           ("fallback_blender", row.fallback_blender)):
+            setattr(item, name, peak.max if peak is not None else -1.0)
+        played = row.blender_vs()
+        item.blender_frame = played.frame if played is not None else 0.0
+        item.note = "; ".join(row.notes)
+        lines.append(f"{row.target} {row.path}: ext-fb {_short(row.ext_fallback, row.unit)}, "
+                     f"ext-bl {_short(row.ext_blender, row.unit)}, "
+                     f"fb-bl {_short(row.fallback_blender, row.unit)}")
+    state.summary = lines[0]
+    state.lines = "\n".join(lines)
+
+
+def _summary(action, rows):
+    worst = worst_rotation(rows)
+    if worst is None:
+        return f"{action.name}: no rotation curves compared"
+    played = worst.blender_vs()
+    return (f"{action.name}: Blender within {played.max:.4f}° of the spec "
+            f"(worst {worst.target}, frame {played.frame:.1f})")
+
+
+def _short(peak, unit):
+    return "-" if peak is None else f"{peak.max:.4f}{unit}"
+
+
+class GLTF_SQLERP_OT_deviation_report(bpy.types.Operator):
+    """Compare the clip's CUBICSLERP extension, fallback and Blender's own F-curves over dense
+    samples: the largest angle per bone and object between each pair, and where it peaks"""
+
+    bl_idname = "gltf_sqlerp.deviation_report"
+    bl_label = "glTF Deviation Report"
+    # Only the panel's summary changes: nothing worth an undo step.
+    bl_options = {'REGISTER'}
+
+    action: bpy.props.StringProperty(
+        name="Action", description="Imported action to report (empty: the active object's)")
+    source: bpy.props.EnumProperty(name="Against", items=SOURCE_ITEMS, default='RECORD')
+
+    def execute(self, context):
+        action = _resolve(self, context)
+        if action is None:
+            return {'CANCELLED'}
+        data = action_data.load(action)
+        rows = _rows(action, data, self.source)
+        lines = [_header(action, data, self.source)] + deviation.format_table(rows)
+        for line in lines:
+            self.report({'INFO'}, line)
+        if not bpy.app.background:  # background runs print the reports already
+            print("\n".join(lines))
+        store_summary(context.scene, action, rows)
+        return {'FINISHED'}
+
+
+class GLTF_SQLERP_OT_add_keys(bpy.types.Operator):
+    """Refit the clip's channels whose F-curves miss the spec by more than the tolerance, adding
+    keys where Blender's curves need them"""
+
+    bl_idname = "gltf_sqlerp.add_keys"
+    bl_label = "Add Keys Where Blender Deviates"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    action: bpy.props.StringProperty(
+        name="Action", description="Imported action to fix (empty: the active object's)")
+    source: bpy.props.EnumProperty(name="Spec", items=SOURCE_ITEMS, default='RECORD')
+    tolerance: bpy.props.FloatProperty(
+        name="Rotation Tolerance", description="Largest angle (degrees) between Blender's world "
+        "rotations and the spec; 0 uses the tolerance chosen at import", default=0.0, min=0.0,
+        max=10.0, precision=4)
+
+    def execute(self, context):
+        action = _resolve(self, context)
+        if action is None:
+            return {'CANCELLED'}
+        refitted, skipped = add_keys(action, self.source, self.tolerance or None)
+        reasons = {}
+        for row, reason in skipped:
+            reasons.setdefault(reason, []).append(f"{row.target} {row.path}")
+        for reason, names in reasons.items():
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            self.report({'WARNING'}, f"Left as is ({reason}): {shown}")
+        if not refitted:
+            self.report({'INFO'}, f"'{action.name}': no keys added")
+            return {'CANCELLED'}
+        added = sum(after - before for _, before, after in refitted)
+        details = ", ".join(f"{row.target} {row.path} {before} → {after}"
+                            for row, before, after in refitted)
+        self.report({'INFO'}, f"'{action.name}': {added:+d} keys on {len(refitted)} "
+                              f"channel{'s' * (len(refitted) != 1)} ({details})")
+        store_summary(context.scene, action, _rows(action, action_data.load(action), self.source))
+        return {'FINISHED'}
