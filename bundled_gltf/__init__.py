@@ -20,3 +20,9 @@ The exporter's glTF objects (animations, channels, samplers, accessors) are read
 glTF property names, as the spec spells them; building them and reading their bytes is done here.
 Importing this package needs no bpy; its modules do.
 """
+
+from .dialogs import register_export_draw, unregister_export_draw
+
+# Modules the rest of the add-on uses, imported by name when needed (each needs bpy).
+__all__ = ['draft_form', 'export_accessors', 'export_hooks', 'import_hooks', 'register_export_draw',
+           'unregister_export_draw', 'versions']

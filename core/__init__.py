@@ -11,8 +11,8 @@ Scripting API (documented in the README)::
     doc.mesh_positions(node, 0, 1.25)       # one (V, 3) array per primitive
 """
 
-from .sampling.animation import Animation, Channel, Sampler
+from .sampling import Animation, Channel, Sampler
 from .document import Document, load
-from .gltf.errors import Finding, GltfError
+from .gltf import Finding, GltfError
 
 __all__ = ["load", "Document", "Animation", "Channel", "Sampler", "GltfError", "Finding"]

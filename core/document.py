@@ -6,11 +6,11 @@ ready to pose. Pipelines and the add-on's own checks use this API; it never impo
 
 from pathlib import Path
 
-from .gltf.accessors import read_accessor
-from .sampling.animation import read_animations
-from .gltf.errors import ERROR, Finding, GltfError
-from .gltf.file import read_file
-from .sampling.scene import Scene
+from .gltf import read_accessor
+from .sampling import read_animations
+from .gltf import ERROR, Finding, GltfError
+from .gltf import read_file
+from .sampling import Scene
 from .gltf.validation import validate
 
 # Extensions whose absence from this reader must not stop a file that lists them as required:

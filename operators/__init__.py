@@ -1,15 +1,21 @@
-"""Blender operators: thin adapters that hand a file to ``core`` and build or report the result."""
+"""Blender operators: thin adapters that hand a file to ``core`` and build or report the result.
+
+``importing/``, ``preview/`` and ``exporting/`` hold the three jobs; the modules here are what they
+share: the clip record on Actions (``action_data``), the clip list (``clips``), an imported
+clip's F-curves (``clip_curves``, ``fcurves``) and all-or-nothing changes (``transaction``).
+"""
 
 import bpy
 
-from .exporting import fitting as export_fitting
-from .preview import live as preview
-from .importing.check_file import GLTF_SQLERP_OT_check_file
-from .clips import GLTF_SQLERP_OT_activate_clip
-from .preview.deviation import GLTF_SQLERP_OT_add_keys, GLTF_SQLERP_OT_deviation_report
-from .exporting.operator import EXPORT_SCENE_OT_gltf_sqlerp
-from .importing.operator import IMPORT_SCENE_OT_gltf_sqlerp
-from .preview.live import GLTF_SQLERP_OT_preview_toggle
+from . import action_data
+from .clips import GLTF_SQLERP_OT_activate_clip, imported_clips
+from .exporting import EXPORT_SCENE_OT_gltf_sqlerp, fitting
+from .importing import GLTF_SQLERP_OT_check_file, IMPORT_SCENE_OT_gltf_sqlerp
+from .preview import (
+    GLTF_SQLERP_OT_add_keys, GLTF_SQLERP_OT_deviation_report, GLTF_SQLERP_OT_preview_toggle, live,
+)
+
+__all__ = ['action_data', 'imported_clips', 'register', 'unregister']
 
 classes = (
     GLTF_SQLERP_OT_check_file,
@@ -24,12 +30,12 @@ classes = (
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 
-def register():
+def register() -> None:
     _register_classes()
-    preview.register()  # the live preview's handlers (frame change, save, load, undo)
+    live.register()  # the live preview's handlers (frame change, save, load, undo)
 
 
-def unregister():
-    preview.unregister()  # first: restores Blender's own evaluation where the preview posed
-    export_fitting.release()  # fit processes an unfinished export started
+def unregister() -> None:
+    live.unregister()  # first: restores Blender's own evaluation where the preview posed
+    fitting.release()  # fit processes an unfinished export started
     _unregister_classes()

@@ -7,7 +7,7 @@ EXT_animation_sqlerp channels, the other one (fallback or extension). The layout
 are core.blender_model.clip_record's; this module reads and writes it on Blender's Actions.
 """
 
-from ..core.blender_model.clip_record import (
+from ..core.blender_model import (
     KEY, ChannelRecord, ClipRecord, CurveTarget, RecordError, SamplerRecord
 )
 

@@ -7,7 +7,7 @@ Reading never creates anything (no channelbag, no F-curve), so a report leaves t
 import bpy
 import numpy as np
 
-from ..core.blender_model.deviation import CurveKeys, target_name
+from ..core.blender_model import CurveKeys, target_name
 from . import fcurves
 
 _NAMES = {item.value: item.identifier

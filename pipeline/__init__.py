@@ -8,12 +8,12 @@ Subcommands (``--help`` on each for its options):
 - ``export [BLEND] --output FILE``: open BLEND (else the current scene) and export it with
   CUBICSLERP rotations (operators.exporting.operator.export). Needs Blender (bpy).
 - ``convert INPUT_DIR OUTPUT_DIR``: rewrite the LINEAR rotations of every .gltf/.glb under
-  INPUT_DIR in fewer bytes (core.conversion.convert, numpy only), written to the same relative paths under
+  INPUT_DIR in fewer bytes (core.conversion.converter, numpy only), written to the same relative paths under
   OUTPUT_DIR; a file with no rotation channel to rewrite is 'unchanged', one whose output would
   not be smaller is 'skipped' with the reason, both unwritten. One process per file, ``--jobs`` at
   a time (default: every core). Resumes: a file is not redone while its input, every file that
   input references, the options that change the output and the tool's version are the same
-  (pipeline.fingerprint; core.conversion.convert writes atomically, so a present output is complete). A
+  (pipeline.fingerprint; core.conversion.converter writes atomically, so a present output is complete). A
   journal of finished files is kept in OUTPUT_DIR.
 - ``convert-file INPUT OUTPUT``: one file, the unit of work of ``convert`` and of farm jobs.
 

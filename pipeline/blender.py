@@ -164,8 +164,8 @@ def _export_command(args):
             bpy.ops.wm.open_mainfile(filepath=str(args.blend))
         enable_addon()
         from ..operators.exporting import session as export_session
-        from ..operators.exporting.operator import ExportFailed, export
-        from ..operators.exporting.outcome import ExportOptions
+        from ..operators.exporting import ExportFailed, export
+        from ..operators.exporting import ExportOptions
         if args.action is not None:
             assigned = assign_action(bpy, args.action, args.object)
         else:

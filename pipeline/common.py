@@ -79,7 +79,7 @@ def _write_report(report, path):
     if path:
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        from ..core.gltf.writer import write_atomic
+        from ..core.gltf import write_atomic
         write_atomic(target, text.encode("utf-8"))
     else:
         sys.stdout.write(text)

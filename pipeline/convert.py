@@ -1,5 +1,5 @@
 """``convert`` and ``convert-file``: glTF files' dense LINEAR rotations rewritten in fewer bytes
-without Blender (core.conversion.convert), a folder in parallel child processes, resumable, with a journal.
+without Blender (core.conversion.converter), a folder in parallel child processes, resumable, with a journal.
 
 Each file ends 'converted' (written), 'unchanged' (no rotation channel to rewrite), 'skipped'
 (up to date, or the output would not be smaller: nothing written, ``reason`` says which) or
@@ -29,8 +29,8 @@ PROGRESS_LINE = "PROGRESS "  # a child's stderr line: how far its file is (a fra
 
 def add_conversion_arguments(parser) -> None:
     """The options that decide a conversion's output, as every converting command takes them
-    (pipeline_run.py convert and convert-file, tools/sqlerp_convert.py), defaults from core.conversion.convert."""
-    from ..core.conversion.convert import DEFAULT_FALLBACK_TOLERANCE_DEG, DEFAULT_TOLERANCE_DEG
+    (pipeline_run.py convert and convert-file, tools/sqlerp_convert.py), defaults from core.conversion.converter."""
+    from ..core.conversion import DEFAULT_FALLBACK_TOLERANCE_DEG, DEFAULT_TOLERANCE_DEG
     parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE_DEG, metavar="DEG",
                         help="largest world-space angle between the file's rotations and the "
                              "original ones (degrees, default: %(default)s)")
@@ -55,9 +55,9 @@ def convert_file(input_path, output_path, tolerance=0.01, min_ratio=1.0, force=F
                  fallback_tolerance=0.1, allow_larger=False, progress=None):
     """Convert one file unless its output is up to date; returns a report entry (dict) with
     ``status`` (STATUSES, see the module's text) and the input's ``fingerprint``.
-    ``progress(fraction)`` hears how far the conversion is (core.conversion.convert)."""
+    ``progress(fraction)`` hears how far the conversion is (core.conversion.converter)."""
     from ..core import GltfError
-    from ..core.conversion.convert import convert
+    from ..core.conversion import convert
     source, destination = Path(input_path), Path(output_path)
     options = conversion_options(tolerance, min_ratio, fallback_tolerance, allow_larger)
     entry = {"input": str(source), "output": str(destination)}
@@ -142,7 +142,7 @@ class _ProgressLines:
 
 def _check_conversion_args(args):
     """The core's own check (the same ranges), as a usage error."""
-    from ..core.conversion.convert import check_arguments
+    from ..core.conversion import check_arguments
     try:
         check_arguments(args.tolerance, args.min_ratio, args.fallback_tolerance,
                         names=("--tolerance", "--min-ratio", "--fallback-tolerance"))

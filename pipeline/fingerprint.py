@@ -13,9 +13,9 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from .. import __version__
-from ..core.conversion.files import external_uris
-from ..core.gltf.errors import GltfError
-from ..core.gltf.file import parse_json_only, read_relative_uri
+from ..core.conversion import external_uris
+from ..core.gltf import GltfError
+from ..core.gltf import parse_json_only, read_relative_uri
 
 EXTRAS_KEY = "gltf_sqlerp_convert"
 
@@ -37,7 +37,7 @@ def fingerprint(source: Path, options: dict) -> str:
 
 
 def provenance(print_: str, options: dict) -> dict:
-    """core.conversion.convert's ``provenance``: what a written output records in ``asset.extras``."""
+    """core.conversion.converter's ``provenance``: what a written output records in ``asset.extras``."""
     return {"key": EXTRAS_KEY, "value": {"fingerprint": print_, "tool": f"gltf_sqlerp {__version__}",
                                         "options": options}}
 

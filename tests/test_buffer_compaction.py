@@ -1,6 +1,6 @@
 """core.gltf.compaction: unreferenced accessors and buffer views leave a file, every reference is
 renumbered and every kept accessor reads the same values; a file with an extension whose buffer
-references the module cannot rewrite is never compacted (core.conversion.convert writes nothing, or with
+references the module cannot rewrite is never compacted (core.conversion.converter writes nothing, or with
 allow_larger keeps every view).
 
 Independent references: documents built here by hand (byte layouts written out with struct), read
@@ -18,7 +18,7 @@ from test_convert import gltf_json, write_source
 from gltf_sqlerp import core
 from gltf_sqlerp.core.gltf.accessors import read_accessor
 from gltf_sqlerp.core.gltf.compaction import compact, unknown_extensions
-from gltf_sqlerp.core.conversion.convert import convert
+from gltf_sqlerp.core.conversion.converter import convert
 from gltf_sqlerp.core.gltf.errors import ERROR
 from gltf_sqlerp.core.gltf.file import GltfFile
 from gltf_sqlerp.core.gltf.validation import validate

@@ -1,4 +1,4 @@
-"""core.conversion.convert and tools/sqlerp_convert.py: dense LINEAR rotations rewritten in fewer bytes (LINEAR
+"""core.conversion.converter and tools/sqlerp_convert.py: dense LINEAR rotations rewritten in fewer bytes (LINEAR
 keys alone, or CUBICSLERP keys with a reduced fallback), the replaced data gone from the file.
 
 Independent references: the motions are closed forms built here (rotation about a moving axis,
@@ -20,7 +20,7 @@ from gltf_validator import errors, validate_all
 from raw_gltf import raw_accessor
 
 from gltf_sqlerp import core
-from gltf_sqlerp.core.conversion.convert import CHECKS_PER_INTERVAL, convert
+from gltf_sqlerp.core.conversion.converter import CHECKS_PER_INTERVAL, convert
 from gltf_sqlerp.core.gltf.writer import BufferBuilder, write_glb, write_gltf
 
 FPS = 24.0

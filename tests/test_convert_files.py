@@ -1,4 +1,4 @@
-"""core.conversion.convert's files (core.conversion.files, core.gltf.compaction): the forms a source keeps
+"""core.conversion.converter's files (core.conversion.files, core.gltf.compaction): the forms a source keeps
 (embedded, GLB, external buffers and images beside the output), everything but the rewritten
 samplers kept (read back with read_accessor), the source's own buffer never overwritten, and
 nothing left behind by a failed write. Sources: the dense test file of test_convert and Khronos' CesiumMan.
@@ -10,7 +10,7 @@ from test_convert import CESIUM, gltf_json, write_source
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core.gltf.accessors import read_accessor
-from gltf_sqlerp.core.conversion.convert import convert
+from gltf_sqlerp.core.conversion.converter import convert
 from gltf_sqlerp.core.gltf.file import read_file
 
 

@@ -1,4 +1,4 @@
-"""core.conversion.convert on every Khronos sample model here (every form: .gltf, .glb, embedded, quantized):
+"""core.conversion.converter on every Khronos sample model here (every form: .gltf, .glb, embedded, quantized):
 the output is smaller than the input or nothing is written with a reason; what is written passes
 the Khronos glTF-Validator with 0 errors, loads without warnings, keeps every mesh and skin
 accessor's values, and plays the original motion within the tolerances in world space.
@@ -17,7 +17,7 @@ from gltf_validator import errors, validate_all
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core.gltf.accessors import read_accessor
-from gltf_sqlerp.core.conversion.convert import convert
+from gltf_sqlerp.core.conversion.converter import convert
 
 TOLERANCE, FALLBACK_TOLERANCE = 0.01, 0.1
 MODELS = sorted(p for p in (ASSETS / "khronos").rglob("*") if p.suffix in (".gltf", ".glb"))

@@ -7,7 +7,7 @@ In README.md each such figure sits between ``<!-- figure NAME -->`` and ``<!-- /
 (invisible when rendered). The figures, and what measures them:
 
 - ``converter``: the converter's table of every animated Khronos model in ../shared/assets at the
-  defaults (core.conversion.convert, 0.01°, fallback 0.1°), one row per file.
+  defaults (core.conversion.converter, 0.01°, fallback 0.1°), one row per file.
 - ``corpus``: how many hostile files tools/hostile_corpus.py writes.
 - ``curves_fallback``, ``curves_import``, ``curves_bundled``: the largest world-space distance
   of the sample elbow's fallback, of this add-on's import and of the bundled importer's from the
@@ -57,7 +57,7 @@ def _rotations(report):
 def converter_rows():
     """One table row per animated Khronos file, converted at the defaults into a temporary folder."""
     devpath.import_package()
-    from gltf_sqlerp.core.conversion.convert import convert
+    from gltf_sqlerp.core.conversion.converter import convert
     rows = ["| file | input B | output B | rotations: CUBICSLERP / LINEAR alone / left | "
             "world max°: extension / fallback |", "|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as folder:

@@ -4,7 +4,7 @@
                                    [--min-ratio R] [--allow-larger]
     python -m tools.sqlerp_convert INPUT OUTPUT [...]     (from the repository folder)
 
-Needs Python 3.11 and numpy only, no Blender (core/conversion/convert.py does the work). A .glb is written as
+Needs Python 3.11 and numpy only, no Blender (core/conversion/converter.py does the work). A .glb is written as
 a .glb, a .gltf as a .gltf. Each LINEAR rotation channel becomes the smallest of LINEAR keys alone
 (fewer, or 16-bit) and CUBICSLERP keys with a reduced fallback, within the tolerances in world
 space; the replaced data leaves the file. Prints one row per rotation channel. Exit code 0 when
@@ -105,7 +105,7 @@ def main(argv=None):
         print(no_such_file(args.input), file=sys.stderr)
         return EXIT_USAGE
     try:
-        report = convert.convert(args.input, args.output, args.tolerance, args.min_ratio,
+        report = convert(args.input, args.output, args.tolerance, args.min_ratio,
                                  args.fallback_tolerance, args.allow_larger)
     except core.GltfError as error:
         print("\n".join(invalid_gltf(args.input, error)), file=sys.stderr)

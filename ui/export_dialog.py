@@ -2,7 +2,7 @@
 register() puts in that dialog's table (bundled_gltf.dialogs says how, per Blender version).
 """
 
-from ..bundled_gltf.dialogs import register_export_draw, unregister_export_draw
+from ..bundled_gltf import register_export_draw, unregister_export_draw
 
 
 def draw_export(context, layout):

@@ -5,7 +5,7 @@ not registered are not drawn."""
 
 import bpy
 
-from ..operators.clips import imported_clips
+from ..operators import imported_clips
 from .export_dialog import draw_settings
 
 

@@ -9,7 +9,7 @@ CUBICSLERP export and its fallback would write them (operators/preview/exported.
 No update callbacks: the bpy module of Blender 4.2 crashes at exit once a PropertyGroup whose
 properties have Python callbacks has been registered. operators/preview/live.py watches both through
 the message bus instead, so a change made in the UI shows at once. A script that sets them sees
-the change at the next frame change; ``operators.preview.live.refresh(scene)`` (or the operator
+the change at the next frame change; ``operators.preview.refresh(scene)`` (or the operator
 ``gltf_sqlerp.preview_toggle``) shows it at once.
 """
 

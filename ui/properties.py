@@ -3,10 +3,7 @@ is enabled (the "Exact animation" panel inside the bundled import dialog)."""
 
 import bpy
 
-SOURCE_ITEMS = (
-    ('EXTENSION', "CUBICSLERP Extension", "Play EXT_animation_sqlerp channels as the extension says"),
-    ('FALLBACK', "Fallback", "Play the fallback sampler: what viewers without the extension show"),
-)
+from ..operators.importing import SOURCE_ITEMS
 
 
 class GLTF_SQLERP_PG_import(bpy.types.PropertyGroup):

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..sampling import quaternions as quat
-from ..gltf.accessors import as_stored
-from ..sampling.animation import Sampler
+from ..gltf import as_stored
+from ..sampling import Sampler
 from .fcurves import MODES, Prepared, work_arrays
 from .keyframes import Keyframes
-from ..sampling.metrics import SAMPLES_PER_FRAME, dense_times
-from ..sampling.pose_player import PosePlayer
-from ..sampling.sqlerp_jumps import jump_times
+from ..sampling import SAMPLES_PER_FRAME, dense_times
+from ..sampling import PosePlayer
+from ..sampling import jump_times
 
 SOURCES = ("EXTENSION", "FALLBACK", "BLENDER")
 PAIRS = ("EXTENSION-FALLBACK", "EXTENSION-BLENDER", "FALLBACK-BLENDER")

@@ -7,7 +7,7 @@ import threading
 import numpy as np
 
 from ..sampling import quaternions as quat
-from ..sampling.interpolation import segment_index
+from ..sampling import segment_index
 
 CONSTANT, LINEAR, BEZIER = "CONSTANT", "LINEAR", "BEZIER"
 MODES = (CONSTANT, LINEAR, BEZIER)

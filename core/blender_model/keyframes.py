@@ -26,7 +26,7 @@ import numpy as np
 from ..sampling import quaternions as quat
 from .fcurves import BEZIER, CONSTANT, LINEAR, Prepared, play  # noqa: F401 (play is public here)
 from .curve_slopes import arc_slope, end_slopes, sqlerp_end_slopes, value_and_slope
-from ..sampling.sqlerp_jumps import brackets, jump_times
+from ..sampling import brackets, jump_times
 CUBIC = ("CUBICSPLINE", "CUBICSLERP")
 
 # Blender stores key values as float32: a unit quaternion's components are rounded by up to 6e-8,

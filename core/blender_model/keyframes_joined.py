@@ -11,10 +11,10 @@ A channel whose curve jumps takes keyframes_for's own path (its extra keys and C
 import numpy as np
 
 from ..sampling import quaternions as quat
-from ..sampling.animation import Sampler
+from ..sampling import Sampler
 from .curve_slopes import sqlerp_end_slopes
 from .keyframes import RefineStart, _modes, _with_handles, chord2_limits, keyframes_for, refine
-from ..sampling.sqlerp_jumps import jump_times
+from ..sampling import jump_times
 
 
 def cubicslerp_channels(samplers, tolerances, frames_per_second=24.0):

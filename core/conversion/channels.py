@@ -1,4 +1,4 @@
-"""One LINEAR rotation sampler of a file, rewritten in fewer bytes: what core.conversion.convert fits.
+"""One LINEAR rotation sampler of a file, rewritten in fewer bytes: what core.conversion.converter fits.
 
 The sampler's keys are samples of a motion (capture, baking, another exporter's per-frame keys),
 so the export's machinery for dense channels applies (core.fitting.rotation_export.export_keys with
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..sampling import quaternions as quat
-from ..gltf.accessors import COMPONENT_TYPES, TYPE_SIZES, as_stored
-from ..sampling.interpolation import Evaluator
-from ..fitting.rotation_export import ChannelKeys, ExportOptions, export_keys
+from ..gltf import COMPONENT_TYPES, TYPE_SIZES, as_stored
+from ..sampling import Evaluator
+from ..fitting import ChannelKeys, ExportOptions, export_keys
 
 # Check times per original interval (its start included): the error between a smooth curve and a
 # polyline peaks at the corners (the keys) or inside the intervals; on CesiumMan and 24-30 fps

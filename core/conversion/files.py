@@ -17,9 +17,9 @@ import struct
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..gltf.errors import pointer
-from ..gltf.file import CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, read_relative_uri
-from ..gltf.writer import write_atomic
+from ..gltf import pointer
+from ..gltf import CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, read_relative_uri
+from ..gltf import write_atomic
 
 
 def glb_form(source: Path, destination: Path) -> bool:

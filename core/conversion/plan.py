@@ -1,4 +1,4 @@
-"""A loaded document converted in memory (core.conversion.convert's work without the files): which rotation
+"""A loaded document converted in memory (core.conversion.converter's work without the files): which rotation
 samplers are rewritten, their fit in world space, the new samplers' data and the compacted buffers.
 """
 
@@ -8,13 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..sampling.animation import EXTENSION
-from ..gltf.compaction import compact
+from ..sampling import EXTENSION
+from ..gltf import compact
 from .channels import Unit, key_count, old_bytes
 from .samplers import SamplerWriter
 from .world import AnimationWorld, hold
-from ..gltf.errors import pointer
-from ..gltf.writer import BufferBuilder
+from ..gltf import pointer
+from ..gltf import BufferBuilder
 
 
 @dataclass(frozen=True)

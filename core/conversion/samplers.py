@@ -10,10 +10,10 @@ core.gltf.compaction. Key times already written (the same float32 values) are sh
 
 import numpy as np
 
-from ..gltf.accessors import as_stored
-from ..sampling.animation import EXTENSION
-from ..fitting.rotation_export import ChannelKeys
-from ..gltf.writer import BufferBuilder
+from ..gltf import as_stored
+from ..sampling import EXTENSION
+from ..fitting import ChannelKeys
+from ..gltf import BufferBuilder
 
 SHORT = 5122  # signed 16-bit components, normalized: core glTF for rotation outputs
 FLOAT = 5126

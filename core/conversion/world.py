@@ -19,8 +19,8 @@ animation play their own (default) sampler in both.
 import numpy as np
 
 from .channels import check_times, fit_unit, written_players
-from ..sampling.scene import depth_levels
-from ..fitting.world_error import above, chain_shares, compose, tightened_shares, world_errors
+from ..sampling import depth_levels
+from ..fitting import above, chain_shares, compose, tightened_shares, world_errors
 
 MEASURED_ROUNDS = 2
 # The share of a conversion's work that the first fit of every unit takes (for progress only).

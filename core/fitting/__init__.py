@@ -1,1 +1,26 @@
-"""TODO"""
+"""Fitting what an export writes: CUBICSLERP keys to a motion (``sqlerp_fit``, ``sqlerp_tangents``),
+their core-spec fallbacks (``fallback_fit``, ``fallback_forms``), one rotation channel's whole
+export (``rotation_export``, ``channel_motion``, ``screening``), fewer LINEAR, translation, scale
+and weight keys (``linear_reduction``, ``vector_reduction``, ``property_export``), world-space
+tolerances along chains (``world_error``, ``world_correction``) and the sample's fallback
+(``sample_fallback``)."""
+
+from .channel_motion import (
+    AGREEMENT_DEG, ChannelTarget, ChannelTask, RotationMotion, SampleCheck, disagreement,
+)
+from .property_export import (
+    PATHS, ancestor_scales, chain_budgets, channel_tolerance, model_size, spread_of,
+    total_tolerance,
+)
+from .rotation_export import ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
+from .vector_reduction import check_counts, reduce_vectors
+from .world_correction import WorldCorrection
+from .world_error import above, chain_shares, compose, tightened_shares, world_errors
+
+__all__ = [
+    'AGREEMENT_DEG', 'ChannelKeys', 'ChannelTarget', 'ChannelTask', 'ExportOptions', 'FIT_MARGIN',
+    'PATHS', 'RotationMotion', 'SampleCheck', 'WorldCorrection', 'above', 'ancestor_scales',
+    'chain_budgets', 'chain_shares', 'channel_tolerance', 'check_counts', 'check_grid', 'compose',
+    'disagreement', 'export_keys', 'model_size', 'reduce_vectors', 'spread_of', 'tightened_shares',
+    'total_tolerance', 'world_errors'
+]

@@ -12,10 +12,10 @@ import numpy as np
 
 from ..sampling import quaternions as quat
 from ..blender_model import rotation_modes
-from ..gltf.accessors import as_stored
-from ..blender_model.deviation import BlenderCurves
-from ..sampling.interpolation import nearest_index
-from ..sampling.metrics import SAMPLES_PER_FRAME
+from ..gltf import as_stored
+from ..blender_model import BlenderCurves
+from ..sampling import nearest_index
+from ..sampling import SAMPLES_PER_FRAME
 from .rotation_export import ChannelKeys, check_grid, export_keys, new_fallback, stepped_keys
 from .world_correction import CorrectedTarget, WorldCorrection
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from ..sampling import quaternions as quat
 from . import screening
-from ..gltf.accessors import as_stored
-from ..sampling.interpolation import Evaluator, segment_index
+from ..gltf import as_stored
+from ..sampling import Evaluator, segment_index
 
 MAX_ROUNDS = 32
 # A segment still over the tolerance after a round gets SPLIT_MARGIN x sqrt(error / tolerance)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..sampling import quaternions as quat
-from ..gltf.accessors import as_stored
+from ..gltf import as_stored
 from .fallback_fit import cubicspline_error, cubicspline_rows, linear_fallback, on_times, thinned_keys
 
 # Bytes of one stored quaternion, by precision, and of one key time.

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..sampling import quaternions as quat
-from ..gltf.accessors import as_stored
-from ..sampling.interpolation import Evaluator, nearest_index
+from ..gltf import as_stored
+from ..sampling import Evaluator, nearest_index
 from .screening import group_argmax, group_max, ranges
 
 

@@ -30,8 +30,8 @@ own tolerance.
 
 import numpy as np
 
-from ..gltf.accessors import as_stored
-from ..blender_model.import_plan import chain_sums, rotation_budgets
+from ..gltf import as_stored
+from ..blender_model import chain_sums, rotation_budgets
 
 PATHS = ("translation", "scale", "weights")
 SCALE_FLOOR = 0.01

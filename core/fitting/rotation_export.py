@@ -18,11 +18,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..sampling import quaternions as quat
-from ..gltf.accessors import as_stored
+from ..gltf import as_stored
 from .fallback_forms import QUATERNION_BYTES, TIME_BYTES, fallback_keys, sampler_bytes
-from ..sampling.interpolation import evaluate
+from ..sampling import evaluate
 from .linear_reduction import LinearKeys, linear_on, reduce_linear
-from ..sampling.metrics import SAMPLES_PER_FRAME
+from ..sampling import SAMPLES_PER_FRAME
 from .sqlerp_fit import CubicSlerpFit, fit_cubicslerp
 
 # The fit is checked as written (float32 times; float32 or 16-bit normalized quaternions) within

@@ -8,8 +8,8 @@ core.fitting.fallback_fit.
 
 import numpy as np
 
-from ..sampling.interpolation import evaluate
-from ..sampling.quaternions import angle_between, make_continuous
+from ..sampling import evaluate
+from ..sampling import angle_between, make_continuous
 
 PROBES_PER_SEGMENT = 16
 MAX_ROUNDS = 24

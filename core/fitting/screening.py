@@ -23,7 +23,7 @@ the reported maximum).
 
 import numpy as np
 
-from ..sampling.interpolation import CHUNK, Arcs, Gather, nearer_end, segment_parameters, turned
+from ..sampling import CHUNK, Arcs, Gather, nearer_end, segment_parameters, turned
 
 MARGIN_CHORD = 32 * 2.0 ** -24
 

@@ -21,8 +21,8 @@ import numpy as np
 
 from ..sampling import quaternions as quat
 from . import screening
-from ..gltf.accessors import as_stored
-from ..sampling.interpolation import Evaluator, nearest_index
+from ..gltf import as_stored
+from ..sampling import Evaluator, nearest_index
 from .sqlerp_tangents import EVEN_PROBES, Probes, uniform_probes, unit as _unit
 
 # Probe errors (first order in the error of s: within 0.5 % of the exact angle) above this share of

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gltf.accessors import as_stored
-from ..sampling.metrics import SAMPLES_PER_FRAME
+from ..gltf import as_stored
+from ..sampling import SAMPLES_PER_FRAME
 from .screening import group_argmax, group_max, ranges
 
 INTERPOLATIONS = ("LINEAR", "STEP")

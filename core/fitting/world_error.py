@@ -15,8 +15,8 @@ walk), so the export starts coarser and tightens only what misses.
 import numpy as np
 
 from ..sampling import quaternions as quat
-from ..blender_model.import_plan import rotation_budgets
-from ..sampling.scene import depth_levels
+from ..blender_model import rotation_budgets
+from ..sampling import depth_levels
 
 # A measured miss tightens the channels above it this much further than the bare ratio, so that
 # a refit lands under the tolerance in one round though errors do not scale exactly with it.

@@ -1,1 +1,17 @@
-"""TODO"""
+"""The glTF file format: reading a .gltf or .glb (``file``), its accessors as numpy arrays
+(``accessors``), the validator (``validation/``, Khronos glTF-Validator's codes and JSON pointers
+plus the EXT_animation_sqlerp checks), writing documents and buffers (``writer``) and dropping
+unreferenced data (``compaction``). Errors are ``GltfError`` with ``Finding`` objects (``errors``).
+Nothing here evaluates animation."""
+
+from .accessors import COMPONENT_TYPES, TYPE_SIZES, as_stored, read_accessor
+from .compaction import compact, unknown_extensions
+from .errors import ERROR, Finding, GltfError, pointer
+from .file import CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, GltfFile, parse_json_only, read_file, read_relative_uri
+from .writer import BufferBuilder, write_atomic
+
+__all__ = [
+    'BufferBuilder', 'CHUNK_BIN', 'CHUNK_JSON', 'COMPONENT_TYPES', 'ERROR', 'Finding', 'GLB_MAGIC',
+    'GltfError', 'GltfFile', 'TYPE_SIZES', 'as_stored', 'compact', 'parse_json_only', 'pointer',
+    'read_accessor', 'read_file', 'read_relative_uri', 'unknown_extensions', 'write_atomic'
+]

@@ -1,1 +1,24 @@
-"""TODO"""
+"""What the glTF spec plays: sampler interpolation (STEP, LINEAR, CUBICSPLINE, CUBICSLERP) for
+whole arrays of times (``interpolation``), unit quaternions (``quaternions``), animations and
+channels with EXT_animation_sqlerp wired in (``animation``), the node hierarchy (``scene``), every
+channel of a clip at once (``pose_player`` and its ``pose_kernels``), where a CUBICSLERP curve
+jumps (``sqlerp_jumps``) and the angle measure of conventions section 4 (``metrics``)."""
+
+from . import quaternions
+from .animation import Animation, Channel, EXTENSION, Sampler, read_animations
+from .interpolation import (
+    Arcs, CHUNK, Evaluator, Gather, evaluate, nearer_end, nearest_index, segment_index,
+    segment_parameters, turned,
+)
+from .metrics import SAMPLES_PER_FRAME, dense_times
+from .pose_player import PosePlayer
+from .quaternions import angle_between, make_continuous, normalize
+from .scene import Scene, depth_levels
+from .sqlerp_jumps import brackets, jump_times
+
+__all__ = [
+    'Animation', 'Arcs', 'CHUNK', 'Channel', 'EXTENSION', 'Evaluator', 'Gather', 'PosePlayer',
+    'SAMPLES_PER_FRAME', 'Sampler', 'Scene', 'angle_between', 'brackets', 'dense_times',
+    'depth_levels', 'evaluate', 'jump_times', 'make_continuous', 'nearer_end', 'nearest_index',
+    'normalize', 'quaternions', 'read_animations', 'segment_index', 'segment_parameters', 'turned'
+]

@@ -9,8 +9,8 @@ This module assumes ``core.gltf.validation`` passed: it reshapes and repairs dat
 import numpy as np
 
 from . import interpolation
-from ..gltf.accessors import read_accessor
-from ..gltf.errors import pointer
+from ..gltf import read_accessor
+from ..gltf import pointer
 from .quaternions import normalize
 
 EXTENSION = "EXT_animation_sqlerp"

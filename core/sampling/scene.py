@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
-from ..gltf.accessors import read_accessor
-from ..gltf.errors import ERROR, Finding, GltfError, pointer
+from ..gltf import read_accessor
+from ..gltf import ERROR, Finding, GltfError, pointer
 from .quaternions import to_matrix
 
 _IDENTITY = np.eye(4)

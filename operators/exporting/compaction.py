@@ -22,10 +22,10 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from ...core.fitting.property_export import (
+from ...core.fitting import (
     PATHS, ancestor_scales, chain_budgets, channel_tolerance, model_size, spread_of, total_tolerance
 )
-from ...core.fitting.vector_reduction import check_counts, reduce_vectors
+from ...core.fitting import check_counts, reduce_vectors
 from .extent import scene_points
 
 

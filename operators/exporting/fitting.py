@@ -16,10 +16,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import bpy
 
-from ...core.fitting.channel_motion import SampleCheck
-from ...fit_workers.processes import FitProcesses, WorkerError
-from ...core.sampling.metrics import SAMPLES_PER_FRAME
-from ...core.blender_model.rotation_modes import DATA_PATHS
+from ...core.fitting import SampleCheck
+from ...fit_workers import FitProcesses, WorkerError
+from ...core.sampling import SAMPLES_PER_FRAME
+from ...core.blender_model import DATA_PATHS
 from .headstart import predicted_tasks
 from ..fcurves import curve_sets
 

@@ -17,8 +17,8 @@ import numpy as np
 from mathutils import Euler
 
 from ...core.sampling import quaternions as quat
-from ...core.fitting.channel_motion import ChannelTarget, ChannelTask
-from ...core.blender_model.rotation_modes import DATA_PATHS
+from ...core.fitting import ChannelTarget, ChannelTask
+from ...core.blender_model import DATA_PATHS
 from .motion import action_curves, rotation_motion
 from .stored import stored_keys
 

@@ -11,8 +11,8 @@ import bpy
 import numpy as np
 
 from ...core.blender_model import rotation_modes
-from ...core.fitting.channel_motion import RotationMotion
-from ...core.blender_model.deviation import CurveKeys
+from ...core.fitting import RotationMotion
+from ...core.blender_model import CurveKeys
 from ..clip_curves import _not_emulated, keys_of
 
 

@@ -16,8 +16,7 @@ import bpy
 from bpy_extras.io_utils import ExportHelper
 
 from ...core import GltfError, load
-from ...ui import export_properties
-from . import session as export_session
+from . import options as export_properties, session as export_session
 from .outcome import ExportOptions, bundled_rewrite
 
 _FORMATS = {".glb": 'GLB', ".gltf": 'GLTF_SEPARATE'}

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import bpy
 
-from ...core.fitting.rotation_export import ExportOptions  # noqa: F401  (re-exported for the operators)
+from ...core.fitting import ExportOptions  # noqa: F401  (re-exported for the operators)
 
 
 @dataclass

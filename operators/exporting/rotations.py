@@ -22,7 +22,7 @@ import bpy
 import numpy as np
 
 from ...core.sampling import quaternions as quat
-from ...core.fitting.channel_motion import AGREEMENT_DEG, ChannelTarget, ChannelTask, disagreement
+from ...core.fitting import AGREEMENT_DEG, ChannelTarget, ChannelTask, disagreement
 from ...bundled_gltf import export_accessors as gltf
 from .fitting import ChannelFits
 from .headstart import frame_range, rest_correction, unique_actions

@@ -12,7 +12,7 @@ anew.
 import bpy
 
 from ...core.sampling import quaternions as quat
-from ...core.blender_model.rotation_modes import from_blender_quaternion
+from ...core.blender_model import from_blender_quaternion
 from .. import action_data
 
 

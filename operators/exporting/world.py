@@ -26,13 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.sampling import quaternions as quat
-from ...core.gltf.accessors import as_stored
-from ...core.sampling.interpolation import Evaluator
-from ...core.sampling.metrics import SAMPLES_PER_FRAME
-from ...core.fitting.rotation_export import FIT_MARGIN
-from ...core.sampling.scene import depth_levels
-from ...core.fitting.world_correction import WorldCorrection
-from ...core.fitting.world_error import chain_shares, tightened_shares
+from ...core.gltf import as_stored
+from ...core.sampling import Evaluator
+from ...core.sampling import SAMPLES_PER_FRAME
+from ...core.fitting import FIT_MARGIN
+from ...core.sampling import depth_levels
+from ...core.fitting import WorldCorrection
+from ...core.fitting import chain_shares, tightened_shares
 from ...bundled_gltf import export_accessors as gltf
 
 # Rounds of tighter fallback shares after the pass down the tree.

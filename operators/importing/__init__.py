@@ -1,1 +1,9 @@
-"""TODO"""
+"""Importing glTF animation exactly: the ``import_scene.gltf_sqlerp`` operator (``operator``), the
+work done inside the bundled importer's hooks (``session``), the maps from glTF values to Blender
+properties (``pose_mapping``), NLA strips (``tracks``) and the file check (``check_file``)."""
+
+from . import session
+from .check_file import GLTF_SQLERP_OT_check_file
+from .operator import IMPORT_SCENE_OT_gltf_sqlerp, SOURCE_ITEMS
+
+__all__ = ['GLTF_SQLERP_OT_check_file', 'IMPORT_SCENE_OT_gltf_sqlerp', 'SOURCE_ITEMS', 'session']

@@ -12,8 +12,7 @@ import bpy
 from bpy_extras.io_utils import ImportHelper
 
 from ...core import GltfError, load
-from ...core.blender_model.import_plan import ImportSettings, plan_document
-from ...ui.properties import SOURCE_ITEMS
+from ...core.blender_model import ImportSettings, plan_document
 from ...bundled_gltf import draft_form
 from . import session as import_session
 from .. import transaction
@@ -22,6 +21,12 @@ from .. import transaction
 def scene_rate(scene):
     """Frames per second Blender really plays (the 29.97 preset is fps 30, fps_base 1.001)."""
     return scene.render.fps / scene.render.fps_base
+
+
+SOURCE_ITEMS = (
+    ('EXTENSION', "CUBICSLERP Extension", "Play EXT_animation_sqlerp channels as the extension says"),
+    ('FALLBACK', "Fallback", "Play the fallback sampler: what viewers without the extension show"),
+)
 
 
 class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):

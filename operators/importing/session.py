@@ -14,7 +14,7 @@ import traceback
 import bpy
 import numpy as np
 
-from ...core.gltf.errors import GltfError
+from ...core.gltf import GltfError
 from .. import action_data, fcurves
 from . import tracks
 from .pose_mapping import node_channel_map, weight_channel_map
@@ -67,7 +67,7 @@ def exact_wanted() -> bool:
 def session_for_bundled_dialog(scene):
     """File > Import > glTF 2.0 with the 'Exact animation' panel on: plan from the scene settings
     (``scene``: bundled_gltf.imported.ImportedScene)."""
-    from ...core.blender_model.import_plan import plan_document
+    from ...core.blender_model import plan_document
     settings = getattr(bpy.context.scene, "gltf_sqlerp_import", None)
     if settings is None or not settings.exact_animation:
         return None
@@ -85,7 +85,7 @@ def import_settings(group, scene):
     """The core's ImportSettings from the scene's gltf_sqlerp_import group. A module function on
     purpose: Blender 4.2 crashes at exit once a PropertyGroup with an ordinary Python method has
     been registered."""
-    from ...core.blender_model.import_plan import ImportSettings
+    from ...core.blender_model import ImportSettings
     rate = scene.render.fps / scene.render.fps_base
     return ImportSettings(group.source, group.rotation_tolerance, group.bake, rate)
 

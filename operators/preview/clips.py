@@ -15,7 +15,7 @@ import bisect
 import bpy
 import numpy as np
 
-from ...core.sampling.pose_player import PosePlayer
+from ...core.sampling import PosePlayer
 from .. import action_data
 from . import exported as preview_exported, write as preview_write
 

@@ -19,8 +19,8 @@ import bpy
 import numpy as np
 
 from ...core.blender_model import deviation
-from ...core.blender_model.import_plan import rotation_budgets
-from ...core.blender_model.keyframes import keyframes_for
+from ...core.blender_model import rotation_budgets
+from ...core.blender_model import keyframes_for
 from .. import action_data, clip_curves
 
 SOURCE_ITEMS = (

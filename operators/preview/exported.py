@@ -16,13 +16,13 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-from ...core.fitting.channel_motion import ChannelTarget, ChannelTask
-from ...core.blender_model.clip_record import ChannelRecord, CurveTarget, SamplerRecord
-from ...core.sampling.quaternions import normalize
-from ...core.blender_model.rotation_modes import DATA_PATHS, from_quaternions
-from ..exporting.session import options_from
-from ..exporting.motion import rotation_motion
-from ..exporting.outcome import bundled_rewrite
+from ...core.fitting import ChannelTarget, ChannelTask
+from ...core.blender_model import ChannelRecord, CurveTarget, SamplerRecord
+from ...core.sampling import normalize
+from ...core.blender_model import DATA_PATHS, from_quaternions
+from ..exporting import options_from
+from ..exporting import rotation_motion
+from ..exporting import bundled_rewrite
 
 SOURCES = ("EXPORTED", "EXPORTED_FALLBACK")
 _MAX_CACHED = 64  # "as exported" clips kept (each holds a fit); more clears them all

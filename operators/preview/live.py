@@ -251,12 +251,13 @@ _BUS_OWNER = object()
 
 def watch_settings():
     """Subscribe on_settings_change to both settings (again after a file load, which drops
-    message-bus subscriptions). Needs the settings' type registered (ui/preview_properties)."""
-    from ...ui.preview_properties import GLTF_SQLERP_PG_preview  # here: ui imports operators
+    message-bus subscriptions). Needs the settings' type registered (ui/preview_properties), found
+    by name: operators never import ui."""
     bpy.msgbus.clear_by_owner(_BUS_OWNER)
-    if GLTF_SQLERP_PG_preview.is_registered:
+    settings_type = getattr(bpy.types, "GLTF_SQLERP_PG_preview", None)
+    if settings_type is not None:
         for name in ("enabled", "source"):
-            bpy.msgbus.subscribe_rna(key=(GLTF_SQLERP_PG_preview, name), owner=_BUS_OWNER,
+            bpy.msgbus.subscribe_rna(key=(settings_type, name), owner=_BUS_OWNER,
                                      args=(), notify=on_settings_change)
 
 

@@ -23,13 +23,13 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from ..gltf.compaction import unknown_extensions
+from ..gltf import unknown_extensions
 from .channels import CHECKS_PER_INTERVAL, check_times
 from .files import external_uris, glb_form, planned_size, planned_writes, size_on_disk, write_all
 from .plan import Conversion, convert_document
 from ..document import load
-from ..gltf.errors import ERROR, GltfError
-from ..gltf.file import GltfFile, parse_json_only
+from ..gltf import ERROR, GltfError
+from ..gltf import GltfFile, parse_json_only
 from ..gltf.validation import validate
 
 DEFAULT_TOLERANCE_DEG = 0.01
