@@ -4,16 +4,19 @@ This module only registers the Blender parts. Importing the package (and ``core`
 pipelines and tests can use the evaluator without Blender.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 __version__ = "0.1.0"  # the same as blender_manifest.toml and CHANGELOG.md (tests/test_manifest.py)
 
 
-def register():
+def register() -> None:
     from . import operators, ui
     operators.register()
     ui.register()
 
 
-def unregister():
+def unregister() -> None:
     from . import operators, ui
     ui.unregister()
     operators.unregister()
@@ -32,7 +35,8 @@ _FORWARDED = {
 }
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Callable[..., Any]:
+    """A forwarded class or function (_FORWARDED), imported on first use."""
     module = _FORWARDED.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,7 +12,8 @@ Blender tests. On a developer's machine a Blender whose Python is not found is s
 summary says so; under CI (the CI variable set) that fails the run. A hash of its requirement files
 is kept in each venv, so editing them reinstalls that venv on the next run.
 Editor type stubs (requirements-editor.txt) go to `.venv/editor-stubs`, a folder the venv's python
-never imports from, so they cannot shadow the real bpy; pyrightconfig.json points editors at them.
+never imports from, so they cannot shadow the real bpy; pyproject.toml ([tool.pyright]) points pyright
+and editors at them.
 
 `test` also installs the Khronos glTF-Validator (npm `gltf-validator`, pinned by
 tests/validator/package.json and package-lock.json) into `.node/` with `npm ci`, re-done only when
@@ -31,6 +32,7 @@ import sys
 import tempfile
 import venv
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -55,7 +57,8 @@ class Env:
     """One pinned Blender: its venv folder, requirement files (the first one pins `bpy==X`) and the
     CPython its wheel is built for."""
 
-    def __init__(self, key, folder, requirements, python_version, editor_requirements=None):
+    def __init__(self, key: str, folder: str, requirements: str, python_version: tuple[int, int],
+                 editor_requirements: str | None = None):
         self.key, self.folder = key, ROOT / folder
         self.requirements = ROOT / requirements
         self.python_version = python_version
@@ -66,16 +69,17 @@ class Env:
         self.title = f"Blender {self.bpy} (bpy)"
 
     @property
-    def python_name(self):
+    def python_name(self) -> str:
         return "Python {}.{}".format(*self.python_version)
 
-    def python(self):
+    def python(self) -> Path:
         return self.folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
 # The main venv per interpreter running this script: the whole suite, demo and run use it.
-MAIN_ENVS = {PY311: Env("4.5", ".venv", "requirements-dev.txt", PY311, "requirements-editor.txt"),
-             PY313: Env("5.2", ".venv", "requirements-bpy52.txt", PY313, "requirements-editor.txt")}
+MAIN_ENVS: dict[tuple[int, ...], Env] = {
+    PY311: Env("4.5", ".venv", "requirements-dev.txt", PY311, "requirements-editor.txt"),
+    PY313: Env("5.2", ".venv", "requirements-bpy52.txt", PY313, "requirements-editor.txt")}
 # Every other pinned Blender runs the Blender tests in its own venv (the main one's key is skipped).
 OTHER_ENVS = [Env("4.2", ".venv-bpy42", "requirements-bpy42.txt", PY311),
               Env("4.5", ".venv-bpy45", "requirements-dev.txt", PY311),
@@ -108,11 +112,11 @@ commands:
 """
 
 
-def say(message):
+def say(message: str) -> None:
     print(f"dev.py: {message}", flush=True)
 
 
-def require_supported_python():
+def require_supported_python() -> None:
     if tuple(sys.version_info[:2]) in MAIN_ENVS:
         return
     found = ".".join(map(str, sys.version_info[:3]))
@@ -125,7 +129,7 @@ def require_supported_python():
         "this script with it, e.g. `python3.13 dev.py test` (Windows: `py -3.13 dev.py test`).")
 
 
-def _version_of(command):
+def _version_of(command: Sequence[str]) -> tuple[str, tuple[int, ...]] | None:
     """(real executable, (major, minor)) of a Python command, or None if it does not run or cannot
     make venvs (a pyenv shim of a version that is not selected fails; Debian's python3.X without
     its python3.X-venv package has no ensurepip)."""
@@ -141,7 +145,7 @@ def _version_of(command):
     return lines[0].strip(), tuple(int(part) for part in lines[1].split())
 
 
-def _pyenv_pythons(version):
+def _pyenv_pythons(version: tuple[int, int]) -> list[list[str]]:
     """Interpreters of ``version`` that pyenv installed, newest patch first."""
     pyenv = shutil.which("pyenv")
     root = os.environ.get("PYENV_ROOT")
@@ -156,7 +160,7 @@ def _pyenv_pythons(version):
     return [[str(folder / executable)] for folder in found]
 
 
-def find_python(version):
+def find_python(version: tuple[int, int]) -> str | None:
     """A CPython of ``version`` (major, minor): this one, python3.X on PATH, pyenv's, or the Windows
     launcher's; None when there is none. Each candidate is run once to be sure."""
     if tuple(sys.version_info[:2]) == version:
@@ -173,7 +177,7 @@ def find_python(version):
     return None
 
 
-def requirements_hash(env):
+def requirements_hash(env: Env) -> str:
     digest = hashlib.sha256()
     for path in filter(None, (env.requirements, env.editor_requirements)):
         # Normalise line endings so a checkout with CRLF does not count as a change.
@@ -181,7 +185,7 @@ def requirements_hash(env):
     return digest.hexdigest()
 
 
-def venv_works(env):
+def venv_works(env: Env) -> bool:
     """True when the venv's interpreter runs and is the env's Python (a moved or upgraded Python
     breaks it; so does switching the interpreter that runs this script, for the main venv)."""
     if not env.python().exists():
@@ -190,13 +194,13 @@ def venv_works(env):
     return found is not None and found[1] == env.python_version
 
 
-def run_checked(command, what):
+def run_checked(command: Sequence[str | os.PathLike[str]], what: str) -> None:
     result = subprocess.run([str(part) for part in command], stdin=subprocess.DEVNULL)
     if result.returncode != 0:
         sys.exit(f"dev.py: {what} failed (exit code {result.returncode}); fix the cause and run again.")
 
 
-def pip(env, *args):
+def pip(env: Env, *args: str | os.PathLike[str]) -> list[str | os.PathLike[str]]:
     return [env.python(), "-m", "pip", "--disable-pip-version-check", "--no-input", *args]
 
 
@@ -222,7 +226,7 @@ sys.meta_path.append(_Checkout())
 """
 
 
-def link_checkout(env):
+def link_checkout(env: Env) -> None:
     """Make ``import gltf_sqlerp`` work in the env's venv (rewritten when the checkout moved)."""
     for site in list(env.folder.glob("lib/python3*/site-packages")) + list(env.folder.glob("Lib/site-packages")):
         module = site / "gltf_sqlerp_checkout.py"
@@ -232,15 +236,61 @@ def link_checkout(env):
             (site / "gltf_sqlerp_checkout.pth").write_text("import gltf_sqlerp_checkout\n")
 
 
-def ensure_venv(env, interpreter=None):
+# fake-bpy-module 20260730 declares ``Context.property`` (an attribute) in the class body that also
+# decorates its members with ``@property``: pyright then reads every Context member as a method
+# (``bpy.context.scene.render`` fails to type-check). That one declaration is commented out.
+_SHADOWING = "\n    property: tuple[AnyType]\n"
+_MENDED = "\n    # property: tuple[AnyType]  (commented out by dev.py: it shadows @property)\n"
+
+
+def mend_stubs(env: Env) -> None:
+    """Remove the one stub declaration that breaks pyright (above); nothing when already done."""
+    types = env.folder / "editor-stubs" / "bpy-stubs" / "types" / "__init__.pyi"
+    if not types.exists():
+        return
+    text = types.read_text(encoding="utf-8")
+    start = text.find("\nclass Context(bpy_struct):")
+    at = text.find(_SHADOWING, start)
+    if start >= 0 and 0 <= at < text.find("\nclass ", start + 1):
+        types.write_text(text[:at] + _MENDED + text[at + len(_SHADOWING):], encoding="utf-8")
+
+
+def link_for_pyright(env: Env) -> None:
+    """``.venv/pyright-paths``: this checkout under its package name (pyright does not run the
+    venv's finder) and the bundled glTF add-on of the venv's Blender (``io_scene_gltf2``, which
+    bundled_gltf imports), for pyright's ``extraPaths``. Junctions where symlinks need rights."""
+    addons = sorted(env.folder.glob("[Ll]ib/*/site-packages/bpy/*/scripts/addons_core/io_scene_gltf2")
+                    or env.folder.glob("[Ll]ib/site-packages/bpy/*/scripts/addons_core/io_scene_gltf2"))
+    targets = {"gltf_sqlerp": ROOT, **({"io_scene_gltf2": addons[-1]} if addons else {})}
+    for name, target in targets.items():
+        _link(env.folder / "pyright-paths" / name, target)
+
+
+def _link(link: Path, target: Path) -> None:
+    if link.exists():
+        return
+    link.parent.mkdir(exist_ok=True)
+    try:
+        # relative: the venv lives in the checkout, so the link survives moving it
+        link.symlink_to(os.path.relpath(target, link.parent), target_is_directory=True)
+    except OSError:
+        if os.name != "nt":
+            raise
+        subprocess.run(["cmd", "/c", "mklink", "/J", str(link), str(target)], check=True, capture_output=True)
+
+
+def ensure_venv(env: Env, interpreter: str | None = None) -> Path:
     """Create or update the env's venv so that it matches its pinned requirements; return its python.
     ``interpreter``: the Python to create it with (this one by default)."""
     python = _ensure_packages(env, interpreter)
     link_checkout(env)
+    if env.editor_requirements:
+        mend_stubs(env)
+        link_for_pyright(env)
     return python
 
 
-def _ensure_packages(env, interpreter):
+def _ensure_packages(env: Env, interpreter: str | None) -> Path:
     wanted, name = requirements_hash(env), env.folder.name
     if not venv_works(env):
         interpreter = interpreter or sys.executable
@@ -268,8 +318,9 @@ def _ensure_packages(env, interpreter):
     return env.python()
 
 
-def ensure_validator():
-    """Install the pinned glTF-Validator into .node/ unless it is there already; return its node_modules."""
+def ensure_validator() -> Path:
+    """Install the pinned npm packages of the tests (glTF-Validator, pyright) into .node/ unless they
+    are there already; return its node_modules."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if not node or not npm:
         sys.exit(f"dev.py: {'Node.js (`node`)' if not node else '`npm`'} was not found on PATH.\n{NODE_HELP}")
@@ -287,11 +338,11 @@ def ensure_validator():
         digest.update(path.read_bytes().replace(b"\r\n", b"\n"))
     wanted, stamp = digest.hexdigest(), NODE_FOLDER / "validator.sha256"
     modules = NODE_FOLDER / "node_modules"
-    installed = (modules / "gltf-validator" / "package.json").exists()
+    installed = all((modules / name / "package.json").exists() for name in ("gltf-validator", "pyright"))
     if installed and stamp.exists() and stamp.read_text().strip() == wanted:
         return modules
     pinned = json.loads(VALIDATOR_SPEC[0].read_text())["dependencies"]["gltf-validator"]
-    say(f"installing glTF-Validator {pinned} (npm gltf-validator) into {NODE_FOLDER.name} "
+    say(f"installing glTF-Validator {pinned} and pyright (npm) into {NODE_FOLDER.name} "
         f"({'first run' if not installed else 'pin changed, or the last install did not finish'}) ...")
     # npm ci installs exactly the lock file (and checks its integrity hashes) into .node/node_modules.
     # As for the venvs, the stamp goes only after a complete install.
@@ -306,12 +357,12 @@ def ensure_validator():
     return modules
 
 
-def run(command, cwd=None):
+def run(command: Sequence[str | os.PathLike[str]], cwd: str | os.PathLike[str] | None = None) -> int:
     """Run a command and return its exit code (file arguments stay relative to the caller's folder)."""
     return subprocess.run([str(part) for part in command], cwd=cwd).returncode
 
 
-def split_test_args(args):
+def split_test_args(args: Sequence[str]) -> tuple[list[str] | None, list[str], str | None]:
     """(--blender keys or None, pytest args, the user's -m expression or None)."""
     keys, rest, marker, items = None, [], None, iter(args)
     for arg in items:
@@ -327,7 +378,7 @@ def split_test_args(args):
     return keys, rest, marker
 
 
-def read_results(path):
+def read_results(path: str | os.PathLike[str]) -> dict[str, int]:
     """passed, failed (failures and errors), skipped, Blender tests: counted from pytest's JUnit XML."""
     counts = dict(passed=0, failed=0, skipped=0, blender=0)
     try:
@@ -344,7 +395,7 @@ def read_results(path):
     return counts
 
 
-def test(args):
+def test(args: Sequence[str]) -> int:
     keys, pytest_args, marker = split_test_args(args)
     unknown = sorted(set(keys or []) - {env.key for env in ENVS})
     if keys is not None and (unknown or not keys):
@@ -421,14 +472,14 @@ os._exit(code)
 """
 
 
-def build_extension(python, args):
+def build_extension(python: str | os.PathLike[str], args: Sequence[str]) -> int:
     """Validate the manifest and build the extension zip into dist/ (or the folder given)."""
     output = Path(args[0]).resolve() if args else ROOT / "dist"
     output.mkdir(parents=True, exist_ok=True)
     return run([python, "-c", BUILD_SCRIPT, ROOT, output])
 
 
-def main(argv):
+def main(argv: Sequence[str]) -> int:
     require_supported_python()
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE)

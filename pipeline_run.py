@@ -17,12 +17,13 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
+from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
 NAME = "gltf_sqlerp"
 
 
-def _package():
+def _package() -> ModuleType:
     init = HERE / "__init__.py"
     for name, module in list(sys.modules.items()):  # already loaded (an enabled extension)
         file = getattr(module, "__file__", None)
@@ -30,19 +31,21 @@ def _package():
             return module
     if NAME not in sys.modules:
         spec = importlib.util.spec_from_file_location(NAME, init, submodule_search_locations=[str(HERE)])
+        if spec is None or spec.loader is None:  # a package's __init__.py always has both
+            raise ImportError(f"cannot load {init}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[NAME] = module
         spec.loader.exec_module(module)
     return sys.modules[NAME]
 
 
-def _arguments():
+def _arguments() -> list[str]:
     """Under ``blender --python``, Blender's own arguments come first: ours follow ``--``."""
     argv = sys.argv
     return argv[argv.index("--") + 1:] if "--" in argv else argv[1:]
 
 
-def run():
+def run() -> int:
     package = _package()
     pipeline = importlib.import_module(f"{package.__name__}.pipeline")
     code = pipeline.main(_arguments())

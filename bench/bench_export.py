@@ -54,26 +54,36 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import devpath
 
+if TYPE_CHECKING:  # loaded by path in main() once bpy is there: for the annotations only
+    from export_modes import FitClock, Mode, Row
+    from export_targets import Verdict
+    from keyed_world import RigMotion
+
 ROOT = Path(__file__).resolve().parents[1]
 WARN_DEG = 0.002  # the export's own world maxima against ours: a larger gap is worth a look
-modes = world = targets = keyed_rig = None  # bench modules, loaded in main() once bpy is there
+# Bench modules, loaded in main() once bpy is there.
+modes: ModuleType
+world: ModuleType
+targets: ModuleType
+keyed_rig: ModuleType
 
 
 @dataclass(frozen=True)
 class Rig:
     key: str
     label: str
-    build: Callable       # build(keyed_rig module) makes the rig in the current (empty) scene
+    build: Callable[[ModuleType], object]  # build(keyed_rig module) makes the rig in the current (empty) scene
     keyed: bool = True    # set (a); False: (c), judged on its fitting time
     window: int | None = None  # frames of each action sampled for the world error (None: all)
     # Our fallbacks exported by default; (c): only the default one, each of its exports taking
     # about a quarter of an hour since world tolerances (--all-fallbacks runs the others too).
-    fallbacks: tuple = ("AUTO", "LINEAR", "NONE")
+    fallbacks: tuple[str, ...] = ("AUTO", "LINEAR", "NONE")
 
 
 RIGS = [
@@ -88,7 +98,7 @@ RIGS = [
 ]
 
 
-def base_modes(fallbacks: tuple) -> list:
+def base_modes(fallbacks: tuple[str, ...]) -> list[Mode]:
     return [modes.Mode(f"ours {fallback}", "ours", fallback) for fallback in fallbacks]
 
 
@@ -102,7 +112,7 @@ def degrees(value: float | None) -> str:
     return "-" if value is None else f"{value:.5f}" if value < 10 else f"{value:.2f}"
 
 
-def format_row(row, bundled) -> str:
+def format_row(row: Row, bundled: Row | None) -> str:
     start = f"  {row.mode.label:<22}"
     if row.failed:
         return f"{start}FAILED: {row.failed}"
@@ -118,7 +128,7 @@ def format_row(row, bundled) -> str:
     return text + "".join(f"\n{'':<24}problem: {p}" for p in row.problems)
 
 
-def ours_lines(row, tolerance_note: str, window: int | None) -> list[str]:
+def ours_lines(row: Row, tolerance_note: str, window: int | None) -> list[str]:
     """The export's own summary line under our row, and a WARNING where its world maxima differ
     from the independent measure by more than WARN_DEG (a windowed rig: we see part of the range)."""
     lines = [f"{'':<24}export says: {row.summary}{tolerance_note}"]
@@ -136,22 +146,23 @@ def ours_lines(row, tolerance_note: str, window: int | None) -> list[str]:
 class RigRun:
     """The files and rows of one rig, printed as they are measured."""
 
-    def __init__(self, rig: Rig, folder: Path, peers_bin, clock, fallbacks: tuple):
+    def __init__(self, rig: Rig, folder: Path, peers_bin: Path | str, clock: FitClock, fallbacks: tuple[str, ...]):
         self.rig, self.folder, self.peers_bin, self.clock = rig, folder, peers_bin, clock
         self.fallbacks = fallbacks
-        self.rows: dict[str, object] = {}
+        self.rows: dict[str, Row] = {}
         self.peer_anim: dict[str, int] = {}
         self.notes: list[str] = []
-        self.motion, self.baseline = None, 0
+        self.motion: RigMotion | None = None
+        self.baseline = 0
 
     def path(self, label: str) -> Path:
         return self.folder / f"{self.rig.key}_{label.replace(' ', '_').replace('@', 'at_')}.glb"
 
-    def add(self, row) -> None:
+    def add(self, row: Row) -> None:
         self.rows[row.mode.label] = row
         print(format_row(row, self.rows.get("bundled")), flush=True)
 
-    def export(self, mode):
+    def export(self, mode: Mode) -> Row:
         """Export ``mode`` and measure its file (not the baseline's, nor before Blender is sampled)."""
         row, error = modes.attempt(lambda: modes.export(mode, self.path(mode.label), self.clock))
         row = row or modes.Row(mode, failed=error)
@@ -159,7 +170,7 @@ class RigRun:
             modes.measure(row, self.path(mode.label), self.motion, self.baseline)
         return row
 
-    def run(self) -> dict:
+    def run(self) -> dict[str, Row]:
         started = time.perf_counter()
         keyed_rig_scene(self.rig)
         bundled = self.export(modes.Mode("bundled", "bundled"))  # measured once calibrated below
@@ -169,8 +180,9 @@ class RigRun:
             return {}
         self.baseline = baseline.file_bytes = self.path("no animation").stat().st_size
         document = modes.rc.core.load(str(self.path("bundled")))
-        self.motion = world.rig_motion(document, self.rig.window)
-        self.print_header()
+        motion: RigMotion = world.rig_motion(document, self.rig.window)
+        self.motion = motion
+        self.print_header(motion)
         self.add(modes.measure(bundled, self.path("bundled"), self.motion, self.baseline))
         self.add(baseline)
         self.run_peers()
@@ -182,13 +194,12 @@ class RigRun:
             self.add(row)
             if not row.failed:
                 print("\n".join(ours_lines(row, self.tolerance_note(mode), self.rig.window)), flush=True)
-        for note in self.motion.notes + self.notes:
+        for note in motion.notes + self.notes:
             print(f"  note: {note}", flush=True)
         print(f"  ({time.perf_counter() - started:.0f} s for this rig)", flush=True)
         return self.rows
 
-    def print_header(self) -> None:
-        motion = self.motion
+    def print_header(self, motion: RigMotion) -> None:
         ranges = ", ".join(f"{m.animation} {m.frames[0]:g}-{m.frames[-1]:g}" for m in motion.motions)
         window = f" (the first {self.rig.window} frames of each action)" if self.rig.window else ""
         print(f"\n{self.rig.label}\n  error samples: {motion.samples:,} at 8 per frame{window}: {ranges}; "
@@ -211,7 +222,7 @@ class RigRun:
             if not row.failed:
                 self.peer_anim[label] = self.peer_own_bytes(label, row)
 
-    def peer_own_bytes(self, label: str, row) -> int:
+    def peer_own_bytes(self, label: str, row: Row) -> int:
         """The peer's animation bytes for the targets: the smaller of its file minus our
         no-animation file and minus the peer applied to that file (what it saves elsewhere is
         then not counted as animation in its favour or against it)."""
@@ -225,7 +236,7 @@ class RigRun:
                           f"takes {own_bytes:,} B; the targets take {min(own_bytes, row.anim_bytes):,} B")
         return min(own_bytes, row.anim_bytes)
 
-    def at_peer_modes(self) -> list:
+    def at_peer_modes(self) -> list[Mode]:
         """Ours at each measured peer's world error (AUTO fallback)."""
         result = []
         for label in self.peer_anim:
@@ -235,7 +246,7 @@ class RigRun:
         return result
 
     @staticmethod
-    def tolerance_note(mode) -> str:
+    def tolerance_note(mode: Mode) -> str:
         if mode.tolerance is None:
             return ""
         asked = modes.ours_options(mode)
@@ -249,7 +260,7 @@ def keyed_rig_scene(rig: Rig) -> None:
     rig.build(keyed_rig)
 
 
-def judge(rig: Rig, run: RigRun) -> list:
+def judge(rig: Rig, run: RigRun) -> list[Verdict]:
     """The target lines of one rig (export_targets)."""
     rows = run.rows
     verdicts = targets.default_targets(rows)
@@ -261,7 +272,7 @@ def judge(rig: Rig, run: RigRun) -> list:
     return verdicts
 
 
-def warm_up(folder: Path, clock) -> None:
+def warm_up(folder: Path, clock: FitClock) -> None:
     """One discarded export of each kind, so that no timed export pays first-call imports."""
     keyed_rig_scene(RIGS[0])
     for mode in (modes.Mode("bundled", "bundled"), modes.Mode("ours AUTO", "ours")):
@@ -269,7 +280,7 @@ def warm_up(folder: Path, clock) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--quick", action="store_true", help="the keyed rigs (a) only")
     parser.add_argument("--rigs", nargs="+", choices=[r.key for r in RIGS], help="only these rigs")
@@ -312,7 +323,7 @@ def main() -> int:
     return 1 if args.strict and missed else 0
 
 
-def print_targets(verdicts: list) -> int:
+def print_targets(verdicts: list[tuple[Rig, list[Verdict]]]) -> int:
     """All target lines again, per rig; returns how many were missed."""
     print("\ntargets (issue 17):")
     missed = 0

@@ -70,7 +70,7 @@ def deviation(fidelity, document, path, exact, frame_step):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--repeats", type=int, default=7, help="timed imports per importer (default 7)")
     parser.add_argument("--frame-step", type=float, default=0.5,

@@ -30,11 +30,15 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import devpath
+
+if TYPE_CHECKING:  # core's, imported in main() (after ensure_bpy)
+    from gltf_sqlerp.core.fitting.sqlerp_fit import fit_cubicslerp
 
 ROOT = Path(__file__).resolve().parents[1]
 RIGS = {  # keyed_rig.build() arguments of bench_export.py's rigs (1) and (2)
@@ -43,7 +47,6 @@ RIGS = {  # keyed_rig.build() arguments of bench_export.py's rigs (1) and (2)
           dict(bones=20, objects=2, keys=60, max_turn_deg=30.0)),
 }
 KEY_RATIO_TARGET = 4.0
-fit_cubicslerp = None  # core's, imported in main() (after ensure_bpy)
 
 
 class Channel:
@@ -116,7 +119,10 @@ def measure(bpy, keyed_rig, fidelity, label, build_args):
         equal, greedy = channel.counts()
         total["animator"] += len(channel.key_times)
         total["bundled"] += int(np.floor(task.end) - np.ceil(task.start)) + 1
-        total["ours"] += len(task.fit(options).fit.times)
+        written = task.fit(options)
+        if written.fit is None:  # the counts below compare CUBICSLERP keys only
+            raise RuntimeError(f"a channel got no CUBICSLERP fit: {written.skipped or 'LINEAR keys'}")
+        total["ours"] += len(written.fit.times)
         total["equal"] += equal
         total["greedy"] += greedy
     allowed = total["bundled"] / KEY_RATIO_TARGET
@@ -129,7 +135,7 @@ def measure(bpy, keyed_rig, fidelity, label, build_args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--rig", choices=sorted(RIGS), action="append", help="a rig (default: all)")
     args = parser.parse_args()
     devpath.ensure_bpy(__file__)

@@ -78,7 +78,7 @@ def work_alone(scene, preview, preview_clips, repeats):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--repeats", type=int, default=15, help="timed passes per mode (default 15)")
     args = parser.parse_args()

@@ -36,17 +36,17 @@ def accessor_bytes(gltf_json, index):
     return accessor["count"] * _WIDTH[accessor["type"]] * _SIZE[accessor["componentType"]]
 
 
-def figures(path):
+def figures(path) -> dict[str, list[int] | int]:
     """{path: [channels, keys, bytes]} and "anim": all animation accessors' bytes, of one file."""
     document = core.load(str(path))
     gltf_json, counted = document.json, set()
-    result = {p: [0, 0, 0] for p in PATHS}
+    counts = {p: [0, 0, 0] for p in PATHS}
     for animation in gltf_json.get("animations", []):
         for channel in animation["channels"]:
             path_name = channel["target"].get("path")
             sampler = animation["samplers"][channel["sampler"]]
-            if path_name in result:
-                row = result[path_name]
+            if path_name in counts:
+                row = counts[path_name]
                 row[0] += 1
                 row[1] += gltf_json["accessors"][sampler["input"]]["count"]
                 for index in (sampler["input"], sampler["output"]):
@@ -54,8 +54,7 @@ def figures(path):
                         counted.add(index)
                         row[2] += accessor_bytes(gltf_json, index)
     used = {s[k] for a in gltf_json.get("animations", []) for s in a["samplers"] for k in ("input", "output")}
-    result["anim"] = sum(accessor_bytes(gltf_json, i) for i in used)
-    return result
+    return {**counts, "anim": sum(accessor_bytes(gltf_json, i) for i in used)}
 
 
 def export_both(folder, tolerance):
@@ -82,7 +81,7 @@ def row(name, bundled, ours):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--clips", nargs="*")
     parser.add_argument("--property-tolerance", type=float, default=1e-4)
     args = parser.parse_args()
@@ -95,6 +94,8 @@ def main():
             real_clips.import_clip(clip)
             bundled, ours, outcome = export_both(Path(folder), args.property_tolerance)
             print(row(clip.name, figures(bundled), figures(ours)), flush=True)
+            if outcome is None:
+                raise RuntimeError("our export ran with the extension switched off")
             worst = max((p.max_error for p in outcome.properties if not p.skipped), default=0.0)
             skipped = [f"{p.target} {p.path}: {p.skipped}" for p in outcome.properties if p.skipped]
             print(f"{'':18s}   model size {outcome.model_size:.4g}, worst {worst:.3f} of its tolerance"

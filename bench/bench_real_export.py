@@ -68,6 +68,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
@@ -85,7 +86,7 @@ PEER_TIMEOUT = 600
 OURS = ("AUTO", "LINEAR", "NONE")  # AUTO: the default
 QUICK = ("CesiumMan", "16_27")
 EXTENSION = "EXT_animation_sqlerp"
-rc = None  # bench/real_clips.py, loaded in main() once bpy is there
+rc: ModuleType  # bench/real_clips.py, loaded in main() once bpy is there
 
 
 @dataclass
@@ -342,7 +343,7 @@ def pinned_peers() -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--clips", nargs="+", metavar="NAME", help="only these clips (model folder or .bvh stem)")
     parser.add_argument("--quick", action="store_true", help=f"only {' and '.join(QUICK)}")
     parser.add_argument("--keep", action="store_true", help="keep the exported files")

@@ -13,6 +13,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import devpath
@@ -25,6 +26,7 @@ EXTENSION = "EXT_animation_sqlerp"
 # export_properties' limits: a peer's error beyond them is asked for at the limit (a tighter
 # tolerance than the peer's error: never in our favour).
 TOLERANCE_RANGE, FALLBACK_TOLERANCE_RANGE = (0.0001, 10.0), (0.001, 10.0)
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,8 @@ class Row:
     export_s: float = 0.0
     fit_s: float | None = None  # ours: the add-on's time on Blender's thread
     summary: str = ""           # ours: the export's own summary line
-    reported: tuple = (None, None)  # ours: the export's own world maxima (extension, fallback)
+    # ours: the export's own world maxima (extension, fallback)
+    reported: tuple[float | None, float | None] = (None, None)
     failed: str = ""
     problems: list[str] = field(default_factory=list)
 
@@ -112,9 +115,9 @@ def export(mode: Mode, path: Path, clock: FitClock) -> Row:
     return row
 
 
-def ours_options(mode: Mode) -> dict:
+def ours_options(mode: Mode) -> dict[str, str | float]:
     """export_scene.gltf_sqlerp's arguments for ``mode`` (tolerances held in the setting's range)."""
-    options = {"fallback": mode.fallback}
+    options: dict[str, str | float] = {"fallback": mode.fallback}
     if mode.tolerance is not None:
         options["tolerance"] = min(max(mode.tolerance, TOLERANCE_RANGE[0]), TOLERANCE_RANGE[1])
     if mode.fallback_tolerance is not None:
@@ -171,7 +174,7 @@ def measure(row: Row, path: Path, world, baseline: int) -> Row:
     return row
 
 
-def attempt(action) -> tuple[object, str]:
+def attempt(action: Callable[[], _T]) -> tuple[_T | None, str]:
     """(``action()``, '') or (None, its error in one line): a failed mode is a row, not the end."""
     try:
         return action(), ""

@@ -7,6 +7,10 @@ rounded into a pass (no slack on the error bounds: 0.0100x degrees is over 0.01)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Mapping, TypeGuard
+
+if TYPE_CHECKING:  # bench_export.py loads export_modes (bpy) by path; here for the annotations only
+    from export_modes import Row
 
 EXT_MAX_DEG, FALLBACK_MAX_DEG = 0.01, 0.1   # default settings, world rotations
 DEFAULT_ANIM_RATIO = 2.0                    # keyed rigs (a): default animation bytes vs bundled
@@ -28,19 +32,19 @@ def _ratio(bundled: int, this: int) -> float:
     return bundled / this if this > 0 else float("inf") if bundled > 0 else 0.0
 
 
-def _usable(*rows) -> bool:
-    return all(row is not None and not row.failed for row in rows)
+def _usable(row: Row | None) -> TypeGuard[Row]:
+    return row is not None and not row.failed
 
 
 def _deg(value: float | None) -> str:
     return "-" if value is None else f"{value:.5f}°"
 
 
-def default_targets(rows: dict) -> list[Verdict]:
+def default_targets(rows: Mapping[str, Row]) -> list[Verdict]:
     """Default settings (fallback AUTO): a smaller file than the bundled exporter's, and the
     world error bounds of the extension and of the fallback."""
     bundled, ours = rows.get("bundled"), rows.get("ours AUTO")
-    if not _usable(bundled, ours):
+    if not (_usable(bundled) and _usable(ours)):
         return [Verdict("default export: cannot judge (an export failed)", False)]
     smaller = ours.file_bytes < bundled.file_bytes
     bounded = (ours.max_deg is not None and ours.max_deg <= EXT_MAX_DEG and ours.fallback_max_deg is not None
@@ -51,14 +55,14 @@ def default_targets(rows: dict) -> list[Verdict]:
                     f"{_deg(ours.fallback_max_deg)} (<= {FALLBACK_MAX_DEG}°)", bounded)]
 
 
-def keyed_targets(rows: dict) -> list[Verdict]:
+def keyed_targets(rows: Mapping[str, Row]) -> list[Verdict]:
     """Keyed rigs (a): animation bytes of the default export >= 2x and of fallback NONE >= 4x
     smaller than the bundled exporter's."""
     bundled = rows.get("bundled")
     verdicts = []
     for label, target in (("ours AUTO", DEFAULT_ANIM_RATIO), ("ours NONE", NONE_ANIM_RATIO)):
         ours = rows.get(label)
-        if not _usable(bundled, ours):
+        if not (_usable(bundled) and _usable(ours)):
             verdicts.append(Verdict(f"{label} animation bytes: cannot judge (an export failed)", False))
             continue
         ratio = _ratio(bundled.anim_bytes, ours.anim_bytes)
@@ -68,7 +72,7 @@ def keyed_targets(rows: dict) -> list[Verdict]:
     return verdicts
 
 
-def peer_targets(rows: dict, peer_anim: dict[str, int]) -> list[Verdict]:
+def peer_targets(rows: Mapping[str, Row], peer_anim: dict[str, int]) -> list[Verdict]:
     """Ours at each peer's measured world error (tolerance and fallback tolerance set to it):
     animation bytes >= 2x smaller than the peer's (``peer_anim``: the peer's animation bytes, the
     smaller of its file minus our no-animation file and minus the peer applied to that file), with
@@ -76,7 +80,7 @@ def peer_targets(rows: dict, peer_anim: dict[str, int]) -> list[Verdict]:
     verdicts = []
     for peer, peer_bytes in peer_anim.items():
         theirs, ours = rows.get(peer), rows.get(f"ours @{peer}")
-        if not _usable(theirs, ours) or theirs.max_deg is None:
+        if not (_usable(theirs) and _usable(ours)) or theirs.max_deg is None or ours.max_deg is None:
             verdicts.append(Verdict(f"ours at {peer}'s error: cannot judge (an export or the peer failed)", False))
             continue
         ratio = _ratio(peer_bytes, ours.anim_bytes)
@@ -89,7 +93,7 @@ def peer_targets(rows: dict, peer_anim: dict[str, int]) -> list[Verdict]:
     return verdicts
 
 
-def fit_target(rows: dict) -> list[Verdict]:
+def fit_target(rows: Mapping[str, Row]) -> list[Verdict]:
     """(c): the default export's fitting time on Blender's thread under 2 s (the other fallbacks'
     times in the same line, for reference)."""
     ours = rows.get("ours AUTO")

@@ -20,6 +20,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from typing import cast
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -34,7 +35,7 @@ from hypothesis import HealthCheck, given, settings, seed as hypothesis_seed  # 
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--examples", type=int, default=None, help="number of inputs to try")
     parser.add_argument("--minutes", type=float, default=None, help="time budget (default 10)")
     parser.add_argument("--seed", type=int, default=None, help="hypothesis seed (default: random)")
@@ -56,8 +57,9 @@ def main(argv=None):
         failure and replaying the input."""
 
     with tempfile.TemporaryDirectory(prefix="gltf_fuzz_") as folder:
+        # HealthCheckMeta.__iter__ is unannotated: pyright infers the metaclass, it yields HealthChecks.
         @settings(max_examples=examples, deadline=None, database=None, derandomize=False,
-                  suppress_health_check=list(HealthCheck))
+                  suppress_health_check=cast(list[HealthCheck], list(HealthCheck)))
         @given(fs.cases())
         def campaign(case):
             if stop_at is not None and time.monotonic() > stop_at:

@@ -24,7 +24,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections import Counter
+from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
@@ -60,7 +60,7 @@ def instrument(package):
     """Wrap each stage's function to add its time to ``spent`` (module attributes are replaced, so
     the callers' module-level names must be looked up at call time: they are, for these)."""
     import importlib
-    spent = Counter()
+    spent: defaultdict[str, float] = defaultdict(float)  # seconds per stage
     for label, module_name, name in STAGES:
         module = importlib.import_module(f"{package.__name__}.{module_name}")
         original = getattr(module, name)
@@ -95,7 +95,7 @@ def measure(fidelity, spent, path, repeats):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()

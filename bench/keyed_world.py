@@ -14,11 +14,15 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import devpath
+
+if TYPE_CHECKING:  # loaded by path below (it needs bpy): for the annotations only
+    from real_clips import Calibration, Motion, WorldError
 
 ROOT = Path(__file__).resolve().parents[1]
 rc = devpath.load_module("gltf_sqlerp_real_clips", ROOT / "bench" / "real_clips.py")
@@ -28,8 +32,8 @@ bpy = rc.bpy
 @dataclass
 class RigMotion:
     """Blender's motion of every animation of the bundled file, and how a file is compared to it."""
-    motions: list                  # real_clips.Motion per glTF animation
-    calibration: object            # real_clips.Calibration
+    motions: list[Motion]          # per glTF animation
+    calibration: Calibration
     rate: float                    # frames per second (fps / fps_base): t = (frame - slide) / rate
     window: int | None             # frames sampled from each action's start (None: all of it)
     notes: list[str] = field(default_factory=list)
@@ -38,7 +42,7 @@ class RigMotion:
     def samples(self) -> int:
         return sum(len(m.frames) for m in self.motions)
 
-    def error(self, document, use_fallback: bool = False, whole_frames: bool = False):
+    def error(self, document, use_fallback: bool = False, whole_frames: bool = False) -> WorldError:
         """real_clips.WorldError of ``document`` (its largest world rotation error, where, problems)."""
         return rc.world_error(document, self.motions, self.calibration, self.rate, use_fallback, whole_frames)
 

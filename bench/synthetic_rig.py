@@ -8,6 +8,7 @@ LINEAR, CUBICSPLINE or CUBICSLERP (with a LINEAR fallback at the same keys).
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +69,7 @@ def build(bones=100, keys=1000, interpolation="LINEAR", seed=7, fps=30.0):
         # Blender's float32 frame resolution (3e-5 frames near frame 800) times the speed change
         # at each slerp corner, a floor that no key placement avoids.
         values = smooth_rotations(rng, keys, 6.0)
-        channel = {"target": {"node": b, "path": "rotation"}}
+        channel: dict[str, Any] = {"target": {"node": b, "path": "rotation"}}  # glTF JSON
         if interpolation == "CUBICSLERP":
             control = quat.control_points(times, values)
             output = np.stack([control, values, control], axis=1).reshape(-1, 4)

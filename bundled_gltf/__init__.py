@@ -23,6 +23,7 @@ Importing this package needs no bpy; its modules do.
 
 from .dialogs import register_export_draw, unregister_export_draw
 
-# Modules the rest of the add-on uses, imported by name when needed (each needs bpy).
-__all__ = ['draft_form', 'export_accessors', 'export_hooks', 'import_hooks', 'register_export_draw',
-           'unregister_export_draw', 'versions']
+# Modules the rest of the add-on uses, imported by name when needed (each needs bpy but the views'
+# ``exported`` and ``imported``, which the rest of the add-on names as types).
+__all__ = ['draft_form', 'export_accessors', 'export_hooks', 'exported', 'import_hooks', 'imported',
+           'register_export_draw', 'unregister_export_draw', 'versions']

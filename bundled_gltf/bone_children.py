@@ -10,17 +10,22 @@ nearly a bone length (io_scene_gltf2's node.py, Blender 4.2 to 5.3, then moves t
 the real edit bone's length, read back from the armature, whatever heuristic built it.
 """
 
+from typing import Any
+
 import numpy as np
 
+# ``gltf`` below is the bundled importer's glTF object and a vnode one of its VNodes: io_scene_gltf2
+# has no types.
 
-def tip_length(gltf, bone_vnode) -> float:
+
+def tip_length(gltf: Any, bone_vnode: Any) -> float:
     """The length of the edit bone built for ``bone_vnode``: how far along its Y axis Blender puts
     the objects parented to it."""
     armature = gltf.vnodes[bone_vnode.bone_arma].blender_object
     return float(armature.data.bones[bone_vnode.blender_bone_name].length)
 
 
-def bone_parent(gltf, vnode):
+def bone_parent(gltf: Any, vnode: Any) -> Any | None:
     """The bone vnode ``vnode`` hangs from, or None."""
     parent = gltf.vnodes[vnode.parent] if vnode.parent is not None else None
     if parent is None or parent.type != type(parent).Bone:
@@ -28,7 +33,7 @@ def bone_parent(gltf, vnode):
     return parent
 
 
-def place_at_bone_heads(gltf) -> int:
+def place_at_bone_heads(gltf: Any) -> int:
     """Give every object parented to a bone the rest location that cancels Blender's move to the
     bone's tip (the bundled importer subtracted ``bone_length`` instead). Returns how many moved."""
     moved = 0
@@ -49,7 +54,7 @@ def place_at_bone_heads(gltf) -> int:
     return moved
 
 
-def tip_offset(gltf, vnode) -> np.ndarray:
+def tip_offset(gltf: Any, vnode: Any) -> np.ndarray:
     """(3,) what to add to a Blender location of ``vnode`` so it is measured from its parent
     bone's head: zero unless the parent is a bone."""
     parent = bone_parent(gltf, vnode)

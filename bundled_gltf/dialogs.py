@@ -8,10 +8,20 @@ add-on puts its function there itself (versions: export_panel_table). The import
 every Blender tested.
 """
 
+from __future__ import annotations  # bpy's types: for the type checker only (no bpy needed here)
+
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import bpy
+
+    # draw(context, layout): a panel's contents in the bundled export dialog
+    DrawFunction = Callable[[bpy.types.Context, bpy.types.UILayout], None]
 
 
-def _layout_table():
+def _layout_table() -> dict[str, Any] | None:
     """The bundled exporter's ``exporter_extension_layout_draw`` dict, or None without one. Only a
     loaded bundled add-on is asked: importing it here, before Blender enables it, would make
     Blender reload it on enabling (its load time unknown), which empties the table again."""
@@ -20,7 +30,7 @@ def _layout_table():
     return table if isinstance(table, dict) else None
 
 
-def register_export_draw(key: str, draw) -> None:
+def register_export_draw(key: str, draw: DrawFunction) -> None:
     """Draw ``draw(context, layout)`` in the bundled export dialog under ``key`` (the add-on's
     module name, the key Blender 4.2 used too, so the two never draw the panel twice)."""
     table = _layout_table()
@@ -28,7 +38,7 @@ def register_export_draw(key: str, draw) -> None:
         table[key] = draw
 
 
-def unregister_export_draw(key: str, draw) -> None:
+def unregister_export_draw(key: str, draw: DrawFunction) -> None:
     table = _layout_table()
     if table is not None and table.get(key) is draw:
         del table[key]

@@ -9,12 +9,13 @@ parse in ``io_scene_gltf2.io.imp.gltf2_io_gltf`` through its module-level ``gltf
 
 import importlib
 import sys
+from typing import Any
 
 EXTENSION = "EXT_animation_sqlerp"
 PARSER_MODULE = "io_scene_gltf2.io.imp.gltf2_io_gltf"
 
 
-def fill_draft_channels(document):
+def fill_draft_channels(document: dict[str, Any]) -> None:
     """Give every draft-form channel its extension sampler as core sampler (edits the JSON dict)."""
     for animation in document.get("animations") or []:
         samplers = animation.get("samplers") or []
@@ -27,12 +28,12 @@ def fill_draft_channels(document):
             samplers[index]["interpolation"] = "CUBICSPLINE"
 
 
-def patch_next_parse():
+def patch_next_parse() -> bool:
     """Wrap the parser for one call; False when this Blender's importer has no such parser.
     The bundled importer loads its parser module only when it parses, after the import hooks
     that call this are made: on a session's first glTF import it is loaded here, else that
     import would meet the unwrapped parser (issue 18: "Couldn't parse glTF", the first time only)."""
-    module = sys.modules.get(PARSER_MODULE)
+    module: Any = sys.modules.get(PARSER_MODULE)  # the bundled importer's parser module (no types)
     if module is None:
         try:
             module = importlib.import_module(PARSER_MODULE)
@@ -54,9 +55,9 @@ def patch_next_parse():
     return True
 
 
-def unpatch():
+def unpatch() -> None:
     """Remove the wrapper if the parse it waited for never came (a file that could not be read)."""
-    module = sys.modules.get(PARSER_MODULE)
+    module: Any = sys.modules.get(PARSER_MODULE)
     parse = getattr(module, "gltf_from_dict", None)
     if parse is not None and hasattr(parse, "__wrapped__"):
         module.gltf_from_dict = parse.__wrapped__

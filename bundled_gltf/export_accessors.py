@@ -6,7 +6,13 @@ the exporter packs them into the file's buffer after the hook. The constructors'
 same from 4.2 to 5.3; only the module of ``BinaryData`` moved (versions: binary_data_moved).
 """
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
+
+# io_scene_gltf2 is Blender's bundled add-on (scripts/addons_core), importable inside Blender only;
+# pyright reads the main venv's copy (dev.py links it into .venv/pyright-paths). It has few types.
 from io_scene_gltf2.io.com import gltf2_io
 from io_scene_gltf2.io.com.gltf2_io_extensions import Extension
 
@@ -14,15 +20,15 @@ from .versions import applies
 
 if applies("binary_data_moved"):
     from io_scene_gltf2.io.exp.binary_data import BinaryData
-else:
-    from io_scene_gltf2.io.exp.gltf2_io_binary_data import BinaryData
+else:  # Blender 4.2 only: pyright reads the main venv's newer add-on, which no longer has it
+    from io_scene_gltf2.io.exp.gltf2_io_binary_data import BinaryData  # pyright: ignore[reportMissingImports]
 
 FLOAT, SHORT = 5126, 5122
 EXTENSION_NAME = "EXT_animation_sqlerp"
 _WIDTH = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}
 
 
-def read(accessor):
+def read(accessor: Any) -> np.ndarray:
     """A float accessor of the exporter as a (count, width) float64 array (SCALAR: (count,))."""
     if accessor.component_type != FLOAT or accessor.sparse is not None:
         raise ValueError("not a dense float accessor")
@@ -32,7 +38,7 @@ def read(accessor):
     return data if accessor.type == "SCALAR" else data.reshape(accessor.count, -1)
 
 
-def accessor(values, bounds=False, short=False):
+def accessor(values: npt.ArrayLike, bounds: bool = False, short: bool = False) -> Any:
     """A float accessor for (count,) times or (count, 4) quaternions; ``bounds`` adds min/max
     (required on sampler inputs); ``short``: normalized 16-bit components (values in [-1, 1], half
     the bytes; glTF 2.0 3.11 encoding round(f x 32767))."""
@@ -53,18 +59,18 @@ def accessor(values, bounds=False, short=False):
                              sparse=None, type=kind)
 
 
-def sampler(input_accessor, output_accessor, interpolation):
+def sampler(input_accessor: Any, output_accessor: Any, interpolation: str) -> Any:
     return gltf2_io.AnimationSampler(extensions=None, extras=None, input=input_accessor,
                                      interpolation=interpolation, output=output_accessor)
 
 
-def sqlerp_extension(sampler_index, required):
+def sqlerp_extension(sampler_index: int, required: bool) -> Any:
     """``channel.extensions["EXT_animation_sqlerp"]``; ``required`` puts the name in
     extensionsRequired as well (the form without a usable fallback)."""
     return Extension(EXTENSION_NAME, {"sampler": int(sampler_index)}, required=required)
 
 
-def replace_times(accessor_, times):
+def replace_times(accessor_: Any, times: np.ndarray) -> None:
     """Rewrite an input accessor's times in place (shared by every sampler that uses it)."""
     fresh = accessor(times, bounds=True)
     accessor_.buffer_view, accessor_.byte_offset = fresh.buffer_view, None

@@ -10,6 +10,7 @@ nothing here raises: a failure is the export's outcome.
 """
 
 import traceback
+from typing import Any
 
 import bpy
 
@@ -19,11 +20,12 @@ from .exported import ExportedScene, animation_pointers, meshopt
 from .versions import applies
 
 
+# The exporter's arguments are its own objects (io_scene_gltf2 has no types): Any below.
 class glTF2ExportUserExtension:
-    def __init__(self):
+    def __init__(self) -> None:
         self.options = export_session.start()
 
-    def gather_gltf_hook(self, *args):
+    def gather_gltf_hook(self, *args: Any) -> None:
         """(active_scene_idx, scenes, animations, export_settings) from 4.2 to 5.3; taken by
         position from the end so that a new leading argument does not break the export."""
         if self.options is None:
@@ -48,7 +50,7 @@ class glTF2ExportUserExtension:
             return
         export_session.rewrite(animations, scene, self.options)
 
-    def gather_gltf_extensions_hook(self, *args):
+    def gather_gltf_extensions_hook(self, *args: Any) -> None:
         """(gltf, export_settings): after gather_gltf_hook, before the JSON is made. Blender 5.2
         and later drop an idle KHR_materials_iridescence (factor or thickness 0, as every material
         with the importer's "glTF Material Output" group has, e.g. for an occlusion texture) in
@@ -64,7 +66,7 @@ class glTF2ExportUserExtension:
             traceback.print_exc()
 
 
-def drop_idle_iridescence(gltf, animation_pointers: bool) -> int:
+def drop_idle_iridescence(gltf: Any, animation_pointers: bool) -> int:
     """Remove KHR_materials_iridescence from materials where it changes nothing (the bundled
     exporter's own rule: factor 0 or maximum thickness 0) unless animation pointers may animate
     it. By then the exporter holds extensions as plain dicts. Returns how many were removed."""
@@ -75,17 +77,17 @@ def drop_idle_iridescence(gltf, animation_pointers: bool) -> int:
         extensions = getattr(material, "extensions", None)
         found = extensions.get("KHR_materials_iridescence") if isinstance(extensions, dict) else None
         data = found if isinstance(found, dict) else getattr(found, "extension", None)
-        if isinstance(data, dict) and (data.get("iridescenceFactor", 0.0) == 0.0
+        if isinstance(extensions, dict) and isinstance(data, dict) and (data.get("iridescenceFactor", 0.0) == 0.0
                                        or data.get("iridescenceThicknessMaximum", 400.0) == 0.0):
             del extensions["KHR_materials_iridescence"]
             removed += 1
     return removed
 
 
-def glTF2_pre_export_callback(export_settings):
+def glTF2_pre_export_callback(export_settings: dict[str, Any]) -> None:
     """The exporter samples the scene with frame_set: it must see Blender's own evaluation."""
     preview.hold_for_export()
 
 
-def glTF2_post_export_callback(export_settings):
+def glTF2_post_export_callback(export_settings: dict[str, Any]) -> None:
     preview.release_after_export()

@@ -6,7 +6,13 @@ out), the frame range and slide of every action it sampled, and its options. Thi
 uuids, glTF node objects and Blender objects, so that nothing outside this package reads those.
 """
 
+from __future__ import annotations  # bpy's types: for the type checker only (no bpy needed here)
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import bpy
 
 _BONE = 3  # VExportNode.BONE (blender/exp/tree.py, 4.2 to 5.3)
 
@@ -14,30 +20,31 @@ _BONE = 3  # VExportNode.BONE (blender/exp/tree.py, 4.2 to 5.3)
 @dataclass(frozen=True)
 class ExportedNode:
     uuid: str
-    node: object               # the exporter's glTF node object; None: not written to the file
-    blender_object: object     # bpy.types.Object (an armature for a bone), or None
+    node: Any                  # the exporter's glTF node object (no types); None: not written to the file
+    blender_object: bpy.types.Object | None  # an armature for a bone
     bone_name: str | None      # the bone's name for a bone, else None
     is_bone: bool
     armature: str | None       # a bone's armature uuid
     parent: str | None         # the parent's uuid
 
     @property
-    def owner(self) -> str:
+    def owner(self) -> str | None:
         """The uuid the exporter keys frame ranges and slides by: a bone's armature, else itself."""
         return self.armature if self.bone_name else self.uuid
 
 
 class ExportedScene:
-    def __init__(self, export_settings: dict):
+    def __init__(self, export_settings: dict[str, Any]):
+        """``export_settings``: the exporter's own (the tree in ``vtree``, its options)."""
         self._settings = export_settings
         self.nodes = {uuid: _node(uuid, vnode) for uuid, vnode in export_settings["vtree"].nodes.items()}
         self._by_gltf = {id(n.node): n for n in self.nodes.values() if n.node is not None}
 
-    def by_gltf_node(self, node) -> ExportedNode | None:
+    def by_gltf_node(self, node: Any) -> ExportedNode | None:
         """The tree node that became the exporter's glTF node object ``node``."""
         return self._by_gltf.get(id(node))
 
-    def written(self) -> list:
+    def written(self) -> list[ExportedNode]:
         """The ExportedNodes the file holds, in the exporter's tree order."""
         return [n for n in self.nodes.values() if n.node is not None]
 
@@ -51,12 +58,12 @@ class ExportedScene:
             parent = found.parent
         return None
 
-    def slide(self, owner: str, animation_name: str) -> float:
+    def slide(self, owner: str | None, animation_name: str) -> float:
         """Frames the exporter moved the action's keys by (0 unless it aligned actions)."""
         return self._settings.get("slide", {}).get(owner, {}).get(animation_name, 0)
 
-    def frame_range(self, owner: str, animation_name: str):
-        """(start, end) frames the exporter sampled for the owner's action, or None."""
+    def frame_range(self, owner: str | None, animation_name: str) -> dict[str, float] | None:
+        """{"start", "end"} frames the exporter sampled for the owner's action, or None."""
         return self._settings.get("ranges", {}).get(owner, {}).get(animation_name)
 
     @property
@@ -73,12 +80,12 @@ class ExportedScene:
         return animation_pointers(self._settings)
 
 
-def meshopt(export_settings: dict) -> bool:
+def meshopt(export_settings: dict[str, Any]) -> bool:
     """Meshopt compression is on (versions: meshopt_export)."""
     return isinstance(export_settings, dict) and bool(export_settings.get("gltf_meshopt_compression"))
 
 
-def animation_pointers(export_settings: dict) -> bool:
+def animation_pointers(export_settings: dict[str, Any]) -> bool:
     """KHR_animation_pointer export is on: material properties may be animated."""
     return isinstance(export_settings, dict) and bool(export_settings.get("gltf_export_anim_pointer"))
 

@@ -11,6 +11,7 @@ session; the operator rolls the scene back when anything failed.
 """
 
 from collections import namedtuple
+from typing import Any
 
 from ..operators.importing import session as import_session
 from . import bone_children, draft_form
@@ -22,9 +23,10 @@ _Declared = namedtuple("_Declared", "name extension required")
 
 
 class glTF2ImportUserExtension:
-    """Instantiated by the bundled importer for every enabled add-on module that exposes it."""
+    """Instantiated by the bundled importer for every enabled add-on module that exposes it. Its
+    arguments are its own objects (io_scene_gltf2 has no types): Any below."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.session = import_session.current()
         # Declare the extension only when we will handle it: otherwise a file that requires it
         # would pass the importer's check and then crash it, instead of being refused cleanly.
@@ -34,12 +36,12 @@ class glTF2ImportUserExtension:
             # Made just before the importer parses the file: the draft form needs help there.
             draft_form.patch_next_parse()
 
-    def gather_import_gltf_before_hook(self, gltf):
+    def gather_import_gltf_before_hook(self, gltf: Any) -> None:
         draft_form.unpatch()
         if self.session is None:
             self.session = import_session.session_for_bundled_dialog(ImportedScene.of(gltf))
 
-    def gather_import_scene_after_nodes_hook(self, *args):
+    def gather_import_scene_after_nodes_hook(self, *args: Any) -> None:
         if self.session is None:
             return
         try:
@@ -49,7 +51,7 @@ class glTF2ImportUserExtension:
 
     # The animation hooks take (anim_idx, ..., gltf) from 4.2 to 5.3; read by position from both
     # ends so that an argument added in between does not break the import.
-    def gather_import_animation_before_hook(self, *args):
+    def gather_import_animation_before_hook(self, *args: Any) -> None:
         if self.session is None:
             return
         anim_idx, gltf = args[0], args[-1]
@@ -58,7 +60,7 @@ class glTF2ImportUserExtension:
         except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             self.session.fail(f"preparing animation {anim_idx}")
 
-    def decode_accessor_before_hook(self, accessor, array, gltf):
+    def decode_accessor_before_hook(self, accessor: Any, array: Any, gltf: Any) -> None:
         """Blender 5.2+: answer the animation's reads with placeholder keys (versions:
         decode_accessor_hook). Called for every accessor decoded, so it only looks up."""
         if self.session is None:
@@ -70,7 +72,7 @@ class glTF2ImportUserExtension:
         except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             self.session.fail("reading an accessor")
 
-    def gather_import_animation_after_hook(self, *args):
+    def gather_import_animation_after_hook(self, *args: Any) -> None:
         session = self.session
         if session is None:
             return

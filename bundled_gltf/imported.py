@@ -6,12 +6,18 @@ its accessor cache. This view answers in glTF indices, Blender IDs and numpy arr
 nothing outside this package reads those.
 """
 
+from __future__ import annotations  # bpy's types: for the type checker only (no bpy needed here)
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .bone_children import tip_offset
 from .versions import applies
+
+if TYPE_CHECKING:
+    import bpy
 
 _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}
 _PLACEHOLDER = ("LINEAR", "STEP", "CUBICSPLINE")
@@ -37,17 +43,18 @@ class NodeRest:
 
 
 class ImportedScene:
-    """The bundled importer's ``gltf`` seen from one hook call; ``of(gltf)`` keeps one per import."""
+    """The bundled importer's ``gltf`` seen from one hook call; ``of(gltf)`` keeps one per import.
+    Its objects (``gltf``, vnodes, accessors) have no types: Any below."""
 
-    def __init__(self, gltf):
+    def __init__(self, gltf: Any):
         self._gltf = gltf
-        self._mesh_nodes = None
-        self._axes = None
-        self._rests = {}         # id(vnode) -> NodeRest: a node's channels share it
-        self.placeholders = {}   # id(accessor) -> data answered by the decode hook (5.2+)
+        self._mesh_nodes: dict[int, Any] | None = None
+        self._axes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._rests: dict[int, NodeRest] = {}  # id(vnode) -> NodeRest: a node's channels share it
+        self.placeholders: dict[int, np.ndarray] = {}  # id(accessor) -> data answered by the decode hook (5.2+)
 
     @staticmethod
-    def of(gltf) -> "ImportedScene":
+    def of(gltf: Any) -> ImportedScene:
         view = getattr(gltf, "_gltf_sqlerp_view", None)
         if view is None:
             view = gltf._gltf_sqlerp_view = ImportedScene(gltf)
@@ -87,21 +94,21 @@ class ImportedScene:
                 self._gltf.accessor_cache[sampler.input] = keys.tolist()
                 self._gltf.accessor_cache[sampler.output] = values.tolist()
 
-    def placeholder_for(self, accessor):
+    def placeholder_for(self, accessor: Any) -> np.ndarray | None:
         """The placeholder data of an accessor object the importer decodes, or None."""
         return self.placeholders.get(id(accessor))
 
     def animation_done(self) -> None:
         self.placeholders.clear()
 
-    def stashed(self) -> list:
-        """(ID, action, slot) the importer stashed for the animation it just made; slot is None
-        before slotted actions (4.2)."""
+    def stashed(self) -> list[tuple[bpy.types.ID, bpy.types.Action, Any]]:
+        """(ID, action, slot) the importer stashed for the animation it just made; slot (a
+        bpy.types.ActionSlot, absent from the 4.2 stubs) is None before slotted actions (4.2)."""
         slotted = applies("slotted_actions")
         return [(entry[0], entry[1], entry[2] if slotted and len(entry) > 2 else None)
                 for entry in self._gltf.needs_stash]
 
-    def channel_node(self, node: int, path: str):
+    def channel_node(self, node: int, path: str) -> Any | None:
         """The importer's handle of what a channel animates (its vnode; for weights, the mesh's),
         or None when it built nothing for the node."""
         if path != "weights":
@@ -111,7 +118,7 @@ class ImportedScene:
                                 if getattr(v, "mesh_node_idx", None) is not None}
         return self._mesh_nodes.get(node)
 
-    def target_id(self, handle, path: str):
+    def target_id(self, handle: Any, path: str) -> bpy.types.ID | None:
         """The ID whose action holds the channel's F-curves: shape keys, the armature, the object."""
         if path == "weights":
             return handle.blender_object.data.shape_keys
@@ -119,21 +126,21 @@ class ImportedScene:
             return self._gltf.vnodes[handle.bone_arma].blender_object
         return handle.blender_object
 
-    def shape_key_names(self, node: int) -> list:
+    def shape_key_names(self, node: int) -> list[str | None]:
         """Per morph target of the node's mesh, the shape key's name (None: none was made)."""
         data = self._gltf.data
         return list(data.meshes[data.nodes[node].mesh].shapekey_names)
 
-    def node_rest(self, handle) -> NodeRest:
+    def node_rest(self, handle: Any) -> NodeRest:
         rest = self._rests.get(id(handle))
         if rest is None:
             rest = self._rests[id(handle)] = self._node_rest(handle)
         return rest
 
-    def _node_rest(self, handle) -> NodeRest:
+    def _node_rest(self, handle: Any) -> NodeRest:
         rotation, location, scale = self.axes()
         bone = _is_bone(handle)
-        edit = handle.editbone_rot if bone else None
+        edit: Any = handle.editbone_rot if bone else None  # a mathutils.Quaternion for a bone
         columns = handle.base_scales_to_final_scales([_vector(c) for c in scale.T])
         return NodeRest(
             bone_name=handle.blender_bone_name if bone else None,
@@ -147,15 +154,16 @@ class ImportedScene:
             scale_matrix=np.array([tuple(c) for c in columns]).T,
             tip_offset=np.zeros(3) if bone else tip_offset(self._gltf, handle))
 
-    def axes(self):
+    def axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The importer's axis conversions (glTF to Blender) as matrices, probed once per import
         with its own functions, so that options such as +Y up and the unit scale are honoured."""
         if self._axes is None:
             gltf = self._gltf
-            self._axes = tuple(np.array([tuple(convert(list(e))) for e in np.eye(n)]).T
-                               for convert, n in ((gltf.quaternion_gltf_to_blender, 4),
-                                                  (gltf.loc_gltf_to_blender, 3),
-                                                  (gltf.scale_gltf_to_blender, 3)))
+            rotation, location, scale = (np.array([tuple(convert(list(e))) for e in np.eye(n)]).T
+                                         for convert, n in ((gltf.quaternion_gltf_to_blender, 4),
+                                                            (gltf.loc_gltf_to_blender, 3),
+                                                            (gltf.scale_gltf_to_blender, 3)))
+            self._axes = rotation, location, scale
         return self._axes
 
 

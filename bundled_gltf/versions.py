@@ -15,9 +15,9 @@ TESTED = ((4, 2), (4, 5), (5, 0), (5, 2), (5, 3))
 
 @dataclass(frozen=True)
 class Change:
-    name: str              # what code passes to ``applies``
-    first: tuple           # first Blender (major, minor) with the change
-    last: tuple | None     # last Blender with it; None: every Blender tested since ``first``
+    name: str                    # what code passes to ``applies``
+    first: tuple[int, int]       # first Blender (major, minor) with the change
+    last: tuple[int, int] | None  # last Blender with it; None: every Blender tested since ``first``
     change: str            # what the bundled add-on does
     response: str          # what this add-on does about it, and where
 
@@ -90,7 +90,7 @@ CHANGES = (
 _BY_NAME = {change.name: change for change in CHANGES}
 
 
-def applies(name: str, version: tuple = None) -> bool:
+def applies(name: str, version: tuple[int, ...] | None = None) -> bool:
     """Whether the change ``name`` is in the bundled add-on of ``version`` (default: this Blender)."""
     if version is None:
         import bpy

@@ -4,21 +4,31 @@ A Document is a validated glTF asset with its animations ready to evaluate and i
 ready to pose. Pipelines and the add-on's own checks use this API; it never imports Blender.
 """
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from .gltf import read_accessor
-from .sampling import read_animations
-from .gltf import ERROR, Finding, GltfError
+from .sampling import Animation, read_animations
+from .gltf import ERROR, Finding, GltfError, GltfFile
 from .gltf import read_file
 from .sampling import Scene
 from .gltf.validation import validate
+
+# A pose: local translation (N, 3), rotation (N, 4), scale (N, 3), and animated morph weights by node.
+Pose = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
+             dict[int, npt.NDArray[np.float64]]]
 
 # Extensions whose absence from this reader must not stop a file that lists them as required:
 # ours, and those that only change how data is stored in ways read_accessor already decodes.
 SUPPORTED_REQUIRED = {"EXT_animation_sqlerp", "KHR_mesh_quantization"}
 
 
-def load(path):
+def load(path: str | os.PathLike[str]) -> "Document":
     """Read, validate and prepare a ``.gltf`` or ``.glb``; raise GltfError listing every error."""
     gltf = read_file(path)
     findings = validate(gltf)
@@ -28,7 +38,7 @@ def load(path):
     return Document(gltf, [f for f in findings if f.severity != ERROR])
 
 
-def _required_extensions(document):
+def _required_extensions(document: dict[str, Any]) -> list[Finding]:
     # A non-array or a non-string entry is validate_shape's finding (TYPE_MISMATCH,
     # ARRAY_TYPE_MISMATCH); such an entry is never looked up (the fuzzer found a list here raising
     # TypeError, unhashable in the set lookup).
@@ -42,7 +52,7 @@ def _required_extensions(document):
 class Document:
     """A loaded glTF asset: ``animations``, ``warnings``, and poses of its nodes and meshes."""
 
-    def __init__(self, gltf, warnings=()):
+    def __init__(self, gltf: GltfFile, warnings: Iterable[Finding] = ()) -> None:
         self.file = gltf
         self.path = Path(gltf.path) if gltf.path is not None else None
         self.json = gltf.json
@@ -50,21 +60,21 @@ class Document:
         self.scene = Scene(gltf)
         self.animations = read_animations(gltf, self.accessor)
 
-    def accessor(self, index):
+    def accessor(self, index: int) -> np.ndarray:
         """Decoded accessor data (read once per file, read-only)."""
         return read_accessor(self.file, index)
 
-    def _animation(self, animation):
-        if animation is None or hasattr(animation, "channels"):
+    def _animation(self, animation: int | Animation | None) -> Animation | None:
+        if animation is None or isinstance(animation, Animation):
             return animation
         return self.animations[animation]
 
-    def pose(self, animation, time, use_fallback=False):
+    def pose(self, animation: int | Animation | None, time: float, use_fallback: bool = False) -> Pose:
         """Local (translation, rotation, scale, weights by node) at ``time`` seconds.
 
         ``animation`` is an index, an Animation, or None for the rest pose."""
         translation, rotation, scale = (a.copy() for a in self.scene.rest_trs())
-        weights = {}
+        weights: dict[int, npt.NDArray[np.float64]] = {}
         animation = self._animation(animation)
         for channel in animation.channels if animation is not None else ():
             value = channel.evaluate([time], use_fallback=use_fallback)[0]
@@ -75,18 +85,20 @@ class Document:
                     channel.path][channel.node] = value
         return translation, rotation, scale, weights
 
-    def node_matrices(self, animation, time, use_fallback=False):
+    def node_matrices(self, animation: int | Animation | None, time: float,
+                      use_fallback: bool = False) -> npt.NDArray[np.float64]:
         """Global 4x4 matrices of every node at ``time``: (node_count, 4, 4)."""
         translation, rotation, scale, _ = self.pose(animation, time, use_fallback)
         return self.scene.global_matrices(translation, rotation, scale)
 
-    def mesh_positions(self, node, animation, time, use_fallback=False):
+    def mesh_positions(self, node: int, animation: int | Animation | None, time: float,
+                       use_fallback: bool = False) -> list[npt.NDArray[np.float64]]:
         """World-space vertex positions of ``node``'s mesh, one (V, 3) array per primitive,
         skinned and morphed where the node has a skin or morph targets."""
         translation, rotation, scale, weights = self.pose(animation, time, use_fallback)
         globals_ = self.scene.global_matrices(translation, rotation, scale)
         return self.scene.mesh_positions(node, globals_, weights.get(node))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         name = self.path.name if self.path else "<bytes>"
         return f"<Document {name}: {len(self.animations)} animations, {len(self.warnings)} warnings>"

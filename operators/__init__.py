@@ -2,8 +2,12 @@
 
 ``importing/``, ``preview/`` and ``exporting/`` hold the three jobs; the modules here are what they
 share: the clip record on Actions (``action_data``), the clip list (``clips``), an imported
-clip's F-curves (``clip_curves``, ``fcurves``) and all-or-nothing changes (``transaction``).
+clip's F-curves (``clip_curves``, ``fcurves``), all-or-nothing changes (``transaction``) and the
+context's scene and window manager (``blender_context``).
 """
+
+from collections.abc import Callable
+from typing import cast
 
 import bpy
 
@@ -27,7 +31,9 @@ classes = (
     GLTF_SQLERP_OT_preview_toggle,
 )
 
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+# (register, unregister): the stubs say None
+_register_classes, _unregister_classes = cast(tuple[Callable[[], None], Callable[[], None]],
+                                              bpy.utils.register_classes_factory(classes))
 
 
 def register() -> None:

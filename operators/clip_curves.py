@@ -4,20 +4,25 @@ deviation report), and rewritten from a stored sampler (for "Add Keys").
 Reading never creates anything (no channelbag, no F-curve), so a report leaves the file as it was.
 """
 
+from __future__ import annotations  # bpy.types.ActionFCurves is the 4.2 stubs' (gone from Blender 5.0)
+
+from collections.abc import Sequence
+
 import bpy
 import numpy as np
 
-from ..core.blender_model import CurveKeys, target_name
+from ..core.blender_model import ChannelRecord, CurveKeys, target_name
 from . import fcurves
+from .fcurves import ActionSlot
 
 _NAMES = {item.value: item.identifier
-          for item in bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items}
+          for item in fcurves.enum_property(bpy.types.Keyframe, "interpolation").enum_items}
 
 
-def _slot(action, record):
+def _slot(action: bpy.types.Action, record: ChannelRecord) -> ActionSlot | None:
     """The action slot of a record, or None on Blender 4.2 (legacy actions keep no slots). A
     record written on 4.2 names no slot: its action, converted since, has one slot."""
-    slots = getattr(action, "slots", None)
+    slots: fcurves.ActionSlots | None = getattr(action, "slots", None)
     if slots is None:
         return None
     if record.slot:
@@ -25,9 +30,9 @@ def _slot(action, record):
     return slots[0] if len(slots) else None
 
 
-def _existing_curves(action, record):
+def _existing_curves(action: bpy.types.Action, record: ChannelRecord) -> bpy.types.ActionFCurves | None:
     """The record's F-curve collection if it exists (None when its slot has no channelbag)."""
-    if not hasattr(action, "layers"):
+    if not fcurves.layered(action):
         return action.fcurves
     slot = _slot(action, record)
     if slot is None or not action.layers or not action.layers[0].strips:
@@ -53,7 +58,7 @@ def _current_value(record, data_path, index):
     return float(value[index]) if hasattr(value, "__len__") else float(value)
 
 
-def keys_of(fcurve):
+def keys_of(fcurve: bpy.types.FCurve) -> CurveKeys:
     """An F-curve's keys as CurveKeys, read in bulk."""
     points = fcurve.keyframe_points
     count = len(points)
@@ -65,16 +70,17 @@ def keys_of(fcurve):
     codes = np.empty(count, dtype=np.int32)
     points.foreach_get("interpolation", codes)
     unique, per_key = np.unique(codes, return_inverse=True)
-    return CurveKeys(*arrays, np.array([_NAMES[int(c)] for c in unique])[per_key.reshape(-1)])
+    co, left, right = arrays
+    return CurveKeys(co, left, right, np.array([_NAMES[int(c)] for c in unique])[per_key.reshape(-1)])
 
 
-def channel_keys(action, record):
+def channel_keys(action: bpy.types.Action, record: ChannelRecord) -> list[CurveKeys | None] | str:
     """Per component of ``record``, the CurveKeys Blender plays (None where the component has no
     property), or a string saying why its curves cannot be emulated (core.blender_model.deviation's input)."""
     if record.slot and hasattr(action, "slots") and _slot(action, record) is None:
         return f"slot {record.slot} is not in the action"
     curves = _existing_curves(action, record)
-    result = []
+    result: list[CurveKeys | None] = []
     for component in record.curves:
         data_path, index = component.data_path, component.index
         if index < 0:
@@ -106,7 +112,8 @@ def _not_emulated(fcurve):
     return ""
 
 
-def rewrite(action, record, curves):
+def rewrite(action: bpy.types.Action, record: ChannelRecord,
+            curves: Sequence[CurveKeys | None]) -> tuple[int, int]:
     """Replace the record's F-curves with ``curves`` (per component CurveKeys or None, as
     core.blender_model.deviation.planned_curves gives them); returns (keys before, keys after) summed over the
     components written. Missing F-curves are created in the importer's groups."""
@@ -118,9 +125,9 @@ def rewrite(action, record, curves):
             continue
         fcurve = fcurves.ensure_fcurve(action, slot, target.data_path, target.index, group)
         before += len(fcurve.keyframe_points)
-        flat = (np.asarray(a, dtype=np.float32).ravel()
-                for a in (keys.co, keys.handle_left, keys.handle_right))
-        fcurves.write_keyframes(fcurve, *flat, fcurves.interpolation_codes(keys.interpolation))
+        co, left, right = (np.asarray(a, dtype=np.float32).ravel()
+                           for a in (keys.co, keys.handle_left, keys.handle_right))
+        fcurves.write_keyframes(fcurve, co, left, right, fcurves.interpolation_codes(keys.interpolation))
         after += len(keys.co)
     return before, after
 

@@ -8,16 +8,22 @@ if anything fails half-way, ``rollback`` removes every data-block that was not t
 import bpy
 
 
-def snapshot():
+def _blocks() -> dict[bpy.types.ID, set[bpy.types.ID]]:
+    """Every data-block in the file (with its users)."""
+    # user_map's three arguments are optional (None is refused); the stubs make them required.
+    return bpy.data.user_map()  # pyright: ignore[reportCallIssue]
+
+
+def snapshot() -> set[int]:
     """The set of every data-block in the file (by address; names can be reused)."""
-    return {block.as_pointer() for block in bpy.data.user_map()}
+    return {block.as_pointer() for block in _blocks()}
 
 
-def added_since(before):
-    return [block for block in bpy.data.user_map() if block.as_pointer() not in before]
+def added_since(before: set[int]) -> list[bpy.types.ID]:
+    return [block for block in _blocks() if block.as_pointer() not in before]
 
 
-def rollback(before):
+def rollback(before: set[int]) -> int:
     """Remove every data-block added since ``before``; return how many."""
     added = added_since(before)
     if added:

@@ -28,6 +28,7 @@ ARGS`` or ``python pipeline_run.py ARGS``), or from Python: ``pipeline.main(["co
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 
 from .common import EXIT_USAGE, UsageError, _write_report, _console_to_stderr, _terminate_as_interrupt
 from .blender import (
@@ -70,8 +71,8 @@ def _parser():
                         help="import rotation tolerance (degrees, default 0.01); a rotation "
                              "channel further than this from the spec fails the run")
     verify.add_argument("--no-world", action="store_true",
-                        help="skip the world-space measure (tools/fidelity.py, checkouts only; "
-                             "default: off)")
+                        help="skip the world-space measure (world rotations and skinned vertices "
+                             "at every frame and half frame; default: off)")
 
     export = common(commands.add_parser(
         "export", help="export a .blend (or the current scene) with CUBICSLERP rotations "
@@ -135,7 +136,7 @@ def _parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit code (never raises SystemExit)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:

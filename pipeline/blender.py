@@ -3,12 +3,18 @@ Python)."""
 
 import os
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from .common import (
     _gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, PACKAGE, UsageError, Progress, failure_detail,
     no_such_file
 )
+
+if TYPE_CHECKING:
+    from ..core import Document
 
 # The export's bar inside its second step: (start, share) of each round of fits (the first round
 # is most of the work; a refit round along a chain takes the rest, and may come more than once).
@@ -24,17 +30,23 @@ def _bpy():
     return bpy
 
 
-def enable_addon():
+def enable_addon() -> None:
     """Make sure this add-on is registered and listed as enabled (the bundled glTF add-on calls
     the hooks of enabled add-ons only). Leaves an add-on Blender already enabled as it is."""
     bpy = _bpy()
     import addon_utils
     if getattr(bpy.types, "IMPORT_SCENE_OT_gltf_sqlerp", None) is not None:
-        if PACKAGE not in bpy.context.preferences.addons and not _enabled_elsewhere(bpy):
-            bpy.context.preferences.addons.new().module = PACKAGE
+        preferences = bpy.context.preferences
+        if preferences is None:  # Blender has them whenever an add-on is registered
+            raise RuntimeError("Blender has no preferences to list the add-on in")
+        if PACKAGE not in preferences.addons and not _enabled_elsewhere(bpy):
+            preferences.addons.new().module = PACKAGE
         return
     package = sys.modules[PACKAGE]
-    package.__time__ = os.path.getmtime(package.__file__)  # addon_utils reloads without it
+    if package.__file__ is None:  # a package loaded from its folder has one
+        raise RuntimeError(f"could not enable the add-on {PACKAGE}: its package has no file")
+    # addon_utils reloads without it; ModuleType declares no such attribute, so set in its namespace
+    vars(package)["__time__"] = os.path.getmtime(package.__file__)
     if addon_utils.enable(PACKAGE, default_set=True) is None:
         raise RuntimeError(f"could not enable the add-on {PACKAGE} (see the traceback above)")
 
@@ -64,8 +76,9 @@ def _verify_command(args):
         enable_addon()
         bpy.ops.wm.read_homefile(use_empty=True)
         try:
-            result = bpy.ops.import_scene.gltf_sqlerp(filepath=str(path), source=args.source,
-                                                      rotation_tolerance=args.tolerance)
+            # This add-on's operator, registered at run time: the stubs list Blender's own only.
+            result = bpy.ops.import_scene.gltf_sqlerp(  # pyright: ignore[reportAttributeAccessIssue]
+                filepath=str(path), source=args.source, rotation_tolerance=args.tolerance)
         except RuntimeError as error:  # the operator reported an ERROR
             result, message = {'CANCELLED'}, str(error).strip()
         else:
@@ -96,23 +109,12 @@ def _verify_command(args):
             "exit_code": EXIT_OK if ok else EXIT_FAILED}
 
 
-def world_fidelity(document, source="EXTENSION", names=None):
+def world_fidelity(document: "Document", source: str = "EXTENSION",
+                   names: Mapping[int, str] | None = None) -> tuple[list[dict[str, Any]] | None, str]:
     """(per animation: world rotations and skinned vertices against the spec at every frame and
-    half frame, note) with the repository's tools/fidelity.py when this is a checkout (it is not
-    in the extension zip); (None, why not) otherwise. ``names``: {animation index: clip name}
-    (default: the core's names)."""
-    tool = Path(__file__).resolve().parents[1] / "tools" / "fidelity.py"
-    if PACKAGE != "gltf_sqlerp" or not tool.is_file():
-        return None, "world rotations and vertices are measured from a repository checkout only " \
-            "(tools/fidelity.py); the per-channel measure above holds"
-    import importlib.util
-    name = "gltf_sqlerp_fidelity"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, tool)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    fidelity = sys.modules[name]
+    half frame, note), measured by operators/preview/world_fidelity.py. ``names``: {animation index:
+    clip name} (default: the core's names). The entries are JSON (Any values)."""
+    from ..operators.preview import world_fidelity as fidelity
     results = []
     for index, animation in enumerate(document.animations):
         measured = fidelity.measure(document, index, use_fallback=source == "FALLBACK")
@@ -122,13 +124,14 @@ def world_fidelity(document, source="EXTENSION", names=None):
                         "rotation_worst": measured.rotation_worst,
                         "vertex_max": measured.vertex_max, "vertex_worst": measured.vertex_worst,
                         "problems": measured.problems, "skipped": measured.skipped})
-    return results, "tools/fidelity.py: world rotations (degrees) and vertices (fraction of the " \
+    return results, "world rotations (degrees) and vertices (fraction of the " \
         "bounding-box diagonal) at every frame and half frame"
 
 
-def measure_clips(bpy, source="EXTENSION"):
+def measure_clips(bpy: ModuleType, source: str = "EXTENSION") -> list[dict[str, Any]]:
     """Per imported clip: the largest difference between Blender's F-curves and the spec, rotation
-    channels in degrees, others as values (operators.preview.deviation.report at 8 samples per frame)."""
+    channels in degrees, others as values (operators.preview.deviation.report at 8 samples per frame),
+    as JSON (Any values). ``bpy``: the bpy module (imported by the caller: pipeline needs none)."""
     from ..operators import action_data
     from ..operators.preview import deviation
     clips = []
@@ -138,13 +141,14 @@ def measure_clips(bpy, source="EXTENSION"):
             continue
         rows = deviation.report(action, source, data)
         worst = deviation.worst_rotation(rows)
-        values = [r.blender_vs().max for r in rows if not r.rotation and r.blender_vs() is not None]
+        played = worst.blender_vs() if worst is not None else None  # a worst row has one
+        values = [peak.max for r in rows if not r.rotation and (peak := r.blender_vs()) is not None]
         clips.append({
             "name": data.name, "action": action.name, "animation": data.animation,
             "channels": len(rows),
-            "rotation_max_deg": float(worst.blender_vs().max) if worst is not None else 0.0,
-            "rotation_worst": (f"{worst.target} at {worst.blender_vs().time:.4f} s"
-                               if worst is not None else ""),
+            "rotation_max_deg": float(played.max) if played is not None else 0.0,
+            "rotation_worst": (f"{worst.target} at {played.time:.4f} s"
+                               if worst is not None and played is not None else ""),
             "value_max": float(max(values, default=0.0)),
             "not_compared": [f"{r.target} {r.path}: {'; '.join(r.notes)}"
                              for r in rows if r.blender_vs() is None]})
@@ -191,8 +195,8 @@ def _export_command(args):
             return failed
         progress.step(output.name, "exported")
     finally:
-        export_fitting = sys.modules.get(f"{PACKAGE}.operators.exporting.fitting")
-        if export_fitting is not None:
+        if f"{PACKAGE}.operators.exporting.fitting" in sys.modules:  # not when the import above failed
+            from ..operators.exporting import fitting as export_fitting
             export_fitting.listener = None
         progress.end()
     channels = [dict(vars(c)) for c in outcome.channels]
@@ -209,9 +213,9 @@ def _cubicslerp_channels(document):
                for animation in document.animations for c in animation.channels)
 
 
-def assign_action(bpy, name, object_names=None):
+def assign_action(bpy: ModuleType, name: str, object_names: Sequence[str] | None = None) -> list[str]:
     """Make action ``name`` the active action of the objects given (default: every object with
-    animation data, else the active object); returns their names."""
+    animation data, else the active object); returns their names. ``bpy``: the bpy module."""
     action = bpy.data.actions.get(name)
     if action is None:
         raise UsageError(f"no action {name!r} (there are: {', '.join(a.name for a in bpy.data.actions)})")

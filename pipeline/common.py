@@ -6,7 +6,12 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..core import GltfError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 SUFFIXES = (".gltf", ".glb")
@@ -22,15 +27,15 @@ class UsageError(Exception):
 # One wording per kind of problem, for pipeline_run.py and the tools a user runs (tools/demo.py,
 # tools/sqlerp_convert.py): a missing input is a usage error (exit 2), an invalid file a failed
 # file (exit 1) with every finding's code and JSON pointer.
-def no_such_file(path) -> str:
+def no_such_file(path: str | os.PathLike[str]) -> str:
     return f"{path}: no such file"
 
 
-def no_such_folder(path) -> str:
+def no_such_folder(path: str | os.PathLike[str]) -> str:
     return f"{path}: no such folder"
 
 
-def invalid_gltf(path, error) -> list:
+def invalid_gltf(path: str | os.PathLike[str], error: "GltfError") -> list[str]:
     """The lines that report a core.GltfError of ``path``."""
     count = len(error.findings)
     return [f"{path}: invalid glTF ({count} error{'s' if count != 1 else ''}), nothing done:"] + [
@@ -60,7 +65,7 @@ def _console_to_stderr(active):
 
 
 @contextlib.contextmanager
-def stdout_to(descriptor: int):
+def stdout_to(descriptor: int) -> Iterator[None]:
     """File descriptor 1 (what Blender and its add-ons print, below Python's sys.stdout) goes to
     ``descriptor`` while the block runs."""
     sys.stdout.flush()
@@ -96,19 +101,19 @@ class Progress:
 
     WIDTH = 30
 
-    def __init__(self, total, label, quiet=False):
+    def __init__(self, total: int, label: str, quiet: bool = False):
         self.total, self.label, self.done, self.quiet = max(total, 0), label, 0, quiet
         self.tty = sys.stderr.isatty()
-        self.partial = {}  # name -> fraction done of a file in work
+        self.partial: dict[str, float] = {}  # name -> fraction done of a file in work
         self.lock = threading.Lock()
         self.blender = _blender_progress("progress_begin", 0, max(self.total, 1))
 
-    def within(self, name, fraction):
+    def within(self, name: str, fraction: float) -> None:
         with self.lock:
             self.partial[name] = min(max(float(fraction), 0.0), 1.0)
             self._update(f"working: {name}")
 
-    def step(self, name, status, detail=""):
+    def step(self, name: str, status: str, detail: str = "") -> None:
         with self.lock:
             self.partial.pop(name, None)
             self.done += 1
@@ -135,7 +140,7 @@ class Progress:
         sys.stderr.write(line[:160].ljust(160))
         sys.stderr.flush()
 
-    def end(self):
+    def end(self) -> None:
         if self.blender:
             _blender_progress("progress_end")
             self.blender = False
@@ -143,9 +148,9 @@ class Progress:
             sys.stderr.write("\n")
 
 
-def failure_detail(entry):
-    """What went wrong with a failed report entry ("" otherwise), for its progress line: an invalid
-    file's first finding as invalid_gltf words it, else 'CODE: message'."""
+def failure_detail(entry: Mapping[str, Any]) -> str:
+    """What went wrong with a failed report entry (JSON: Any values; "" otherwise), for its progress
+    line: an invalid file's first finding as invalid_gltf words it, else 'CODE: message'."""
     error = entry.get("error") if entry.get("status") == "failed" else None
     if not error:
         return ""
@@ -158,7 +163,7 @@ def failure_detail(entry):
 def _blender_progress(method, *args):
     """Call ``method`` of Blender's window manager (fetched each time: opening a file replaces
     it); False when not running inside Blender."""
-    bpy = sys.modules.get("bpy")
+    bpy: Any = sys.modules.get("bpy")  # Blender's module when running inside it; else None
     try:
         getattr(bpy.context.window_manager, method)(*args)
     except (AttributeError, ReferenceError):

@@ -7,14 +7,17 @@ Each file ends 'converted' (written), 'unchanged' (no rotation channel to rewrit
 references, the tool's version, the options) as the output carries, or as the journal recorded
 for a file where nothing was written."""
 
+import argparse
 import json
 import os
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+from typing import IO, Any, cast
 
 from .common import (
     _gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, JOURNAL, LAUNCHER, UsageError, Progress,
@@ -27,7 +30,7 @@ UP_TO_DATE = "up to date: the output was made from the same input files, options
 PROGRESS_LINE = "PROGRESS "  # a child's stderr line: how far its file is (a fraction), for the parent
 
 
-def add_conversion_arguments(parser) -> None:
+def add_conversion_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that decide a conversion's output, as every converting command takes them
     (pipeline_run.py convert and convert-file, tools/sqlerp_convert.py), defaults from core.conversion.converter."""
     from ..core.conversion import DEFAULT_FALLBACK_TOLERANCE_DEG, DEFAULT_TOLERANCE_DEG
@@ -45,15 +48,17 @@ def add_conversion_arguments(parser) -> None:
                              "(default: off, nothing is written)")
 
 
-def conversion_options(tolerance, min_ratio, fallback_tolerance, allow_larger) -> dict:
+def conversion_options(tolerance: float, min_ratio: float, fallback_tolerance: float,
+                       allow_larger: bool) -> dict[str, float | bool]:
     """The options that change a conversion's output (part of its fingerprint)."""
     return {"tolerance_deg": float(tolerance), "min_ratio": float(min_ratio),
             "fallback_tolerance_deg": float(fallback_tolerance), "allow_larger": bool(allow_larger)}
 
 
-def convert_file(input_path, output_path, tolerance=0.01, min_ratio=1.0, force=False,
-                 fallback_tolerance=0.1, allow_larger=False, progress=None):
-    """Convert one file unless its output is up to date; returns a report entry (dict) with
+def convert_file(input_path: str | os.PathLike[str], output_path: str | os.PathLike[str], tolerance: float = 0.01,
+                 min_ratio: float = 1.0, force: bool = False, fallback_tolerance: float = 0.1,
+                 allow_larger: bool = False, progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+    """Convert one file unless its output is up to date; returns a report entry (JSON) with
     ``status`` (STATUSES, see the module's text) and the input's ``fingerprint``.
     ``progress(fraction)`` hears how far the conversion is (core.conversion.converter)."""
     from ..core import GltfError
@@ -150,7 +155,7 @@ def _check_conversion_args(args):
         raise UsageError(str(error)) from None
 
 
-def gltf_files(folder, exclude=None):
+def gltf_files(folder: str | os.PathLike[str], exclude: Path | None = None) -> list[Path]:
     """Every .gltf/.glb under ``folder`` (sorted), leaving out the tree ``exclude``."""
     folder = Path(folder)
     found = []
@@ -163,10 +168,11 @@ def gltf_files(folder, exclude=None):
     return found
 
 
-def convert_folder(input_dir, output_dir, jobs=None, tolerance=0.01, min_ratio=1.0, force=False,
-                   quiet=False, fallback_tolerance=0.1, allow_larger=False):
+def convert_folder(input_dir: str | os.PathLike[str], output_dir: str | os.PathLike[str], jobs: int | None = None,
+                   tolerance: float = 0.01, min_ratio: float = 1.0, force: bool = False, quiet: bool = False,
+                   fallback_tolerance: float = 0.1, allow_larger: bool = False) -> dict[str, Any]:
     """Convert every glTF file under ``input_dir`` into ``output_dir`` (same relative paths), up
-    to ``jobs`` child processes at a time; returns the report (dict, with ``exit_code``)."""
+    to ``jobs`` child processes at a time; returns the report (JSON, with ``exit_code``)."""
     source_root, target_root = Path(input_dir), Path(output_dir)
     if not source_root.is_dir():
         raise UsageError(no_such_folder(source_root))
@@ -258,7 +264,7 @@ class _Children:
         reader = threading.Thread(target=_read_stderr, args=(child.stderr, lines, on_progress), daemon=True)
         reader.start()
         try:
-            out = child.stdout.read()
+            out = cast(IO[str], child.stdout).read()  # a pipe (stdout=PIPE)
             child.wait()
             reader.join()
         finally:

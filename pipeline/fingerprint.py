@@ -9,7 +9,9 @@ touching a file redoes nothing, changing one byte of it redoes its conversion.
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 from .. import __version__
@@ -20,8 +22,8 @@ from ..core.gltf import parse_json_only, read_relative_uri
 EXTRAS_KEY = "gltf_sqlerp_convert"
 
 
-def fingerprint(source: Path, options: dict) -> str:
-    """sha256 (hex) of the input, the files it references, the tool's version and ``options``."""
+def fingerprint(source: Path, options: Mapping[str, Any]) -> str:
+    """sha256 (hex) of the input, the files it references, the tool's version and ``options`` (JSON)."""
     source = Path(source)
     data = source.read_bytes()
     digest = hashlib.sha256(json.dumps({"tool": f"gltf_sqlerp {__version__}", "options": options},
@@ -36,7 +38,7 @@ def fingerprint(source: Path, options: dict) -> str:
     return digest.hexdigest()
 
 
-def provenance(print_: str, options: dict) -> dict:
+def provenance(print_: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """core.conversion.converter's ``provenance``: what a written output records in ``asset.extras``."""
     return {"key": EXTRAS_KEY, "value": {"fingerprint": print_, "tool": f"gltf_sqlerp {__version__}",
                                         "options": options}}

@@ -6,6 +6,7 @@ glTF exporter has run: finish() ends the process with os._exit after flushing, s
 the job's JSON line and its exit code, never the crash.
 """
 
+import importlib
 import os
 import sys
 import traceback
@@ -13,7 +14,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT / "tools"))
-import devpath  # noqa: E402
+# tools/devpath.py, imported by name: tools/ is on the path at run time only (the line above).
+devpath = importlib.import_module("devpath")
 
 
 def tool(relative):

@@ -13,9 +13,11 @@ Blender 4.2 crashes at exit once its glTF exporter has run.
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from bpy_access import current_scene, operator
 from child_job import finish, tool
 
 FIRST, LAST = 1, 72
@@ -34,7 +36,9 @@ def write_linear(curves, data_path, index, frames, values):
     points.add(len(frames))
     points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
     import bpy
-    linear = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["LINEAR"].value
+    interpolation = bpy.types.Keyframe.bl_rna.properties["interpolation"]
+    assert isinstance(interpolation, bpy.types.EnumProperty)
+    linear = interpolation.enum_items["LINEAR"].value
     points.foreach_set("interpolation", np.full(len(frames), linear, dtype=np.int32))
     fcurve.update()
 
@@ -42,7 +46,8 @@ def write_linear(curves, data_path, index, frames, values):
 def new_curves(owner, name, id_type):
     """The F-curve collection of a new action assigned to ``owner`` (a slot's on 4.4+)."""
     import bpy
-    action = bpy.data.actions.new(name)
+    # Any: layered actions and slots (Blender 4.4+) are newer than the type stubs (Blender 4.2).
+    action: Any = bpy.data.actions.new(name)
     owner.animation_data_create().action = action
     if not hasattr(action, "layers"):
         return action.fcurves
@@ -56,7 +61,7 @@ def build():
     """The keyed scene: object "Cube" (shape key "Bulge"), armature "Rig" (bones root, child)."""
     import bpy
     import bmesh
-    scene = bpy.context.scene
+    scene = current_scene()
     scene.frame_start, scene.frame_end = FIRST, LAST
     frames = np.arange(FIRST, LAST + 1, dtype=np.float64)
     ripple = 0.05 * np.sin(frames * 0.3)  # no corner: a smooth part the keys must follow
@@ -87,6 +92,7 @@ def build():
     rig = bpy.data.objects.new("Rig", data)
     scene.collection.objects.link(rig)
     rig.location = (4.0, 0.0, 0.0)
+    assert bpy.context.view_layer is not None
     bpy.context.view_layer.objects.active = rig
     bpy.ops.object.mode_set(mode='EDIT')
     root = data.edit_bones.new("root")
@@ -123,8 +129,7 @@ def model_size(cube, rig):
 def played(cube, rig, frames):
     """What Blender plays at ``frames``: world positions (Blender axes) of the cube and the bones'
     heads, the cube's scale, the shape key's value."""
-    import bpy
-    scene = bpy.context.scene
+    scene = current_scene()
     result = {"Cube": [], "root": [], "child": [], "Cube scale": [], "Bulge": []}
     for frame in frames:
         whole = int(frame // 1)
@@ -139,23 +144,23 @@ def played(cube, rig, frames):
 
 def main(folder):
     fidelity = tool("tools/fidelity.py")
-    import bpy
     from gltf_sqlerp.operators.exporting import session as export_session
     fidelity.enable_addon()
     fidelity.reset_scene(24, 1.0)
     cube, rig = build()
     frames = [FIRST + 0.5 * i for i in range(2 * (LAST - FIRST) + 1)]
     blender = played(cube, rig, frames)
-    bpy.context.scene.frame_set(0)  # the bundled exporter writes the scene at frame 0
+    current_scene().frame_set(0)  # the bundled exporter writes the scene at frame 0
     size = model_size(cube, rig)
     ours = Path(folder) / "ours.glb"
-    result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(ours))
+    result = operator("export_scene.gltf_sqlerp")(filepath=str(ours))
     outcome = export_session.last_outcome
+    assert outcome is not None
     summary = export_session.summary(outcome)
     fidelity.disable_addon()
-    bpy.context.scene.frame_set(FIRST)
+    current_scene().frame_set(FIRST)
     bundled = Path(folder) / "bundled.glb"
-    bundled_result = bpy.ops.export_scene.gltf(filepath=str(bundled), export_format='GLB')
+    bundled_result = operator("export_scene.gltf")(filepath=str(bundled), export_format='GLB')
     print(json.dumps({"result": sorted(result), "bundled_result": sorted(bundled_result),
                       "frames": frames, "blender": blender, "size": size, "summary": summary,
                       "outcome_size": outcome.model_size, "error": outcome.error,

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from child_job import ROOT, tool
-import devpath  # tools/, put on the path by child_job: how dev scripts import the package
+from child_job import ROOT, devpath, tool  # devpath: how dev scripts import the package
 
 SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
 ASSETS = SHARED / "assets"
@@ -130,7 +129,7 @@ def _unregister_leftovers():
                if name == devpath.PACKAGE or name.startswith(devpath.PACKAGE + ".")
                for value in vars(module).values()
                if isinstance(value, type) and issubclass(value, bpy.types.bpy_struct)
-               and value.__module__ == name and value.is_registered}
+               and value.__module__ == name and getattr(value, "is_registered", False)}
     for cls in classes:
         bpy.utils.unregister_class(cls)
     return sorted(cls.__name__ for cls in classes)

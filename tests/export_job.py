@@ -13,38 +13,54 @@ rotations, and prints one JSON line: the motions, the export's outcome and the o
 import json
 import sys
 from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal, TypeVar, cast
 
+from bpy_access import current_scene, operator, settings
 from child_job import ROOT, finish, tool
+
+T = TypeVar("T")
 
 
 def world_rotations(frames):
     """{name: [(w, x, y, z) per frame]} of every pose bone (armature space composed with the
     object's world matrix) and every other object, evaluated by Blender at each frame."""
-    import bpy
-    scene = bpy.context.scene
+    scene = current_scene()
     result = {}
     for frame in frames:
         whole = int(frame // 1)
         scene.frame_set(whole, subframe=frame - whole)
         for obj in scene.objects:
             if obj.type == 'ARMATURE':
-                for bone in obj.pose.bones:
+                for bone in _pose_bones(obj):
                     q = (obj.matrix_world @ bone.matrix).to_quaternion()
-                    result.setdefault(bone.name, []).append(list(q))
+                    result.setdefault(bone.name, []).append([*q])
             elif obj.type == 'EMPTY':
-                result.setdefault(obj.name, []).append(list(obj.matrix_world.to_quaternion()))
+                result.setdefault(obj.name, []).append([*obj.matrix_world.to_quaternion()])
     return result
+
+
+def exported():
+    """The outcome of the last export, which every export of these jobs leaves."""
+    from gltf_sqlerp.operators.exporting import session
+    outcome = session.last_outcome
+    assert outcome is not None
+    return outcome
+
+
+def _pose_bones(armature):
+    assert armature.pose is not None  # an armature object always has its pose
+    return armature.pose.bones
 
 
 def slides():
     """{name: frame at glTF time 0} per bone and empty: the bundled exporter slides an action that
     starts at a negative frame to time 0 (its default), and leaves the others at frame / rate."""
-    import bpy
     result = {}
-    for obj in bpy.context.scene.objects:
+    for obj in current_scene().objects:
         action = obj.animation_data.action if obj.animation_data else None
         slide = min(0.0, float(action.frame_range[0])) if action else 0.0
-        names = [b.name for b in obj.pose.bones] if obj.type == 'ARMATURE' else [obj.name]
+        names = [b.name for b in _pose_bones(obj)] if obj.type == 'ARMATURE' else [obj.name]
         result.update({name: slide for name in names})
     return result
 
@@ -61,35 +77,35 @@ def imported_rotations(frames, slide_of):
 def play_every_clip():
     """Make every imported object play the clip that animates it (the importer assigns the
     first animation only)."""
-    import bpy
     from gltf_sqlerp.operators import clips
-    for obj in bpy.context.scene.objects:
+    for obj in current_scene().objects:
         found = clips.imported_clips(obj)
+        # Any: action slots (Blender 4.4+) are newer than the type stubs (Blender 4.2).
+        animation: Any = obj.animation_data
         if found:
             clips.activate(obj, found[0])
-        elif obj.animation_data and obj.animation_data.nla_tracks:
+        elif animation and animation.nla_tracks:
             # The bundled importer alone: each object's clip waits in its NLA track.
-            strip = obj.animation_data.nla_tracks[0].strips[0]
-            obj.animation_data.action = strip.action
+            strip = animation.nla_tracks[0].strips[0]
+            animation.action = strip.action
             if hasattr(strip, "action_slot"):
-                obj.animation_data.action_slot = strip.action_slot
+                animation.action_slot = strip.action_slot
 
 
-def main(folder, fallback, file_format="glb", fps=24, fps_base=1.0):
+def main(folder, fallback, file_format="glb", fps: float = 24, fps_base=1.0):
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
-    import bpy
     from gltf_sqlerp.operators.exporting import session as export_session
     fidelity.enable_addon()
     fidelity.reset_scene(fps, fps_base)
     rig.build()
     rig.add_fractional_empty()
-    scene = bpy.context.scene
+    scene = current_scene()
     start, end = scene.frame_start, scene.frame_end
     frames = [start + 0.5 * i for i in range(int(2 * (end - start)) + 1)]
     original, slide_of = world_rotations(frames), slides()
     path = Path(folder) / f"rig.{file_format}"
-    result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(path), fallback=fallback)
+    result = operator("export_scene.gltf_sqlerp")(filepath=str(path), fallback=fallback)
     outcome = export_session.last_outcome
     channels = [vars(c) for c in outcome.channels] if outcome else []
     played = {}
@@ -108,7 +124,6 @@ def failing(folder):
     the file's bytes changed and what the folder holds afterwards."""
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
-    import bpy
     from gltf_sqlerp.core.fitting import rotation_export
     fidelity.enable_addon()
     fidelity.reset_scene()
@@ -120,7 +135,7 @@ def failing(folder):
         raise ValueError("injected fit failure")
     rotation_export.fit_cubicslerp = broken  # fails in a fitting thread
     try:
-        bpy.ops.export_scene.gltf_sqlerp(filepath=str(path))
+        operator("export_scene.gltf_sqlerp")(filepath=str(path))
         outcome = "FINISHED"
     except RuntimeError as error:  # the operator reported an ERROR
         outcome = str(error)
@@ -139,11 +154,11 @@ def dialog(folder):
     fidelity.enable_addon()
     fidelity.reset_scene()
     rig.build()
-    settings = bpy.context.scene.gltf_sqlerp_export
-    settings.fallback = 'CUBICSPLINE'
+    export = settings(current_scene(), "gltf_sqlerp_export")
+    export.fallback = 'CUBICSPLINE'
     bpy.ops.export_scene.gltf(filepath=str(Path(folder) / "on.glb"), export_format='GLB')
-    on = [vars(c) for c in export_session.last_outcome.channels]
-    settings.enabled = False
+    on = [vars(c) for c in exported().channels]
+    export.enabled = False
     bpy.ops.export_scene.gltf(filepath=str(Path(folder) / "off.glb"), export_format='GLB')
     off = export_session.last_outcome
     fidelity.disable_addon()
@@ -155,19 +170,19 @@ def drift(folder):
     that builds them cannot be imported. Prints what our operator and the bundled one did."""
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
-    sys.modules["gltf_sqlerp.bundled_gltf.export_accessors"] = None  # any import of it fails
-    import bpy
+    # None: any import of it fails (the import system's rule; typeshed allows modules only).
+    cast(dict[str, ModuleType | None], sys.modules)["gltf_sqlerp.bundled_gltf.export_accessors"] = None
     from gltf_sqlerp.operators.exporting import session as export_session
     fidelity.enable_addon()
     fidelity.reset_scene()
     rig.build()
     try:
-        bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / "ours.glb"))
+        operator("export_scene.gltf_sqlerp")(filepath=str(Path(folder) / "ours.glb"))
         ours = "FINISHED"
     except RuntimeError as error:
         ours = str(error)
-    bundled = sorted(bpy.ops.export_scene.gltf(filepath=str(Path(folder) / "bundled.glb"),
-                                               export_format='GLB'))
+    bundled = sorted(operator("export_scene.gltf")(filepath=str(Path(folder) / "bundled.glb"),
+                                                   export_format='GLB'))
     outcome = export_session.last_outcome
     fidelity.disable_addon()
     print(json.dumps({"ours": ours, "bundled": bundled, "hook_error": outcome.error if outcome else None,
@@ -177,12 +192,10 @@ def drift(folder):
 def reexport(folder):
     """Import samples/sqlerp_arm.gltf with the add-on, export it unchanged to FOLDER/again.gltf."""
     fidelity = tool("tools/fidelity.py")
-    import bpy
-    from gltf_sqlerp.operators.exporting import session as export_session
     fidelity.enable_addon()
     fidelity.import_gltf(str(ROOT / "samples" / "sqlerp_arm.gltf"))
-    result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / "again.gltf"))
-    channels = [vars(c) for c in export_session.last_outcome.channels]
+    result = operator("export_scene.gltf_sqlerp")(filepath=str(Path(folder) / "again.gltf"))
+    channels = [vars(c) for c in exported().channels]
     fidelity.disable_addon()
     print(json.dumps({"result": sorted(result), "channels": channels}))
 
@@ -196,13 +209,12 @@ def processes(folder):
     head starts were left at its end, and whether it ended FINISHED."""
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
-    import bpy
-    from gltf_sqlerp.operators.exporting import fitting as export_fitting, session as export_session
+    from gltf_sqlerp.operators.exporting import fitting as export_fitting
     fidelity.enable_addon()
     fidelity.reset_scene()
     armature, empties = rig.build()
     child = empties[0].copy()  # shares Empty0's action: the same motion under another parent
-    bpy.context.scene.collection.objects.link(child)
+    current_scene().collection.objects.link(child)
     child.parent, child.parent_type, child.parent_bone = armature, 'BONE', "bone1"
     started = []
     pools = export_fitting.FitProcesses
@@ -225,10 +237,10 @@ def processes(folder):
         export_fitting.WORKERS = 2
         export_fitting.PROCESS_MIN_CHECKS, sys.executable, before = least, executable, len(started)
         try:
-            result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / f"{name}.glb"))
+            result = operator("export_scene.gltf_sqlerp")(filepath=str(Path(folder) / f"{name}.glb"))
         finally:
             sys.executable = python
-        channels = export_session.last_outcome.channels
+        channels = exported().channels
         runs[name] = {"result": sorted(result), "pools": len(started) - before, "predicted": predicted[-1],
                       "head_start": sorted(c.target for c in channels if c.head_start),
                       "refitted": sorted(c.target for c in channels if c.refitted),
@@ -248,10 +260,7 @@ def constrained(folder):
     export's result and channels, by run."""
     fidelity = tool("tools/fidelity.py")
     rig = tool("tools/keyed_rig.py")
-    import bpy
-    from gltf_sqlerp.operators.exporting import (
-        fitting as export_fitting, session as export_session, rotations as export_rotations
-    )
+    from gltf_sqlerp.operators.exporting import fitting as export_fitting, rotations as export_rotations
     from gltf_sqlerp.operators.fcurves import curves_of
     fidelity.enable_addon()
     fidelity.reset_scene()
@@ -275,9 +284,9 @@ def constrained(folder):
         export_rotations.PICKED_SAMPLES = picked
         if run == "head":
             export_fitting.WORKERS, export_fitting.PROCESS_MIN_CHECKS = 2, 0
-        result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / f"constrained{run}.glb"))
+        result = operator("export_scene.gltf_sqlerp")(filepath=str(Path(folder) / f"constrained{run}.glb"))
         runs[run] = {"result": sorted(result),
-                     "channels": [vars(c) for c in export_session.last_outcome.channels]}
+                     "channels": [vars(c) for c in exported().channels]}
     fidelity.disable_addon()
     print(json.dumps(runs))
 
@@ -289,19 +298,21 @@ def pointer(folder):
     FOLDER/NLA_TRACKS.gltf. Prints the outcome of each."""
     fidelity = tool("tools/fidelity.py")
     import bpy
-    from gltf_sqlerp.operators.exporting import session as export_session
     fidelity.enable_addon()
     fidelity.reset_scene(30, 1.001)
     bpy.ops.mesh.primitive_cube_add()
     cube = bpy.context.object
+    assert cube is not None and isinstance(cube.data, bpy.types.Mesh)
     material = bpy.data.materials.new("Paint")
     material.use_nodes = True
     cube.data.materials.append(material)
+    assert material.node_tree is not None
     colour = material.node_tree.nodes["Principled BSDF"].inputs["Base Color"]
+    assert isinstance(colour, bpy.types.NodeSocketColor)
     bpy.ops.object.light_add(type='POINT')
-    light = bpy.context.object.data
+    light = _added_data(bpy.types.PointLight)
     bpy.ops.object.camera_add()
-    camera = bpy.context.object.data
+    camera = _added_data(bpy.types.Camera)
     for frame, turn in ((1, 0.0), (9, 0.7), (20, 0.2)):
         cube.rotation_euler = (0.0, 0.0, turn)
         cube.keyframe_insert("rotation_euler", frame=frame)
@@ -312,7 +323,8 @@ def pointer(folder):
     for frame, lens in ((1, 30.0), (12, 80.0)):
         camera.lens = lens
         camera.keyframe_insert("lens", frame=frame)
-    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 20
+    scene = current_scene()
+    scene.frame_start, scene.frame_end = 1, 20
     outcomes = {}
     for mode in ("SCENE", "NLA_TRACKS"):
         if mode == "NLA_TRACKS":  # every action on a track of its own
@@ -321,7 +333,7 @@ def pointer(folder):
         bpy.ops.export_scene.gltf(filepath=str(Path(folder) / f"{mode}.gltf"), export_format='GLTF_SEPARATE',
                                   export_animation_mode=mode, export_pointer_animation=True,
                                   export_lights=True, export_cameras=True)
-        outcomes[mode] = [vars(c) for c in export_session.last_outcome.channels]
+        outcomes[mode] = [vars(c) for c in exported().channels]
     fidelity.disable_addon()
     print(json.dumps(outcomes))
 
@@ -336,31 +348,34 @@ def dense(folder):
     import bpy
     import numpy as np
     fidelity = tool("tools/fidelity.py")
-    from gltf_sqlerp.operators.exporting import session as export_session
     from gltf_sqlerp.operators.exporting.motion import action_curves
     fidelity.enable_addon()
     fidelity.reset_scene(24, 1.0)
-    scene = bpy.context.scene
+    scene = current_scene()
     scene.frame_start, scene.frame_end = 0, 48
     rng = np.random.default_rng(5)
     rough = np.cumsum(np.radians(rng.uniform(0.5, 3.0, (49, 3))) * rng.choice([-1, 1], (49, 3)), axis=0)
     smooth = np.radians(np.stack([10.0 * np.sin(0.3 * np.arange(49) / 24.0), np.zeros(49),
                                   80.0 * np.sin(0.5 * np.arange(49) / 24.0)], axis=1))
-    for name, eulers, interpolation in (("Rough", rough, 'LINEAR'), ("Baked", rough, 'BEZIER'),
-                                        ("Smooth", smooth, 'LINEAR')):
+    keyed: list[tuple[str, np.ndarray, Literal['LINEAR', 'BEZIER']]] = [
+        ("Rough", rough, 'LINEAR'), ("Baked", rough, 'BEZIER'), ("Smooth", smooth, 'LINEAR')]
+    for name, eulers, interpolation in keyed:
         obj = bpy.data.objects.new(name, None)
         scene.collection.objects.link(obj)
         for frame, euler in enumerate(eulers):
             obj.rotation_euler = euler
             obj.keyframe_insert("rotation_euler", frame=frame)
-        for curve in action_curves(obj.animation_data.action, obj):
+        assert obj.animation_data is not None and obj.animation_data.action is not None
+        curves = action_curves(obj.animation_data.action, obj)
+        assert curves is not None
+        for curve in curves:
             for key in curve.keyframe_points:
                 key.interpolation = interpolation
     frames = [f / 8.0 for f in range(48 * 8 + 1)]
     original = world_rotations(frames)
     path = Path(folder) / "dense.glb"
-    result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(path))
-    outcome = export_session.last_outcome
+    result = operator("export_scene.gltf_sqlerp")(filepath=str(path))
+    outcome = exported()
     fidelity.disable_addon()
     print(json.dumps({"result": sorted(result), "channels": [vars(c) for c in outcome.channels],
                       "frames": frames, "original": original}))
@@ -379,16 +394,16 @@ def deep(folder):
     fidelity.enable_addon()
     fidelity.reset_scene(24, 1.0)
     armature, _ = rig.build(bones=DEEP_BONES, objects=0, keys=8, max_turn_deg=40.0, first_frame=0)
-    scene = bpy.context.scene
+    scene = current_scene()
     frames = [scene.frame_start + i / 8.0 for i in range(8 * (scene.frame_end - scene.frame_start) + 1)]
     worlds = {bone.name: [] for bone in armature.pose.bones}
     for frame in frames:
         scene.frame_set(int(frame // 1), subframe=frame % 1.0)
         for bone in armature.pose.bones:
             worlds[bone.name].append([list(row) for row in (armature.matrix_world @ bone.matrix).to_3x3()])
-    result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / "deep.glb"))
-    outcome = export_session.last_outcome
-    bpy.ops.export_scene.gltf_sqlerp(filepath=str(Path(folder) / "flat.glb"), world_space=False)
+    result = operator("export_scene.gltf_sqlerp")(filepath=str(Path(folder) / "deep.glb"))
+    outcome = exported()
+    operator("export_scene.gltf_sqlerp")(filepath=str(Path(folder) / "flat.glb"), world_space=False)
     flat = export_session.summary(export_session.last_outcome)
     fidelity.disable_addon()
     bpy.ops.export_scene.gltf(filepath=str(Path(folder) / "bundled.glb"))
@@ -400,6 +415,14 @@ def deep(folder):
 
 
 DEEP_BONES = 24
+
+
+def _added_data(kind: type[T]) -> T:
+    """The data of the object an add operator just made active, a ``kind``."""
+    import bpy
+    obj = bpy.context.object
+    assert obj is not None and isinstance(obj.data, kind)
+    return obj.data
 
 
 def _push_down(animation_data):
@@ -417,7 +440,7 @@ def _run(args):
     if args[1] in jobs:
         jobs[args[1]](args[0])
     else:
-        main(args[0], args[1], *(args[2:3] or ["glb"]), *[float(a) for a in args[3:5]])
+        main(args[0], args[1], args[2] if len(args) > 2 else "glb", *[float(a) for a in args[3:5]])
 
 
 if __name__ == "__main__":

@@ -10,11 +10,13 @@ Usage: ``python first_import_job.py ZIP FILE ROUTE``; ROUTE "operator" (import_s
 or "dialog" (File > Import > glTF 2.0, its "Exact Animation" panel on, as by default).
 """
 
+import importlib
 import json
 import os
 import sys
 import tempfile
 
+from bpy_access import current_scene, operator, settings
 from child_job import finish
 
 MODULE = "bl_ext.user_default.gltf_sqlerp"
@@ -22,16 +24,17 @@ MODULE = "bl_ext.user_default.gltf_sqlerp"
 
 def main(package, path, route):
     import bpy
-    from bl_pkg import bl_extension_cli
+    # Blender's add-ons (scripts/addons_core) are on the path at run time only, by name here.
+    bl_extension_cli = importlib.import_module("bl_pkg.bl_extension_cli")
     assert bl_extension_cli.cli_extension_handler(["install-file", "-r", "user_default", "-e", package]) == 0
     parser_loaded_before = "io_scene_gltf2.io.imp.gltf2_io_gltf" in sys.modules
     reports = []
     try:
         if route == "operator":
-            result = bpy.ops.import_scene.gltf_sqlerp(filepath=path)
+            result = operator("import_scene.gltf_sqlerp")(filepath=path)
         else:
-            assert bpy.context.scene.gltf_sqlerp_import.exact_animation
-            result = bpy.ops.import_scene.gltf(filepath=path)
+            assert settings(current_scene(), "gltf_sqlerp_import").exact_animation
+            result = operator("import_scene.gltf")(filepath=path)
     except RuntimeError as error:  # an operator's error report, as Blender raises it in scripts
         result, reports = {"CANCELLED"}, [str(error)]
     installed = sys.modules[MODULE]

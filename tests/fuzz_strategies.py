@@ -55,7 +55,7 @@ class Seed:
     name: str
     kind: str            # "gltf" or "glb"
     json: dict
-    bin: bytes = None    # the GLB BIN chunk
+    bin: bytes | None = None    # the GLB BIN chunk
     files: dict = field(default_factory=dict)  # external buffer URI -> bytes
 
 
@@ -93,7 +93,7 @@ class Case:
     seed: str
     kind: str
     json: object
-    bin: bytes = None
+    bin: bytes | None = None
     files: dict = field(default_factory=dict)
     glb: dict = field(default_factory=dict)   # version, length, json_type, bin_type, bin_length ...
     steps: list = field(default_factory=list)

@@ -13,6 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from bpy_access import operator
 from child_job import ROOT, finish, tool
 
 SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
@@ -48,7 +49,7 @@ def main(folder):
     fidelity.enable_addon()
     assert fidelity.import_gltf(str(occluded_sample(folder))) == {'FINISHED'}
     groups = sorted(g.name for g in bpy.data.node_groups)
-    result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(folder / "out.gltf"))
+    result = operator("export_scene.gltf_sqlerp")(filepath=str(folder / "out.gltf"))
     fidelity.disable_addon()
     print(json.dumps({"result": sorted(result), "node_groups": groups}))
 

@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+from bpy_access import current_scene, settings
 from conftest import ASSETS, tool
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,14 +33,14 @@ def frame_set(scene, frame):
 
 def import_sample(fidelity, path=SAMPLE):
     assert fidelity.import_gltf(str(path)) == {'FINISHED'}
-    import bpy
-    return bpy.context.scene
+    return current_scene()
 
 
 def set_preview(scene, enabled, source='EXTENSION'):
     """Set the scene's preview as a script does, and show the change at once."""
-    scene.gltf_sqlerp_preview.source = source
-    scene.gltf_sqlerp_preview.enabled = enabled
+    preview_settings = settings(scene, "gltf_sqlerp_preview")
+    preview_settings.source = source
+    preview_settings.enabled = enabled
     from gltf_sqlerp.operators.preview import live as preview
     preview.refresh(scene)
 

@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from bpy_access import current_scene, settings
 from child_job import ROOT, finish, tool
 SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
 
@@ -24,22 +25,27 @@ def main(folder):
     from gltf_sqlerp.operators.preview import live as preview
     fidelity.enable_addon()
     fidelity.import_gltf(str(SAMPLE))
-    scene, arm = bpy.context.scene, bpy.data.objects["Arm"]
+    scene, arm = current_scene(), bpy.data.objects["Arm"]
     # What the bundled exporter samples is under test here: the add-on's CUBICSLERP export (which
     # would refit the rotations, and notices a leaked preview on its own) stays out of it.
-    scene.gltf_sqlerp_export.enabled = False
-    paths = [r.data_path for r in action_data.load(arm.animation_data.action).channels]
+    settings(scene, "gltf_sqlerp_export").enabled = False
+    assert arm.animation_data is not None and arm.animation_data.action is not None
+    clip = action_data.load(arm.animation_data.action)
+    assert clip is not None
+    paths = [r.data_path for r in clip.channels]
 
     def values():
-        return [list(arm.path_resolve(path)) for path in paths]
+        # fake-bpy-module types path_resolve as returning None; it returns the property's value.
+        return [list(arm.path_resolve(path)) for path in paths]  # pyright: ignore[reportArgumentType]
 
     def export(name):
         result = bpy.ops.export_scene.gltf(filepath=str(folder / name), export_format='GLB')
         assert result == {'FINISHED'}, result
 
     export("off.glb")
-    scene.gltf_sqlerp_preview.source = 'FALLBACK'
-    scene.gltf_sqlerp_preview.enabled = True
+    preview_settings = settings(scene, "gltf_sqlerp_preview")
+    preview_settings.source = 'FALLBACK'
+    preview_settings.enabled = True
     scene.frame_set(40)
     before = values()
     export("on.glb")

@@ -10,6 +10,7 @@ Usage: ``python stored_clip_job.py BLEND SAMPLE OUTPUT``.
 import json
 import sys
 
+from bpy_access import current_scene, operator
 from child_job import finish, tool
 
 
@@ -24,14 +25,18 @@ def main(blend, sample, output):
     from gltf_sqlerp.operators.exporting import session as export_session
     bpy.ops.wm.open_mainfile(filepath=blend)
     arm = bpy.data.objects["Arm"]
+    assert arm.animation_data is not None and arm.animation_data.action is not None
     clip = action_data.load(arm.animation_data.action)
-    scene = bpy.context.scene
+    assert clip is not None
+    scene = current_scene()
     set_preview(scene, True, "EXTENSION")
     frame_set(scene, 30.5)
     previewed = off_spec(arm, records(arm), core.load(sample), 30.5 / 24.0, False)
     set_preview(scene, False)
-    result = sorted(bpy.ops.export_scene.gltf_sqlerp(filepath=output))
-    channels = [{"form": c.form, "kept": c.kept} for c in export_session.last_outcome.channels]
+    result = sorted(operator("export_scene.gltf_sqlerp")(filepath=output))
+    outcome = export_session.last_outcome
+    assert outcome is not None
+    channels = [{"form": c.form, "kept": c.kept} for c in outcome.channels]
     fidelity.disable_addon()
     print(json.dumps({"version": clip.version, "name": clip.name, "channels": len(clip.channels),
                       "slots": sorted({c.slot for c in clip.channels}), "previewed_deg": previewed,

@@ -571,7 +571,7 @@ def test_quantized_morph_cube_positions_dequantize_to_the_float_cube(khronos):
     floats = khronos("AnimatedMorphCube/glTF/AnimatedMorphCube.gltf")
     node = quantized.json["nodes"][0]
 
-    def triangles(file, scale=1.0, offset=0.0):
+    def triangles(file, scale: np.ndarray | float = 1.0, offset: np.ndarray | float = 0.0):
         primitive = file.json["meshes"][0]["primitives"][0]
         positions = read_accessor(file, primitive["attributes"]["POSITION"]) * scale + offset
         indices = read_accessor(file, primitive["indices"])[:, 0]

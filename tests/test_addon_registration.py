@@ -4,12 +4,14 @@ In background mode Blender prints operator reports to stdout ("Info: ...", "Warn
 "Error: ...") and `bpy.ops` turns ERROR reports into a RuntimeError carrying their text.
 """
 
+import importlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from bpy_access import operator
 
 pytestmark = pytest.mark.blender
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +30,7 @@ def test_register_adds_the_operator_and_the_panel(addon):
     import bpy
     classes, operators = registered_names(bpy)
     assert {OPERATOR_CLASS, PANEL_CLASS} <= set(classes) and "check_file" in operators
-    assert bpy.ops.gltf_sqlerp.check_file.get_rna_type().identifier == OPERATOR_CLASS
+    assert operator("gltf_sqlerp.check_file").get_rna_type().identifier == OPERATOR_CLASS
     panel = getattr(bpy.types, PANEL_CLASS)
     assert (panel.bl_space_type, panel.bl_region_type, panel.bl_category) == ("VIEW_3D", "UI", "glTF Sqlerp")
     assert panel.is_registered
@@ -51,19 +53,18 @@ def test_check_file_reports_the_counts_of_a_valid_file(empty_scene, shared_asset
     path = (shared_assets if folder == "shared" else ROOT) / relative
     animations, channels, sqlerp = counts_from_json(path)
     objects_before = len(bpy.data.objects)
-    assert bpy.ops.gltf_sqlerp.check_file(filepath=str(path)) == {'FINISHED'}
+    assert operator("gltf_sqlerp.check_file")(filepath=str(path)) == {'FINISHED'}
     assert (f"Info: {path.name}: {animations} animation{'s' * (animations != 1)}, "
             f"{channels} channels ({sqlerp} EXT_animation_sqlerp), 0 warnings") in capfd.readouterr().out
     assert len(bpy.data.objects) == objects_before
 
 
 def test_check_file_reports_each_warning_of_the_validator(empty_scene, shared_assets, capfd):
-    import bpy
     path = shared_assets / "validator" / "animation" / "custom_property.gltf"
     report = json.loads(path.with_name(path.name + ".report.json").read_text(encoding="utf-8"))
     expected = [(m["code"], m["pointer"]) for m in report["issues"]["messages"] if m["severity"] == 1]
     assert expected  # severity 1: the validator's warnings
-    assert bpy.ops.gltf_sqlerp.check_file(filepath=str(path)) == {'FINISHED'}
+    assert operator("gltf_sqlerp.check_file")(filepath=str(path)) == {'FINISHED'}
     lines = capfd.readouterr().out.splitlines()
     warnings = [line for line in lines if line.startswith("Warning: custom_property.gltf: ")]
     missing = [(code, pointer) for code, pointer in expected
@@ -73,12 +74,11 @@ def test_check_file_reports_each_warning_of_the_validator(empty_scene, shared_as
 
 
 def test_check_file_names_code_and_pointer_of_an_invalid_file(empty_scene, shared_assets, capfd):
-    import bpy
     path = shared_assets / "validator" / "animation" / "unresolved_channel_sampler.gltf"
     # glTF-Validator's report for this file (unresolved_channel_sampler.gltf.report.json).
     code, pointer = "UNRESOLVED_REFERENCE", "/animations/0/channels/0/sampler"
     with pytest.raises(RuntimeError) as raised:
-        bpy.ops.gltf_sqlerp.check_file(filepath=str(path))
+        operator("gltf_sqlerp.check_file")(filepath=str(path))
     assert code in str(raised.value) and pointer in str(raised.value)
     error_lines = [line for line in capfd.readouterr().out.splitlines() if line.startswith("Error:")]
     assert any(code in line and pointer in line for line in error_lines)
@@ -92,7 +92,7 @@ def test_unregister_leaves_nothing_registered(addon):
     try:
         assert registered_names(bpy) == ([], [])
         with pytest.raises(KeyError):
-            bpy.ops.gltf_sqlerp.check_file.get_rna_type()
+            operator("gltf_sqlerp.check_file").get_rna_type()
     finally:
         # The session fixture unregisters at teardown: leave it registered as it found it.
         addon.register()
@@ -103,9 +103,9 @@ def test_the_export_dialog_panel_is_in_the_bundled_exporters_table_while_registe
     """The bundled exporter draws every function of io_scene_gltf2.exporter_extension_layout_draw
     in File > Export > glTF 2.0; since Blender 4.4 it no longer adds enabled add-ons' draw_export
     there itself (on 4.5 to 5.3 our panel was never drawn)."""
-    import io_scene_gltf2
     from gltf_sqlerp.ui.export_dialog import draw_export
-    table = io_scene_gltf2.exporter_extension_layout_draw
+    # Blender's add-ons (scripts/addons_core) are on the path at run time only, by name here.
+    table = importlib.import_module("io_scene_gltf2").exporter_extension_layout_draw
     assert draw_export in table.values()
     addon.unregister()
     try:

@@ -71,7 +71,7 @@ def test_unreferenced_accessors_and_views_leave_and_the_rest_reads_the_same():
     assert [v.get("byteOffset", 0) for v in gltf["bufferViews"]] == [0, 37, 40]
     assert len(new_buffers) == 1 and gltf["buffers"] == [{"byteLength": 48}]
     assert new_buffers[0][40:48] == buffers[0][52:60] and "byteOffset" not in gltf["bufferViews"][0]
-    after = GltfFile(json=gltf, buffers=new_buffers)
+    after = GltfFile(json=gltf, buffers=list(new_buffers))  # a list of bytes | None
     for old, new in ((1, 0), (2, 1), (4, 2)):
         a, b = read_accessor(before, old), read_accessor(after, new)
         assert a.dtype == b.dtype and np.array_equal(a, b)

@@ -12,6 +12,7 @@ import struct
 import subprocess
 import sys
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pytest
@@ -128,6 +129,7 @@ def test_a_smooth_dense_rotation_gets_far_fewer_cubicslerp_keys_within_the_toler
     swing, stepper = report.channels  # rotation channels only: 0 and 2
     assert (swing.pointer, stepper.pointer) == ("/animations/0/channels/0", "/animations/0/channels/2")
     assert swing.form == "CUBICSLERP" and swing.original_keys == KEYS
+    assert swing.keys is not None and swing.max_error_deg is not None
     assert swing.keys * 4 <= KEYS, swing
     assert 0.0 < swing.max_error_deg <= tolerance
     assert not stepper.converted and "STEP" in stepper.note
@@ -205,14 +207,20 @@ def test_a_lively_motion_becomes_linear_keys_alone_without_the_extension(tmp_pat
     assert angle_deg(channel.evaluate(grid), ref_linear(times, rotations, grid)).max() <= 0.01
 
 
+def reduction(channel):
+    """Original keys per new key of a converted channel."""
+    assert channel.keys is not None
+    return channel.original_keys / channel.keys
+
+
 def test_min_ratio_leaves_channels_with_too_small_a_reduction_alone(tmp_path):
     source = CESIUM / "glTF-Binary" / "CesiumMan.glb"
     every = convert(source, tmp_path / "every.glb", 0.05)
-    ratios = sorted(c.original_keys / c.keys for c in every.converted)
+    ratios = sorted(reduction(c) for c in every.converted)
     assert ratios[0] < 2.0 <= ratios[-1]  # else this checks nothing
     report = convert(source, tmp_path / "some.glb", 0.05, min_ratio=2.0)
     assert {c.pointer for c in report.converted} == {
-        c.pointer for c in every.converted if c.original_keys / c.keys >= 2.0}
+        c.pointer for c in every.converted if reduction(c) >= 2.0}
     assert all("more than 1/2 of them" in c.note for c in report.channels if not c.converted)
     assert report.destination_bytes > every.destination_bytes
 
@@ -318,10 +326,12 @@ def test_bad_arguments_raise_value_error_and_write_nothing(tmp_path):
     before = sorted(tmp_path.iterdir())
     with pytest.raises(ValueError, match="must end in .glb"):
         convert(tmp_path / "dense.glb", tmp_path / "out.gltf")
-    for tolerance in (0.0, -1.0, float("nan"), "0.01x"):
+    wrong_tolerances: list[Any] = [0.0, -1.0, float("nan"), "0.01x"]  # a wrong type too, on purpose
+    for tolerance in wrong_tolerances:
         with pytest.raises(ValueError, match="tolerance_deg"):
             convert(tmp_path / "dense.glb", tmp_path / "out.glb", tolerance)
-    for ratio in (0.5, float("inf"), None):
+    wrong_ratios: list[Any] = [0.5, float("inf"), None]
+    for ratio in wrong_ratios:
         with pytest.raises(ValueError, match="min_ratio"):
             convert(tmp_path / "dense.glb", tmp_path / "out.glb", 0.01, ratio)
     for fallback in (0.005, 180.0, float("nan")):  # below the tolerance, or no angle

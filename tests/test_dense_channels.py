@@ -161,6 +161,7 @@ def test_dense_samples_of_a_smooth_motion_are_written_as_cubicslerp():
     # them; 0.1 degrees lets it skip most), 16-bit since this slow swing's tangents are under 1
     # per second; played with the spec's Hermite formula written out, within its 0.1 degrees of
     # the motion (and the curve's 0.009).
+    assert keys.fallback is not None
     interpolation, times, rows = keys.fallback
     assert interpolation == "CUBICSPLINE" and keys.fallback_precision == "SHORT"
     assert np.isin(times, keys.fit.times).all() and len(times) < len(keys.fit.times)
@@ -202,8 +203,10 @@ def test_the_default_fallback_holds_its_tolerance_without_more_keys_than_frames(
     key_times, check, per_frame = fast_task()
     linear = export_keys(fast_swing, key_times, check, fast_swing(check), ExportOptions(fallback="LINEAR"),
                          frame_times=per_frame)
+    assert linear.fallback is not None
     assert len(linear.fallback[1]) > len(per_frame)  # LINEAR alone needs several keys a frame
     keys = export_keys(fast_swing, key_times, check, fast_swing(check), ExportOptions(), frame_times=per_frame)
+    assert keys.fallback is not None
     interpolation, times, rows = keys.fallback
     assert interpolation == "CUBICSPLINE" and len(times) <= len(per_frame)
     assert keys.fallback_precision == "FLOAT"  # tangents of 42 degrees a frame are over 1 per second
@@ -218,6 +221,7 @@ def test_a_fallback_that_cannot_hold_its_tolerance_is_the_closer_of_its_forms():
     # on every frame holds 0.005 degrees. The fallback is the closer of those two.
     options = ExportOptions(tolerance_deg=1.0, fallback_tolerance_deg=0.005, precision="FLOAT")
     keys = export_keys(fast_swing, key_times, check, fast_swing(check), options, frame_times=per_frame)
+    assert keys.fallback is not None and keys.fit is not None
     interpolation, times, rows = keys.fallback
     assert len(times) <= len(per_frame) and keys.fallback_error_deg > 0.005
     # LINEAR keys on the curve at every frame, played by hand (about z: linear in the angle).
@@ -239,11 +243,11 @@ def test_per_frame_linear_keys_share_the_bundled_input_when_they_write_fewer_byt
     steps = np.cumsum(rng.uniform(0.5, 4.0, len(frames)))
     target, key_times, check, expected = per_frame_task(lambda f: np.interp(f, frames, steps), frames)
     alone = export_keys(target, key_times, check, expected, ExportOptions(), dense=True)
-    assert not alone.frame_keys and len(alone.linear.times) > 2 * len(frames) / 3
+    assert not alone.frame_keys and alone.linear is not None and len(alone.linear.times) > 2 * len(frames) / 3
     per_frame = (frames / RATE).astype(np.float32)
     shared = export_keys(target, key_times, check, expected, ExportOptions(), dense=True,
                          frame_times=per_frame)
-    assert shared.frame_keys and shared.fit is None
+    assert shared.frame_keys and shared.fit is None and shared.linear is not None
     np.testing.assert_array_equal(shared.linear.times, per_frame)
     # 8 bytes a key (16-bit values; the times are the bundled sampler's) against 12.
     assert shared.written_bytes == 8 * len(frames) < alone.written_bytes == 12 * len(alone.linear.times)
@@ -259,7 +263,7 @@ def test_a_still_or_slerp_channel_keyed_by_an_animator_is_two_linear_keys(degree
     target, _, check, expected = per_frame_task(lambda f: degrees * np.asarray(f) / 48.0, np.arange(49.0))
     key_times = (frames / RATE).astype(np.float32).astype(np.float64)
     keys = export_keys(target, key_times, check, expected, ExportOptions())
-    assert keys.fit is None and not keys.dense
+    assert keys.fit is None and not keys.dense and keys.linear is not None
     np.testing.assert_array_equal(keys.linear.times, key_times[[0, -1]])
     angles = np.degrees(2 * np.arctan2(keys.linear.values[:, 2], keys.linear.values[:, 3]))
     np.testing.assert_allclose(angles, [0.0, degrees], atol=0.004)
@@ -278,7 +282,7 @@ def test_a_channel_of_constant_keys_is_written_as_step_keys_alone():
     target = ChannelTarget(RotationMotion("QUATERNION", frames, curves), identity, identity, 0.0, RATE)
     task = ChannelTask(target, 0.0, 20.0)
     keys = task.fit(ExportOptions())
-    assert keys.step and keys.fit is None and keys.interpolation == "STEP"
+    assert keys.step and keys.fit is None and keys.interpolation == "STEP" and keys.linear is not None
     np.testing.assert_allclose(keys.linear.times, frames / RATE, rtol=1e-7)
     check = np.linspace(0.0, 20.0, 8 * 20 + 1)
     held = angles[np.searchsorted(frames, check, side="right") - 1]  # by hand: the last key so far
@@ -301,6 +305,8 @@ def test_a_fallback_fitted_again_keeps_the_cubicslerp_keys_and_meets_its_smaller
     target = ChannelTarget(RotationMotion("QUATERNION", frames, curves), identity, identity, 0.0, RATE)
     first = ChannelTask(target, 0.0, 48.0).fit(ExportOptions())
     again = ChannelTask(target, 0.0, 48.0, fallback_share=0.2, extension=first).fit(ExportOptions())
+    assert first.fit is not None and again.fit is not None
+    assert first.fallback is not None and again.fallback is not None
     np.testing.assert_array_equal(again.fit.times, first.fit.times)
     np.testing.assert_array_equal(again.fit.interleaved(), first.fit.interleaved())
     check = check_grid(0.0, 48.0, frames) / RATE
@@ -308,6 +314,7 @@ def test_a_fallback_fitted_again_keeps_the_cubicslerp_keys_and_meets_its_smaller
         first.fit.interleaved(), axis=1)[:, None], check, rotation=True)
     errors = []
     for keys in (first, again):
+        assert keys.fallback is not None
         interpolation, times, values = keys.fallback
         inside = check[(check >= times[0]) & (check <= times[-1])]
         played = evaluate(interpolation, times, values, inside, rotation=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bpy_access import current_scene, operator, settings
 
 from gltf_sqlerp.core.sampling import quaternions as quat
 from gltf_sqlerp.core.blender_model.clip_record import ChannelRecord
@@ -59,6 +60,12 @@ def curve(frames, values, mode, left=None, right=None):
                      np.full(len(frames), mode))
 
 
+def peak(pair):
+    """The largest difference of a pair compared with Blender (it must have been compared)."""
+    assert pair is not None
+    return pair.max
+
+
 def per_component(frames, blender_values, mode):
     return [curve(frames, blender_values[:, c], mode) for c in range(blender_values.shape[1])]
 
@@ -94,7 +101,7 @@ def test_curves_equal_to_the_spec_deviate_by_nothing():
     rows = channel_deviations(records, keys, FPS)
     assert len(rows) == 3
     for row in rows:
-        assert row.ext_blender.max < 1e-9 and row.fallback_blender.max < 1e-9
+        assert peak(row.ext_blender) < 1e-9 and peak(row.fallback_blender) < 1e-9
         assert row.ext_fallback.max == 0.0 and not row.has_fallback
         assert "no fallback: FALLBACK = EXTENSION" in row.notes
 
@@ -109,7 +116,7 @@ def test_a_step_keyed_at_float32_frames_plays_exactly():
     keys = [per_component(_frames32(times), scales, "CONSTANT")]
     (row,) = channel_deviations(
         [record("translation", sampler("STEP", times, scales), np.eye(3), np.zeros(3))], keys, FPS)
-    assert row.ext_blender.max == 0.0
+    assert peak(row.ext_blender) == 0.0
 
 
 def _frames32(times):
@@ -151,7 +158,7 @@ def test_peaks_and_their_times_follow_from_the_sampling():
     assert abs(row.ext_fallback.max - 90.0 * last) < 1e-9
     assert (row.ext_fallback.time, row.ext_fallback.frame) == pytest.approx((last, last * fps))
     for pair in (row.ext_blender, row.fallback_blender):
-        assert abs(pair.max - 90.0) < 1e-9
+        assert pair is not None and abs(pair.max - 90.0) < 1e-9
         assert (pair.time, pair.frame) == pytest.approx((1.0, 30.0))
 
 
@@ -164,7 +171,7 @@ def test_other_channels_compare_values_and_leave_out_components_without_a_proper
     (row,) = channel_deviations(
         [record("weights", sampler("LINEAR", times, weights), np.eye(2), np.zeros(2))], keys, FPS)
     assert not row.rotation and row.unit == ""
-    assert row.ext_blender.max == pytest.approx(0.25, abs=1e-12)
+    assert peak(row.ext_blender) == pytest.approx(0.25, abs=1e-12)
 
 
 def test_rows_come_worst_first_rotations_before_other_channels():
@@ -218,11 +225,13 @@ def test_planned_curves_are_the_keys_blender_stores():
     assert curves[1] is None
     expected = (locations @ LOCATION_MAP.T + offset).astype(np.float32)
     for c in (0, 2):
-        assert curves[c].co.dtype == np.float64
-        assert np.array_equal(curves[c].co[:, 0], (times * FPS).astype(np.float32))
-        assert np.array_equal(curves[c].co[:, 1], expected[:, c])
-        assert list(curves[c].interpolation) == ["LINEAR"] * 3
-    assert blender_peak(main, curves, "EXTENSION", np.linspace(0, 1.1, 200), FPS).max < 1e-6
+        planned = curves[c]
+        assert planned is not None and planned.co.dtype == np.float64
+        assert np.array_equal(planned.co[:, 0], (times * FPS).astype(np.float32))
+        assert np.array_equal(planned.co[:, 1], expected[:, c])
+        assert list(planned.interpolation) == ["LINEAR"] * 3
+    found = blender_peak(main, curves, "EXTENSION", np.linspace(0, 1.1, 200), FPS)
+    assert not isinstance(found, str) and found.max < 1e-6
 
 
 def test_target_names():
@@ -261,7 +270,9 @@ def test_blender_values_do_not_depend_on_the_order_or_number_of_frames():
                                 np.column_stack([right_times, right_values]), modes))
     dense = np.sort(np.concatenate([np.arange(frames[0] - 5, frames[-1] + 5, 1 / 8), frames]))
     dense = dense.astype(np.float32).astype(float)  # as Blender evaluates them
-    played, mask = blender_values(curves, dense, rotation=False)
+    compared = blender_values(curves, dense, rotation=False)
+    assert not isinstance(compared, str)
+    played, mask = compared
     assert mask.all() and played.shape == (len(dense), 4)
     assert np.array_equal(played[:, 1], play(curves[1].keyframes(), dense)[:, 0])
     shuffled = rng.permutation(len(dense))
@@ -320,7 +331,7 @@ def test_report_after_import_matches_the_core(arm):
         if channel.path != "rotation":
             continue
         row = rows[names[channel.node]]
-        assert row.ext_blender.max <= 0.01 and row.source == "EXTENSION"
+        assert peak(row.ext_blender) <= 0.01 and row.source == "EXTENSION"
         expected = rotation_deviation(channel.evaluate(times),
                                       channel.evaluate(times, use_fallback=True), times)
         assert abs(row.ext_fallback.max - expected.max_deg) < 1e-6
@@ -330,13 +341,12 @@ def test_report_after_import_matches_the_core(arm):
 
 @pytest.mark.blender
 def test_report_operator_prints_and_keeps_a_summary(arm, capfd):
-    import bpy
     action = arm.animation_data.action
-    assert bpy.ops.gltf_sqlerp.deviation_report(action=action.name) == {'FINISHED'}
+    assert operator("gltf_sqlerp.deviation_report")(action=action.name) == {'FINISHED'}
     out = capfd.readouterr().out
     assert f"Info: Deviation of '{action.name}'" in out
     assert all(f"Info: {bone}" in out for bone in ("Shoulder", "Elbow", "Wrist"))
-    state = bpy.context.scene.gltf_sqlerp_deviation
+    state = settings(current_scene(), "gltf_sqlerp_deviation")
     assert state.action == action.name and len(state.rows) == 4
     assert state.lines.splitlines()[0] == state.summary and len(state.lines.splitlines()) == 5
     assert all(0.0 <= row.ext_blender <= 0.01 for row in state.rows if row.unit == "°")
@@ -354,7 +364,7 @@ def test_add_keys_repairs_a_damaged_bone_and_undo_restores_the_damage(arm, fidel
     path = 'pose.bones["Shoulder"].rotation_quaternion'
     action_name = arm.animation_data.action.name
     # A fresh import is within tolerance everywhere: nothing to add.
-    assert bpy.ops.gltf_sqlerp.add_keys(action=action_name) == {'CANCELLED'}
+    assert operator("gltf_sqlerp.add_keys")(action=action_name) == {'CANCELLED'}
     for fcurve in fcurves_of(bpy.data.actions[action_name], path):
         points = fcurve.keyframe_points
         for i in range(len(points) - 2, 0, -2):  # every other key, first and last kept
@@ -362,25 +372,26 @@ def test_add_keys_repairs_a_damaged_bone_and_undo_restores_the_damage(arm, fidel
         fcurve.update()
     damaged = key_points(bpy.data.actions[action_name], path)
     rows = report(arm)
-    assert rows[0].target == "Shoulder" and rows[0].ext_blender.max > 0.01
+    assert rows[0].target == "Shoulder" and peak(rows[0].ext_blender) > 0.01
     assert fidelity.measure(document, 0).rotation_max_deg > 0.01
-    assert all(row.ext_blender.max <= 0.01 for row in rows[1:] if row.rotation)
+    assert all(peak(row.ext_blender) <= 0.01 for row in rows[1:] if row.rotation)
     capfd.readouterr()
+    assert bpy.context.window_manager is not None
     with bpy.context.temp_override(window=bpy.context.window_manager.windows[0]):
         bpy.ops.ed.undo_push(message="damaged")
-        result = bpy.ops.gltf_sqlerp.add_keys('EXEC_DEFAULT', True, action=action_name)
+        result = operator("gltf_sqlerp.add_keys")('EXEC_DEFAULT', True, action=action_name)
         assert result == {'FINISHED'}
         repaired = key_points(bpy.data.actions[action_name], path)
         assert all(len(r) > len(d) for r, d in zip(repaired, damaged))
         added = sum(len(r) - len(d) for r, d in zip(repaired, damaged))
         assert f"+{added} keys on 1 channel" in capfd.readouterr().out
         fixed = by_target(report(bpy.data.objects["Arm"]))
-        assert all(row.ext_blender.max <= 0.01 for row in fixed.values())
+        assert all(peak(row.ext_blender) <= 0.01 for row in fixed.values())
         assert fidelity.measure(document, 0).rotation_max_deg <= 0.01
         assert bpy.ops.ed.undo() == {'FINISHED'}
     restored = key_points(bpy.data.actions[action_name], path)
     assert len(restored) == 4 and all(np.array_equal(r, d) for r, d in zip(restored, damaged))
-    assert by_target(report(bpy.data.objects["Arm"]))["Shoulder"].ext_blender.max > 0.01
+    assert peak(by_target(report(bpy.data.objects["Arm"]))["Shoulder"].ext_blender) > 0.01
 
 
 @pytest.mark.blender
@@ -394,9 +405,9 @@ def test_add_keys_against_the_fallback_makes_blender_play_it(arm, fidelity):
     document = core.load(SAMPLE)
     assert fidelity.measure(document, 0, use_fallback=True).rotation_max_deg > 0.05
     action_name = arm.animation_data.action.name
-    assert bpy.ops.gltf_sqlerp.add_keys(action=action_name, source='FALLBACK') == {'FINISHED'}
+    assert operator("gltf_sqlerp.add_keys")(action=action_name, source='FALLBACK') == {'FINISHED'}
     rows = by_target(report(arm, source='FALLBACK'))
-    assert all(row.fallback_blender.max <= 0.01 for row in rows.values())
+    assert all(peak(row.fallback_blender) <= 0.01 for row in rows.values())
     records = bpy.data.actions[action_name]["gltf_sqlerp"].to_dict()["channels"]
     assert {r["source"] for r in records if r["path"] == "rotation"} == {"FALLBACK"}
     assert {r["source"] for r in records if r["path"] != "rotation"} == {"EXTENSION"}  # no fallback
@@ -417,6 +428,8 @@ def test_tolerance_shares_follow_the_chains_the_import_used(arm):
     rotated = {c.node for c in document.animations[0].channels if c.path == "rotation"}
     budgets = rotation_budgets(document.scene.parents, document.scene.order, rotated)
     names = [node["name"] for node in document.json["nodes"]]
-    counts = chain_counts(action_data.load(arm.animation_data.action))
+    clip = action_data.load(arm.animation_data.action)
+    assert clip is not None
+    counts = chain_counts(clip)
     assert counts == {("Arm", names[n]): int(budgets[n]) for n in rotated}
     assert set(counts.values()) == {3}  # Shoulder > Elbow > Wrist

@@ -76,7 +76,7 @@ def test_extension_is_default_and_fallback_is_available():
         fallback_spec = document["animations"][0]["samplers"][spec["sampler"]]
         times = raw_accessor(SAMPLES / "sqlerp_arm.gltf", fallback_spec["input"])[:, 0]
         keys = raw_accessor(SAMPLES / "sqlerp_arm.gltf", fallback_spec["output"])
-        assert channel.fallback.interpolation == "LINEAR"
+        assert channel.fallback is not None and channel.fallback.interpolation == "LINEAR"
         got = channel.evaluate(times, use_fallback=True)
         np.testing.assert_allclose(np.abs(np.sum(got * keys, axis=1)), 1.0, atol=1e-6)
 

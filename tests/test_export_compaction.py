@@ -17,6 +17,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -150,8 +151,11 @@ def test_a_failure_is_the_outcomes_error_never_an_exception_in_the_hook(empty_sc
     from gltf_sqlerp.operators.exporting import compaction as export_compaction
     from gltf_sqlerp.operators.exporting.outcome import ExportOptions, Outcome
     outcome = Outcome()
-    export_compaction.compact([object()], {"vtree": None}, ExportOptions(), outcome)
+    # Any: dicts in place of the ExportedScene the hook hands over, on purpose.
+    no_tree: Any = {"vtree": None}
+    export_compaction.compact([object()], no_tree, ExportOptions(), outcome)
     assert outcome.error.startswith("reducing translation, scale and weights keys: ")
     switched_off = Outcome()
-    export_compaction.compact([object()], {}, ExportOptions(property_tolerance=0.0), switched_off)
+    empty: Any = {}
+    export_compaction.compact([object()], empty, ExportOptions(property_tolerance=0.0), switched_off)
     assert switched_off.error == "" and switched_off.properties == []

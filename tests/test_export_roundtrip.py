@@ -101,6 +101,7 @@ def test_the_file_passes_the_khronos_validator_and_reads_back_without_warnings(j
     assert required == (["EXT_animation_sqlerp"] if job["mode"] == "NONE" else [])
     if job["mode"] == "NONE":  # the schema-valid required form: one STEP key holding v_1
         for channel in sqlerp:
+            assert channel.fallback is not None
             assert channel.fallback.interpolation == "STEP" and len(channel.fallback.times) == 1
             # v_1 as fitted; the CUBICSLERP sampler stores it in 16 bits (the default precision).
             assert np.allclose(channel.fallback.values[0], channel.sampler.values[1], atol=2e-5)
@@ -306,7 +307,7 @@ def test_the_bundled_export_dialog_follows_the_panel_settings(tmp_path):
     assert job["off"] is None
     on, off = load(str(tmp_path / "on.glb")), load(str(tmp_path / "off.glb"))
     sqlerp = [c for a in on.animations for c in a.channels if c.uses_extension]
-    assert len(sqlerp) == 6 and {c.fallback.interpolation for c in sqlerp} == {"CUBICSPLINE"}
+    assert len(sqlerp) == 6 and {c.fallback and c.fallback.interpolation for c in sqlerp} == {"CUBICSPLINE"}
     assert not [c for a in off.animations for c in a.channels if c.uses_extension]
     report = gltf_validator.validate(tmp_path / "on.glb")
     assert gltf_validator.errors(report) == []
@@ -390,4 +391,5 @@ def test_meshopt_compression_turns_the_extension_off_with_a_clear_message():
     with export_session.Override(ExportOptions(0.01, "LINEAR", 0.1, "SHORT")):
         hook = export_hooks.glTF2ExportUserExtension()
         hook.gather_gltf_hook(0, [], [], {"gltf_meshopt_compression": True})
-    assert "meshopt" in export_session.last_outcome.error
+    outcome = export_session.last_outcome
+    assert outcome is not None and "meshopt" in outcome.error

@@ -1,7 +1,8 @@
 """The extension as users install it: built and installed with Blender's own extension tooling,
-loaded as ``bl_ext.user_default.gltf_sqlerp``, used (import, live preview, export), then disabled
-and removed with nothing of it left registered. Runs in a child process (tests/extension_job.py):
-this session has the repository's copy registered under the same operator ids."""
+loaded as ``bl_ext.user_default.gltf_sqlerp``, used (import, live preview, export, also with its
+channels fitted in worker processes), then disabled and removed with nothing of it left registered.
+Runs in a child process (tests/extension_job.py): this session has the repository's copy registered
+under the same operator ids."""
 
 import json
 import subprocess
@@ -21,6 +22,12 @@ def test_the_installed_extension_imports_previews_exports_and_uninstalls_cleanly
     job = json.loads(done.stdout.strip().splitlines()[-1])
     assert job["enabled"] and not job["repository_copy_loaded"]   # the installed copy ran
     assert job["stored"]                                          # import wrote its records
+    [world] = job["world"]                                        # verify's world measure, installed
+    assert world["samples"] > 90 and world["problems"] == [] and world["rotation_max_deg"] <= 0.01
     assert job["preview_moved"]                                   # the preview posed the arm
     assert job["exported"] == ["FINISHED"] and job["sqlerp_channels"] == 3
+    # Fitted in worker processes, which import the installed copy under Blender's name for it.
+    # (Not always the same bytes: numpy's BLAS runs one thread there, several here.)
+    assert job["in_processes"] == ["FINISHED"] and job["process_pools"] == 1
+    assert job["sqlerp_channels_in_processes"] == 3 and "fitting in Blender's process instead" not in done.stderr
     assert job["leftovers"] == [] and job["removed"] and not job["still_installed"]

@@ -64,8 +64,9 @@ def test_the_base_file_is_valid(tmp_path, kind):
     """Control: every case is this file plus one defect, so the defect is what fails it."""
     document = core.load(corpus.write_base(tmp_path, kind))
     assert not document.warnings
-    assert [c.interpolation for c in document.animations[0].channels[0:1]
-            for c in (c.sampler, c.fallback)] == ["CUBICSLERP", "LINEAR"]
+    first = document.animations[0].channels[0]
+    assert first.fallback is not None
+    assert [first.sampler.interpolation, first.fallback.interpolation] == ["CUBICSLERP", "LINEAR"]
     assert len(document.animations[0].channels) == 4
 
 

@@ -19,6 +19,7 @@ it walks ``bpy.data``'s collections by name, not ``user_map``.
 import re
 
 import pytest
+from bpy_access import operator, settings
 from conftest import tool
 
 pytestmark = pytest.mark.blender
@@ -35,7 +36,7 @@ NAMED = ("objects", "meshes", "armatures", "actions", "images", "materials", "te
 def inventory(bpy):
     """Everything a failed import could leave behind or change, as plain comparable data."""
     data = {}
-    names = set(NAMED)
+    names: set[str] = set(NAMED)
     for attribute in dir(bpy.data):
         if attribute.startswith("_"):
             continue
@@ -111,13 +112,16 @@ def corpus_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("hostile_import")
 
 
+_POPULATED = {}  # "state": the inventory of the populated scene, kept across the module's tests
+
+
 @pytest.fixture
 def populated(fidelity):
     """The populated scene, rebuilt only when a test changed it (imports that fail do not)."""
     bpy = fidelity.bpy
-    state = getattr(populated, "state", None)
+    state = _POPULATED.get("state")
     if state is None or inventory(bpy) != state:
-        populated.state = _populate(bpy)
+        _POPULATED["state"] = _populate(bpy)
     return bpy
 
 
@@ -127,7 +131,7 @@ def test_inventory_sees_an_import(populated, tmp_path):
     before = inventory(bpy)
     assert {"Existing object", "Existing rig"} <= {name for name, *_ in before["objects"]}
     path = corpus.write_base(tmp_path, "glb")
-    assert bpy.ops.import_scene.gltf_sqlerp(filepath=str(path)) == {'FINISHED'}
+    assert operator("import_scene.gltf_sqlerp")(filepath=str(path)) == {'FINISHED'}
     after = inventory(bpy)
     assert len(after["objects"]) == len(before["objects"]) + 2
     assert len(after["actions"]) > len(before["actions"])
@@ -145,7 +149,7 @@ def test_hostile_import_fails_and_changes_nothing(populated, corpus_dir, case):
         raise
     before = inventory(bpy)
     with pytest.raises(RuntimeError) as raised:
-        bpy.ops.import_scene.gltf_sqlerp(filepath=str(path))
+        operator("import_scene.gltf_sqlerp")(filepath=str(path))
     # Reports are C strings: the operator shows a NUL (from a URI or a property name) as \\0.
     expected = f"[{case.code} at {case.pointer or '/'}]".replace("\0", "\\0")
     assert expected in str(raised.value), str(raised.value)[:2000]
@@ -158,7 +162,7 @@ def test_importer_failure_half_way_is_rolled_back(populated, corpus_dir, case):
     path = corpus.write_case(case, corpus_dir / case.name)
     before = inventory(bpy)
     with pytest.raises(RuntimeError) as raised:
-        bpy.ops.import_scene.gltf_sqlerp(filepath=str(path))
+        operator("import_scene.gltf_sqlerp")(filepath=str(path))
     message = str(raised.value).strip()
     assert "the scene is unchanged" in message, message[-2000:]
     assert "\n" not in message and "Traceback" not in message and f"({path.name})" in message, message
@@ -174,15 +178,16 @@ def test_rollback_removes_what_the_bundled_importer_built(populated, corpus_dir)
     path = corpus.write_case(case, corpus_dir / case.name)
     before = inventory(bpy)
     with pytest.raises(RuntimeError) as raised:
-        bpy.ops.import_scene.gltf_sqlerp(filepath=str(path))
+        operator("import_scene.gltf_sqlerp")(filepath=str(path))
     removed = re.search(r"the scene is unchanged \((\d+) data-blocks removed\)", str(raised.value))
     assert removed and int(removed.group(1)) > 0, str(raised.value)[-2000:]
     assert inventory(bpy) == before
-    bpy.context.scene.gltf_sqlerp_import.exact_animation = False
+    import_settings = settings(bpy.context.scene, "gltf_sqlerp_import")
+    import_settings.exact_animation = False
     try:
         with pytest.raises(RuntimeError):
             bpy.ops.import_scene.gltf(filepath=str(path))
     finally:
-        bpy.context.scene.gltf_sqlerp_import.exact_animation = True
+        import_settings.exact_animation = True
     left = inventory(bpy)
     assert len(left["meshes"]) > len(before["meshes"])

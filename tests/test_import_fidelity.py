@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bpy_access import operator, settings
 from conftest import ASSETS
 
 from gltf_sqlerp.core.gltf.file import read_file
@@ -226,11 +227,11 @@ def test_a_broken_file_changes_nothing_and_names_code_and_pointer(fidelity, tmp_
     bpy.ops.wm.read_homefile(use_empty=True)
     before = inventory(bpy)
     with pytest.raises(RuntimeError) as raised:
-        bpy.ops.import_scene.gltf_sqlerp(filepath=str(path))
+        operator("import_scene.gltf_sqlerp")(filepath=str(path))
     assert all(code in str(raised.value) and pointer in str(raised.value) for code, pointer in errors)
     assert inventory(bpy) == before
     if case != "validator case":  # control: the bundled importer alone leaves data-blocks behind
-        bpy.context.scene.gltf_sqlerp_import.exact_animation = False
+        settings(bpy.context.scene, "gltf_sqlerp_import").exact_animation = False
         with pytest.raises(RuntimeError):
             bpy.ops.import_scene.gltf(filepath=str(path))
         assert inventory(bpy) - before
@@ -245,7 +246,7 @@ def test_undo_after_an_import_removes_it(fidelity):
         bpy.ops.ed.undo_push(message="before")
         # Positional 'EXEC_DEFAULT', True: push the operator's undo step as when run from the menu.
         path = str(SAMPLES / "sqlerp_arm.gltf")
-        assert bpy.ops.import_scene.gltf_sqlerp('EXEC_DEFAULT', True, filepath=path) == {'FINISHED'}
+        assert operator("import_scene.gltf_sqlerp")('EXEC_DEFAULT', True, filepath=path) == {'FINISHED'}
         assert len(bpy.data.objects) == 3 and len(bpy.data.actions) == 1
         assert bpy.ops.ed.undo() == {'FINISHED'}
     assert {c: sorted(getattr(bpy.data, c).keys()) for c in collections} == names
@@ -275,7 +276,7 @@ def test_bundled_dialog_without_exact_animation_refuses_a_file_requiring_it(fide
     bpy = fidelity.bpy
     path = SAMPLES / "sqlerp_arm_required.gltf" if form.startswith("draft") else _requiring_copy(tmp_path)
     bpy.ops.wm.read_homefile(use_empty=True)
-    bpy.context.scene.gltf_sqlerp_import.exact_animation = False
+    settings(bpy.context.scene, "gltf_sqlerp_import").exact_animation = False
     before = inventory(bpy)
     with pytest.raises(RuntimeError) as raised:
         bpy.ops.import_scene.gltf(filepath=str(path))
@@ -325,6 +326,8 @@ def test_a_jump_of_the_cubicslerp_curve_plays_the_spec_at_every_frame_and_is_rep
     document = _load(path)
     assert_plays_the_spec(fidelity.measure(document, 0), document, 0)
     import bpy
-    action = bpy.data.objects["Jumper"].animation_data.action
-    assert bpy.ops.gltf_sqlerp.deviation_report(action=action.name) == {'FINISHED'}
+    animation = bpy.data.objects["Jumper"].animation_data
+    assert animation is not None and animation.action is not None
+    action = animation.action
+    assert operator("gltf_sqlerp.deviation_report")(action=action.name) == {'FINISHED'}
     assert f"CUBICSLERP curve jumps at {jump:.4f} s" in capfd.readouterr().out

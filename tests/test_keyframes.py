@@ -179,8 +179,9 @@ def test_play_matches_an_independent_fcurve_evaluator():
     assert np.allclose(played, expected, rtol=0, atol=1e-12)
     assert np.allclose(K.play(keys, [times[3] + 0.5 * span[3]]), [values[3]], atol=0)
     # Rotations: the component curves, normalized (lerp of (0,0,0,2) and (0,0,2,0) at 1/2).
+    handle_times, handle_values = np.zeros(2), np.zeros((2, 4))  # only BEZIER segments read handles
     keys = K.Keyframes(np.array([0.0, 1.0]), np.array([[0.0, 0, 0, 2], [0, 0, 2, 0]]),
-                       *[np.zeros(2), np.zeros((2, 4))] * 2, np.array(["LINEAR"] * 2))
+                       handle_times, handle_values, handle_times, handle_values, np.array(["LINEAR"] * 2))
     assert np.allclose(K.play(keys, [0.5], rotation=True), [[0, 0, 0.5 ** 0.5, 0.5 ** 0.5]])
 
 

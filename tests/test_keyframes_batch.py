@@ -142,6 +142,7 @@ def test_a_jumping_cubicslerp_channel_keeps_its_jump_and_constant_gap_in_a_batch
     batched = keyframes_for_channels(samplers, [0.01] * 3)
     single = K.keyframes_for(jumping, 0.01)
     assert_same_keys_loosely(batched[1], single)
+    assert batched[1].jumps is not None
     np.testing.assert_allclose(batched[1].jumps, [jump], atol=1e-9)
     assert K.CONSTANT in set(batched[1].interpolation)
 

@@ -3,6 +3,7 @@
 Every run is a child process, as users run it: ``python pipeline_run.py convert IN OUT``.
 """
 
+import importlib
 import json
 import os
 import shutil
@@ -334,8 +335,9 @@ def option_actions(parser):
 def test_every_option_says_what_it_does_and_its_default():
     """pipeline_run.py's commands and the tools a newcomer runs first (demo, sqlerp_convert)."""
     sys.path.insert(0, str(ROOT / "tools"))
-    import demo
-    import sqlerp_convert
+    # Imported by name: tools/ is on the path at run time only (the line above).
+    demo = importlib.import_module("demo")
+    sqlerp_convert = importlib.import_module("sqlerp_convert")
     from gltf_sqlerp import pipeline
     rows = [row for parser in (pipeline._parser(), demo.parser(), sqlerp_convert.parser())
             for row in option_actions(parser)]

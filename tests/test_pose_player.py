@@ -51,7 +51,7 @@ def left(q):
     return np.array([[w, -x, -y, -z], [x, w, -z, y], [y, z, w, -x], [z, -y, x, w]])
 
 
-def well_conditioned(rng, k):
+def well_conditioned(rng: np.random.Generator, k: int):
     """Random matrix with singular values in [0.5, 2]."""
     u, _ = np.linalg.qr(rng.normal(size=(k, k)))
     v, _ = np.linalg.qr(rng.normal(size=(k, k)))
@@ -144,8 +144,8 @@ def test_key_times_give_mapped_stored_keys_and_clamp_outside():
 
 
 def test_one_key_channels_are_constant():
-    channel = PlayerChannel("CUBICSPLINE", [2.0], [[9.0, 9.0], [1.0, 2.0], [9.0, 9.0]], "weights",
-                            [[0.0, 1.0], [1.0, 0.0]], [10.0, 20.0])
+    channel = PlayerChannel("CUBICSPLINE", np.array([2.0]), np.array([[9.0, 9.0], [1.0, 2.0], [9.0, 9.0]]),
+                            "weights", np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([10.0, 20.0]))
     player = PosePlayer([channel])
     for time in (-1.0, 2.0, 7.5):
         assert player.at(time)[0].tolist() == [12.0, 21.0]
@@ -154,11 +154,11 @@ def test_one_key_channels_are_constant():
 def test_hand_worked_translation_and_quarter_turn():
     # The glTF tutorial's LINEAR example: (16, 2, -0.5) at t = 1.2; Blender's location is
     # (x, -z, y) (+Y up to +Z up) plus an offset of (1, 0, 0).
-    translation = PlayerChannel("LINEAR", [0.0, 0.8, 1.6, 2.4],
-                                [[0, 0, 0], [14, 3, -2], [18, 1, 1], [0, 0, 0]], "translation",
-                                [[1, 0, 0], [0, 0, -1], [0, 1, 0]], [1.0, 0.0, 0.0])
+    translation = PlayerChannel("LINEAR", np.array([0.0, 0.8, 1.6, 2.4]),
+                                np.array([[0, 0, 0], [14, 3, -2], [18, 1, 1], [0, 0, 0]]), "translation",
+                                np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]]), np.array([1.0, 0.0, 0.0]))
     # slerp from 0 to 90 degrees about z, halfway at t = 2: 45 degrees, (w, x, y, z) in Blender.
-    rotation = PlayerChannel("LINEAR", [1.0, 3.0], [[0, 0, 0, 1], [0, 0, R2, R2]], "rotation",
+    rotation = PlayerChannel("LINEAR", np.array([1.0, 3.0]), np.array([[0, 0, 0, 1], [0, 0, R2, R2]]), "rotation",
                              TO_WXYZ, np.zeros(4))
     player = PosePlayer([translation, rotation])
     np.testing.assert_allclose(player.at(1.2)[0], [17.0, 0.5, 2.0], rtol=0, atol=1e-12)
@@ -170,7 +170,7 @@ def test_cubicslerp_with_equal_tangents_is_slerp():
     # (conventions section 1): z(0) -> z(90) at t = 0.5 is z(45).
     keys = np.array([[0, 0, 0, 1], [0, 0, R2, R2]])
     values = np.repeat(keys, 3, axis=0)
-    channel = PlayerChannel("CUBICSLERP", [0.0, 1.0], values, "rotation", np.eye(4), np.zeros(4))
+    channel = PlayerChannel("CUBICSLERP", np.array([0.0, 1.0]), values, "rotation", np.eye(4), np.zeros(4))
     np.testing.assert_allclose(PosePlayer([channel]).at(0.5)[0], [0, 0, S22, C22],
                                rtol=0, atol=1e-15)
 
@@ -267,6 +267,7 @@ def test_sources_differ_where_the_sample_has_a_fallback():
     sqlerp = PosePlayer.from_records([record], "EXTENSION").over(times)[0]
     fallback = PosePlayer.from_records([record], "FALLBACK").over(times)[0]
     np.testing.assert_allclose(sqlerp, channel.evaluate(times) @ TO_WXYZ.T, rtol=0, atol=1e-12)
+    assert channel.fallback is not None
     np.testing.assert_allclose(fallback, channel.fallback.evaluate(times) @ TO_WXYZ.T,
                                rtol=0, atol=1e-12)
     assert not np.allclose(sqlerp, fallback, atol=1e-9)
@@ -274,15 +275,15 @@ def test_sources_differ_where_the_sample_has_a_fallback():
 
 def test_invalid_input_is_refused():
     with pytest.raises(ValueError):
-        PlayerChannel("HERMITE", [0.0], [[1.0]], "weights", [[1.0]], [0.0])
+        PlayerChannel("HERMITE", np.array([0.0]), np.array([[1.0]]), "weights", np.array([[1.0]]), np.array([0.0]))
     with pytest.raises(ValueError):
-        PlayerChannel("CUBICSPLINE", [0.0, 1.0], np.zeros((2, 3)), "translation", np.eye(3),
+        PlayerChannel("CUBICSPLINE", np.array([0.0, 1.0]), np.zeros((2, 3)), "translation", np.eye(3),
                       np.zeros(3))
     with pytest.raises(ValueError):
-        PlayerChannel("CUBICSLERP", [0.0, 1.0], np.zeros((6, 4)), "weights", np.eye(4),
+        PlayerChannel("CUBICSLERP", np.array([0.0, 1.0]), np.zeros((6, 4)), "weights", np.eye(4),
                       np.zeros(4))
     with pytest.raises(ValueError):
-        PlayerChannel("LINEAR", [0.0, 1.0], np.zeros((2, 3)), "rotation", np.eye(3), np.zeros(3))
+        PlayerChannel("LINEAR", np.array([0.0, 1.0]), np.zeros((2, 3)), "rotation", np.eye(3), np.zeros(3))
     with pytest.raises(ValueError):
         PosePlayer.from_records([], "BLENDER")
 

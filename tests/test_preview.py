@@ -7,6 +7,7 @@ vertices against ``Document.node_matrices``). Blender's own values are read with
 
 import numpy as np
 import pytest
+from bpy_access import settings
 from preview_checks import (APART_DEG, EXACT_DEG, HALF_FRAMES, MORPH_CUBE, SAMPLE,
                             blender_values, bone_matrices, core, curves, differences, equal,
                             frame_set, import_sample, off_spec, pose_over_half_frames, records,
@@ -78,12 +79,13 @@ def test_a_settings_change_notified_by_the_message_bus_shows_at_once(bpy, fideli
     frame_set(scene, 40.5)
     own = blender_values(arm, chosen)
     from gltf_sqlerp.operators.preview import live as preview
-    scene.gltf_sqlerp_preview.source = 'FALLBACK'
-    scene.gltf_sqlerp_preview.enabled = True
+    preview_settings = settings(scene, "gltf_sqlerp_preview")
+    preview_settings.source = 'FALLBACK'
+    preview_settings.enabled = True
     assert equal(blender_values(arm, chosen), own)  # no update callback: nothing yet
     preview.on_settings_change()
     assert off_spec(arm, chosen, core().load(SAMPLE), 40.5 / 24.0, True) < EXACT_DEG
-    scene.gltf_sqlerp_preview.enabled = False
+    preview_settings.enabled = False
     preview.on_settings_change()
     assert equal(blender_values(arm, chosen), own)
 

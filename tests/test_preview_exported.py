@@ -80,6 +80,7 @@ def test_an_edit_of_the_keys_is_followed(rig):
     point.handle_left.y += 0.8
     point.handle_right.y += 0.8
     curve.update()
+    assert bpy.context.view_layer is not None
     bpy.context.view_layer.update()
     frames = np.arange(empty.animation_data.action.frame_range[0], 40.0, 0.5)
     own = local_rotations(scene, arm, empties, frames)
@@ -100,11 +101,12 @@ def test_imported_clips_play_their_extension_and_fallback(fidelity):
     """With an "as exported" source an imported clip plays what its import stored."""
     scene = import_sample(fidelity)
     arm = next(o for o in scene.objects if o.type == 'ARMATURE')
+    assert arm.pose is not None
     poses = {}
     for source in ('EXTENSION', 'EXPORTED', 'FALLBACK', 'EXPORTED_FALLBACK'):
         set_preview(scene, True, source)
         frame_set(scene, 17.5)
-        poses[source] = [list(b.rotation_quaternion) for b in arm.pose.bones]
+        poses[source] = [[*b.rotation_quaternion] for b in arm.pose.bones]
     set_preview(scene, False)
     assert poses['EXPORTED'] == poses['EXTENSION'] and poses['EXPORTED_FALLBACK'] == poses['FALLBACK']
     assert poses['EXTENSION'] != poses['FALLBACK']
@@ -117,11 +119,13 @@ def test_damaged_stored_data_leaves_that_clip_to_blender_and_never_fails_a_frame
     and the console says so once; the clip is not built again on the next frame change."""
     scene = import_sample(fidelity)
     arm = next(o for o in scene.objects if o.type == 'ARMATURE')
+    assert arm.pose is not None
     frame_set(scene, 12.5)
-    own = [list(b.rotation_quaternion) for b in arm.pose.bones]
+    own = [[*b.rotation_quaternion] for b in arm.pose.bones]
     set_preview(scene, True, 'EXTENSION')
-    assert [list(b.rotation_quaternion) for b in arm.pose.bones] != own   # the preview posed it
+    assert [[*b.rotation_quaternion] for b in arm.pose.bones] != own   # the preview posed it
     set_preview(scene, False)
+    assert arm.animation_data is not None and arm.animation_data.action is not None
     data = arm.animation_data.action["gltf_sqlerp"]
     channels = data["channels"]
     channels[0]["sampler"]["values"] = [0.0]     # no longer a whole number of quaternions
@@ -138,7 +142,7 @@ def test_damaged_stored_data_leaves_that_clip_to_blender_and_never_fails_a_frame
     set_preview(scene, True, 'EXTENSION')
     for frame in (13.0, 14.0, 12.5):
         frame_set(scene, frame)
-    damaged = [list(b.rotation_quaternion) for b in arm.pose.bones]
+    damaged = [[*b.rotation_quaternion] for b in arm.pose.bones]
     set_preview(scene, False)
     assert damaged == own
     out = capsys.readouterr().out

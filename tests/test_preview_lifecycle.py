@@ -6,9 +6,11 @@ import math
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from bpy_access import operator, settings
 from preview_checks import (APART_DEG, EXACT_DEG, SAMPLE, blender_values, core, curves,
                             differences, equal, frame_set, import_sample, off_spec, records,
                             set_preview)
@@ -31,7 +33,9 @@ def test_a_render_shows_the_preview(bpy, fidelity, tmp_path):
     camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
     scene.collection.objects.link(camera)
     camera.location, camera.rotation_euler, scene.camera = (0, -8, 1), (math.pi / 2, 0, 0), camera
-    scene.render.engine = 'CYCLES'
+    # fake-bpy-module types engine as the literal 'BLENDER_EEVEE_NEXT' only; it takes any registered engine.
+    scene.render.engine = 'CYCLES'  # pyright: ignore[reportAttributeAccessIssue]
+    assert scene.cycles is not None  # the Cycles add-on's settings (enabled by default)
     scene.cycles.samples, scene.cycles.device = 1, 'CPU'
     scene.render.resolution_x = scene.render.resolution_y = 48
     scene.render.resolution_percentage = 100
@@ -107,12 +111,14 @@ def test_save_and_reload_keep_the_setting_and_store_the_actions_pose(bpy, fideli
     assert equal(blender_values(arm, chosen), previewed)  # on again after the save
     with bpy.data.libraries.load(str(path)) as (_, appended):  # the pose as stored in the file
         appended.objects = ["Arm"]
-    stored = appended.objects[0]
+    loaded: Any = appended  # leaving the block put the appended objects in place of their names
+    stored = loaded.objects[0]
     assert stored.name != "Arm" and equal(blender_values(stored, chosen), own)
 
     assert bpy.ops.wm.open_mainfile(filepath=str(path)) == {'FINISHED'}
     scene, arm = bpy.context.scene, bpy.data.objects["Arm"]
-    assert scene.gltf_sqlerp_preview.enabled and scene.gltf_sqlerp_preview.source == 'FALLBACK'
+    preview_settings = settings(scene, "gltf_sqlerp_preview")
+    assert preview_settings.enabled and preview_settings.source == 'FALLBACK'
     assert equal(blender_values(arm, chosen), previewed)  # played again on load
     frame_set(scene, 20.5)
     assert off_spec(arm, chosen, core().load(SAMPLE), 20.5 / 24.0, True) < EXACT_DEG
@@ -122,20 +128,20 @@ def test_undo_and_redo_around_the_toggle(bpy, fidelity):
     scene = import_sample(fidelity)
     arm = bpy.data.objects["Arm"]
     chosen = records(arm)
-    scene.gltf_sqlerp_preview.source = 'FALLBACK'
+    settings(scene, "gltf_sqlerp_preview").source = 'FALLBACK'
     frame_set(scene, 40.0)
     own = blender_values(arm, chosen)
     with bpy.context.temp_override(window=bpy.context.window_manager.windows[0]):
         bpy.ops.ed.undo_push(message="before")
-        assert bpy.ops.gltf_sqlerp.preview_toggle('EXEC_DEFAULT', True) == {'FINISHED'}
-        assert bpy.context.scene.gltf_sqlerp_preview.enabled
+        assert operator("gltf_sqlerp.preview_toggle")('EXEC_DEFAULT', True) == {'FINISHED'}
+        assert settings(bpy.context.scene, "gltf_sqlerp_preview").enabled
         previewed = blender_values(bpy.data.objects["Arm"], chosen)
         assert max(differences(previewed, own, chosen)) > 1e-3
         assert bpy.ops.ed.undo() == {'FINISHED'}
-        assert not bpy.context.scene.gltf_sqlerp_preview.enabled
+        assert not settings(bpy.context.scene, "gltf_sqlerp_preview").enabled
         assert equal(blender_values(bpy.data.objects["Arm"], chosen), own)
         assert bpy.ops.ed.redo() == {'FINISHED'}
-        assert bpy.context.scene.gltf_sqlerp_preview.enabled
+        assert settings(bpy.context.scene, "gltf_sqlerp_preview").enabled
         assert equal(blender_values(bpy.data.objects["Arm"], chosen), previewed)
     frame_set(bpy.context.scene, 20.5)
     assert off_spec(bpy.data.objects["Arm"], chosen, core().load(SAMPLE), 20.5 / 24.0, True) < EXACT_DEG

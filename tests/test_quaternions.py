@@ -291,7 +291,7 @@ def test_control_points_give_c1_angular_velocity_at_keys(seed, h_p, h_n):
         return 2.0 * diff(dt) - diff(2.0 * dt)
 
     w_in, w_out = one_sided(left, -1, 1e-5), one_sided(right, +1, 1e-5)
-    assert np.allclose(w_in, w_out, atol=1e-6 * (1.0 + np.linalg.norm(w_out)))
+    assert np.allclose(w_in, w_out, atol=1e-6 * (1.0 + float(np.linalg.norm(w_out))))
 
 
 def test_plain_tangents_have_a_velocity_corner_the_c1_check_sees():

@@ -51,6 +51,7 @@ def test_export_keys_follow_the_motion_and_report_their_fallback(fallback):
     check = check_grid(0.0, 96.0, frames) / 24.0
     keys = export_keys(swing, key_times, check, swing(check), ExportOptions(fallback=fallback))
     fit = keys.fit
+    assert fit is not None
     # Played from the file's rows (normalized, as a reader does) about z: the angle is the motion's.
     error = np.abs(angle_about_z(fit.evaluate(check)) - 80.0 * np.sin(2.0 * check))
     assert error.max() <= 0.01 * 0.9 + 1e-9 and fit.max_error_deg == pytest.approx(error.max(), abs=1e-5)
@@ -58,6 +59,7 @@ def test_export_keys_follow_the_motion_and_report_their_fallback(fallback):
     if fallback == "SAMPLED":
         assert keys.fallback is None and keys.fallback_error_deg == 0.0
         return
+    assert keys.fallback is not None
     interpolation, times, values = keys.fallback
     assert interpolation == {"NONE": "STEP"}.get(fallback, fallback)
     np.testing.assert_array_equal(times, times.astype(np.float32))

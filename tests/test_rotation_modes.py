@@ -20,21 +20,21 @@ def test_euler_orders_match_mathutils(addon, order):
     import mathutils
     angles = np.random.default_rng(3).uniform(-7.0, 7.0, (200, 3))
     _close(rotation_modes.to_quaternions(order, angles),
-           [list(mathutils.Euler(a, order).to_quaternion()) for a in angles])
+           [[*mathutils.Euler(a, order).to_quaternion()] for a in angles])
 
 
 def test_axis_angle_matches_mathutils(addon):
     import mathutils
     values = np.random.default_rng(4).uniform(-5.0, 5.0, (200, 4))
     _close(rotation_modes.to_quaternions("AXIS_ANGLE", values),
-           [list(mathutils.Quaternion(v[1:], v[0])) for v in values])
+           [[*mathutils.Quaternion(v[1:], v[0])] for v in values])
 
 
 def test_blender_quaternion_channels_are_normalized_like_the_pose(addon):
     import mathutils
     values = np.random.default_rng(5).normal(size=(100, 4)) * 3.0
     _close(rotation_modes.to_quaternions("QUATERNION", values),
-           [list(mathutils.Quaternion(v).normalized()) for v in values])
+           [[*mathutils.Quaternion(v).normalized()] for v in values])
 
 
 def test_degenerate_inputs_play_as_identity():

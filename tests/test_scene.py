@@ -7,6 +7,7 @@ formulas and the skeletal-animation seed's recipe recomputed here with plain Pyt
 
 import math
 import struct
+from typing import Any
 
 import numpy as np
 import pytest
@@ -234,7 +235,7 @@ def skinned_file(joint_index=1, ibm=True):
     accessors = [{"bufferView": i, "componentType": c, "normalized": n, "count": 2, "type": kind}
                  for i, (c, n, kind) in enumerate(kinds)]
     attributes = {"POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2, "JOINTS_1": 3, "WEIGHTS_1": 4}
-    skin = {"joints": [1, 2]}
+    skin: dict[str, Any] = {"joints": [1, 2]}  # JSON
     if ibm:
         skin["inverseBindMatrices"] = 5
     document = {
@@ -319,7 +320,7 @@ def test_bind_pose_gives_back_the_mesh_positions(path):
     mesh = gltf.json["meshes"][gltf.json["nodes"][node]["mesh"]]
     for positions, primitive in zip(scene.mesh_positions(node, globals_), mesh["primitives"]):
         base = read_accessor(gltf, primitive["attributes"]["POSITION"])
-        np.testing.assert_allclose(positions, base, atol=1e-5 * np.ptp(base))
+        np.testing.assert_allclose(positions, base, atol=1e-5 * float(np.ptp(base)))
 
 
 # Which node places each model's skinned mesh at rest. The joints' rest pose is the bind pose,
@@ -339,7 +340,7 @@ def test_rest_pose_is_the_bind_pose_placed_rigidly(path):
     accessor_index = primitive["attributes"]["POSITION"]
     (positions,) = scene.mesh_positions(node, globals_at_rest(scene))
     base = read_accessor(gltf, accessor_index)
-    extent = np.ptp(base)
+    extent = float(np.ptp(base))
     assert np.isfinite(positions).all()
     # Inside the ball around the placed centre of the accessor's own bounding box (JSON min/max).
     placement = plain_globals(nodes)[REST_PLACEMENT[path.parent.parent.name]]

@@ -205,6 +205,7 @@ def test_b_written_keys_are_what_a_reader_decodes_and_keep_the_tolerance(written
     # The dense check's curve is kept for the fallbacks: the reference's values there, to 8 units
     # of float32 rounding (core.fitting.screening: its first pass is float32; measured below 3).
     inside = check[(check >= times[0]) & (check <= times[-1])]
+    assert fit.check_times is not None and fit.played is not None
     np.testing.assert_array_equal(fit.check_times, inside)
     assert fit.played.dtype == np.float32
     reference = ref_sqlerp(fit.times, a, v, b, inside)

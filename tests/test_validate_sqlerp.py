@@ -46,7 +46,7 @@ class Asset:
         self.accessors.append(accessor)
         return len(self.accessors) - 1
 
-    def times(self, values, bounds="data"):
+    def times(self, values, bounds: str | tuple[float, float] | None = "data"):  # "data": its min and max
         values = np.asarray(values, dtype=np.float64)
         if isinstance(bounds, str):
             bounds = (float(values.min()), float(values.max()))

@@ -6,6 +6,7 @@ The export side is covered in tests/test_export_roundtrip.py (child processes)."
 from pathlib import Path
 
 import pytest
+from bpy_access import operator
 from test_import_fidelity import inventory
 
 pytestmark = pytest.mark.blender
@@ -20,7 +21,7 @@ def test_hooks_not_called_is_a_clear_refusal_and_changes_nothing(fidelity, monke
     fidelity.reset_scene()
     before = inventory(bpy)
     with pytest.raises(RuntimeError) as refused:
-        bpy.ops.import_scene.gltf_sqlerp(filepath=str(SAMPLE))
+        operator("import_scene.gltf_sqlerp")(filepath=str(SAMPLE))
     assert f"Blender {bpy.app.version_string}" in str(refused.value)
     assert "did not call this add-on's animation hooks" in str(refused.value)
     assert inventory(bpy) == before
@@ -39,4 +40,5 @@ def test_hooks_read_their_arguments_from_both_ends(fidelity, monkeypatch):
                         lambda self, anim_idx, track, gltf: after_hook(self, anim_idx, track, "new", gltf))
     assert fidelity.import_gltf(str(SAMPLE)) == {'FINISHED'}
     arm = next(o for o in bpy.data.objects if o.type == 'ARMATURE')
+    assert arm.animation_data is not None and arm.animation_data.action is not None
     assert arm.animation_data.action.get("gltf_sqlerp") is not None

@@ -2,10 +2,13 @@
 world rotation is the exact one. Checked against rotations composed by hand (core.sampling.quaternions
 products of known turns) and against slerp between the correction's samples."""
 
+from typing import cast
+
 import numpy as np
 import pytest
 
 from gltf_sqlerp.core.sampling import quaternions as quat
+from gltf_sqlerp.core.fitting.channel_motion import ChannelTarget
 from gltf_sqlerp.core.fitting.world_correction import CorrectedTarget, WorldCorrection
 
 
@@ -44,7 +47,7 @@ def test_between_samples_the_correction_follows_its_slerp_and_holds_at_the_ends(
     expected = np.stack([quat.slerp(turns[0], turns[1], 0.5), quat.slerp(turns[1], turns[2], 0.6)])
     # float32 x, y, z of turns of 0.01 degrees: about 1e-8 of a degree off, far below a tolerance.
     assert quat.max_angle_deg(correction.at(between), expected) < 1e-6
-    assert quat.max_angle_deg(correction.at([-1.0, 9.0]), turns[[0, -1]]) < 1e-6
+    assert quat.max_angle_deg(correction.at(np.array([-1.0, 9.0])), turns[[0, -1]]) < 1e-6
 
 
 def test_a_correction_with_a_negative_w_is_stored_as_the_same_rotation():
@@ -68,7 +71,9 @@ class _Turning:
 def test_a_corrected_target_multiplies_its_correction_on_the_left():
     seconds = np.array([0.0, 0.5, 1.0])
     turns = np.stack([about([1, 0, 0], 0.004)] * 3)
-    target = CorrectedTarget(_Turning(), WorldCorrection.between(seconds, np.tile([0.0, 0, 0, 1], (3, 1)), turns))
+    # cast: a stand-in with the members CorrectedTarget reads from a ChannelTarget.
+    stand_in = cast(ChannelTarget, _Turning())
+    target = CorrectedTarget(stand_in, WorldCorrection.between(seconds, np.tile([0.0, 0, 0, 1], (3, 1)), turns))
     expected = quat.multiply(turns, turning([0, 0, 1], 2.0, seconds * 30.0))
     assert quat.max_angle_deg(target(seconds), expected) < 1e-6
     assert quat.max_angle_deg(target.at_frames(seconds * 30.0), expected) < 1e-6

@@ -57,7 +57,7 @@ def report_animation(document, animation, fps, metrics):
 
 def parser() -> argparse.ArgumentParser:
     """The command line's options (also read by tests/test_pipeline.py)."""
-    built = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    built = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     built.add_argument("file", nargs="?", default=str(DEFAULT_SAMPLE),
                        help="a .gltf or .glb (default: samples/sqlerp_arm.gltf)")
     built.add_argument("--fps", type=float, default=60.0,

@@ -15,8 +15,12 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
+# The add-on's scene settings and export operator (bpy.ops.export_scene.<OPERATOR>): registered at
+# run time, so the bpy stubs do not know them.
+PREVIEW, EXPORT, OPERATOR = "gltf_sqlerp_preview", "gltf_sqlerp_export", "gltf_sqlerp"
 # What the Khronos validator's warnings on these files mean, in one line each.
 WARNINGS = {
     "UNSUPPORTED_EXTENSION": "the validator does not know the draft EXT_animation_sqlerp",
@@ -48,13 +52,15 @@ def report_preview(document, fidelity):
     import bpy
     from gltf_sqlerp.operators.preview import live as preview
     scene = bpy.context.scene
-    scene.gltf_sqlerp_preview.source = 'EXTENSION'
-    scene.gltf_sqlerp_preview.enabled = True
+    assert scene is not None, "bpy always has a scene"
+    settings = getattr(scene, PREVIEW)
+    settings.source = 'EXTENSION'
+    settings.enabled = True
     preview.refresh(scene)
     try:
         worst = max(fidelity["measure"](document, a.index).rotation_max_deg for a in document.animations)
     finally:
-        scene.gltf_sqlerp_preview.enabled = False
+        settings.enabled = False
         preview.refresh(scene)
     print(f"  {'live preview':<17} every clip: rotation max {worst:.5f}° (posed by the core evaluator)")
     return worst
@@ -67,15 +73,20 @@ def report_export(document):
     with tempfile.TemporaryDirectory(prefix="gltf_sqlerp_demo_") as folder:
         ours, bundled = Path(folder) / "sqlerp.glb", Path(folder) / "bundled.glb"
         scene = bpy.context.scene
+        assert scene is not None, "bpy always has a scene"
+        settings = getattr(scene, EXPORT)
         with blender_console_aside():
-            result = bpy.ops.export_scene.gltf_sqlerp(filepath=str(ours), fallback='LINEAR')
+            export: Callable[..., set[str]] = getattr(bpy.ops.export_scene, OPERATOR)
+            result = export(filepath=str(ours), fallback='LINEAR')
             outcome = export_session.last_outcome
-            scene.gltf_sqlerp_export.enabled = False
+            settings.enabled = False
             try:
                 bpy.ops.export_scene.gltf(filepath=str(bundled), export_format='GLB')
             finally:
-                scene.gltf_sqlerp_export.enabled = True
+                settings.enabled = True
         print(f"\nexport ({', '.join(result)}): {export_session.summary(outcome)}")
+        if outcome is None:
+            raise RuntimeError("the export ran with the extension switched off")
         width = max((len(channel.target) for channel in outcome.channels), default=0)
         for channel in outcome.channels:
             how = "kept from the import" if channel.kept else "fitted"
@@ -143,6 +154,8 @@ def _validator():
         return None
     spec = importlib.util.spec_from_file_location("gltf_sqlerp_validator",
                                                   ROOT / "tests" / "gltf_validator.py")
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot load tests/gltf_validator.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

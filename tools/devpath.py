@@ -9,35 +9,41 @@ by path. A script reaches this module with one line:
 import importlib.util
 import sys
 from pathlib import Path
+from types import ModuleType
+from typing import Callable, TypeVar
+
+_T = TypeVar("_T")
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "gltf_sqlerp"
 
 
-def load_module(name, path, package_root=None):
+def load_module(name: str, path: Path | str, package_root: Path | None = None) -> ModuleType:
     """Import ``path`` as module ``name`` once (a package when ``package_root`` is given)."""
     if name not in sys.modules:
         locations = [str(package_root)] if package_root is not None else None
         spec = importlib.util.spec_from_file_location(name, path,
                                                       submodule_search_locations=locations)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot import {path} as {name}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
     return sys.modules[name]
 
 
-def import_package():
+def import_package() -> ModuleType:
     """The add-on package as ``gltf_sqlerp`` (needs no bpy)."""
     return load_module(PACKAGE, ROOT / "__init__.py", package_root=ROOT)
 
 
-def venv_python():
+def venv_python() -> Path:
     """The project venv's interpreter (``python dev.py test`` creates it)."""
     windows = ROOT / ".venv" / "Scripts" / "python.exe"
     return windows if windows.exists() else ROOT / ".venv" / "bin" / "python"
 
 
-def ensure_bpy(script):
+def ensure_bpy(script: str | Path) -> None:
     """Re-execute ``script`` under the project venv when this interpreter has no ``bpy``."""
     import os
     import subprocess
@@ -52,7 +58,7 @@ def ensure_bpy(script):
     os.execv(str(python), [str(python), str(Path(script).resolve()), *sys.argv[1:]])
 
 
-def quiet(function):
+def quiet(function: Callable[[], _T]) -> _T:
     """Run ``function`` with Blender's console chatter (stdout/stderr at the file-descriptor
     level) sent to the null device; return its result."""
     import os

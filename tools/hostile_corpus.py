@@ -28,6 +28,7 @@ import struct
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -63,7 +64,7 @@ def base_arrays():
 TYPES = {0: "SCALAR", 1: "VEC4", 2: "VEC4", 3: "VEC3", 4: "VEC3", 5: "VEC3", 6: "VEC3"}
 
 
-def base_document(arrays=None, uri=BIN_NAME):
+def base_document(arrays=None, uri: str | None = BIN_NAME):
     """(JSON dict, buffer bytes) of the valid base asset; ``arrays`` replaces accessor data
     (same layout as base_arrays); ``uri`` None leaves the buffer without a URI (for a .glb)."""
     arrays = base_arrays() if arrays is None else arrays
@@ -79,7 +80,7 @@ def base_document(arrays=None, uri=BIN_NAME):
             accessor["max"] = [float(v) for v in finite.max(axis=0)]
         accessors.append(accessor)
         blob += data.tobytes()
-    buffer = {"byteLength": len(blob)}
+    buffer: dict[str, int | str] = {"byteLength": len(blob)}
     if uri is not None:
         buffer["uri"] = uri
     document = {
@@ -142,13 +143,13 @@ class Symlink:
 class Case:
     name: str
     description: str
-    code: str
-    pointer: str
-    build: object  # () -> {relative path: bytes | Symlink}; the first key is the file to load
+    code: str | None     # None: an importer case (the core accepts the file)
+    pointer: str | None
+    build: Callable[[], Mapping[str, bytes | Symlink]]  # {relative path: content}; the first: the file to load
     tags: tuple = field(default=())
 
     @property
-    def main(self):
+    def main(self) -> str:
         return next(iter(self.build()))
 
 
@@ -162,7 +163,7 @@ def case(name, code, pointer, description, tags=()):
     return register
 
 
-def gltf(mutate=None, arrays=None, side=None, uri=BIN_NAME):
+def gltf(mutate=None, arrays=None, side=None, uri: str | None = BIN_NAME):
     """Files of a .gltf case: the base JSON changed in place by ``mutate(document, arrays)``
     (arrays already packed: change them through ``arrays``), the .bin beside it."""
     def build():

@@ -9,10 +9,18 @@ frames. Keys are written in bulk (keyframe_points.add + foreach_set), as the add
 Deterministic for a given seed.
 """
 
+from typing import cast
+
 import bpy
 import numpy as np
 
 MODES = ("QUATERNION", "XYZ", "ZXY", "AXIS_ANGLE", "YZX", "XZY", "YXZ", "ZYX")
+
+
+def _scene() -> bpy.types.Scene:
+    scene = bpy.context.scene
+    assert scene is not None, "bpy always has a scene"
+    return scene
 
 
 def key_frames(rng, count, first, gaps=(4, 12)):
@@ -48,7 +56,8 @@ def write_curve(curves, data_path, index, frames, values):
     points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
     count = len(frames)
     points.foreach_set("interpolation", np.full(count, 2, dtype=np.int32))  # BEZIER
-    auto = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items["AUTO_CLAMPED"].value
+    handle_type = cast(bpy.types.EnumProperty, bpy.types.Keyframe.bl_rna.properties["handle_left_type"])
+    auto = handle_type.enum_items["AUTO_CLAMPED"].value
     points.foreach_set("handle_left_type", np.full(count, auto, dtype=np.int32))
     points.foreach_set("handle_right_type", np.full(count, auto, dtype=np.int32))
     fcurve.update()
@@ -61,9 +70,11 @@ def _new_action(obj, name):
     obj.animation_data_create().action = action
     if not hasattr(action, "layers"):
         return action, action.fcurves
-    slot = obj.animation_data.action_slot or action.slots.new(id_type='OBJECT', name=obj.name)
+    # Blender 4.4+ (hence hasattr): slotted, layered actions, newer than the 4.2 bpy stubs.
+    slot = obj.animation_data.action_slot or action.slots.new(  # pyright: ignore[reportAttributeAccessIssue]
+        id_type='OBJECT', name=obj.name)
     obj.animation_data.action_slot = slot
-    strip = action.layers.new("Layer").strips.new(type='KEYFRAME')
+    strip = action.layers.new("Layer").strips.new(type='KEYFRAME')  # pyright: ignore[reportAttributeAccessIssue]
     return action, strip.channelbag(slot, ensure=True).fcurves
 
 
@@ -81,16 +92,19 @@ def _armature_in_edit_mode(name):
     """(object, armature data) of a new armature ``name`` in the scene, active, in Edit Mode."""
     data = bpy.data.armatures.new(name)
     rig = bpy.data.objects.new(name, data)
-    bpy.context.scene.collection.objects.link(rig)
-    bpy.context.view_layer.objects.active = rig
+    _scene().collection.objects.link(rig)
+    view_layer = bpy.context.view_layer
+    assert view_layer is not None, "bpy always has a view layer"
+    view_layer.objects.active = rig
     bpy.ops.object.mode_set(mode='EDIT')
     return rig, data
 
 
-def build(bones=4, objects=2, keys=12, max_turn_deg=100.0, first_frame=-6, seed=7, modes=MODES):
+def build(bones: int = 4, objects: int = 2, keys: int = 12, max_turn_deg: float = 100.0, first_frame: int = -6,
+          seed: int = 7, modes=MODES) -> tuple[bpy.types.Object, list[bpy.types.Object]]:
     """Make the rig in the current scene; returns (armature object, [empties])."""
     rng = np.random.default_rng(seed)
-    scene = bpy.context.scene
+    scene = _scene()
     rig, data = _armature_in_edit_mode("KeyedRig")
     parent = None
     for i in range(bones):
@@ -101,6 +115,7 @@ def build(bones=4, objects=2, keys=12, max_turn_deg=100.0, first_frame=-6, seed=
         parent = bone
     bpy.ops.object.mode_set(mode='OBJECT')
     action, curves = _new_action(rig, "KeyedRigAction")
+    assert rig.pose is not None, "an armature object has a pose"
     last = first_frame
     for i in range(bones):
         pose_bone = rig.pose.bones[f"bone{i}"]
@@ -160,11 +175,12 @@ def tree_bones(spine=12, tail=8, fingers=5):
     return bones
 
 
-def build_tree(keys=30, max_turn_deg=30.0, gaps=(6, 10), first_frame=1, seed=11, modes=MODES):
+def build_tree(keys: int = 30, max_turn_deg: float = 30.0, gaps: tuple[int, int] = (6, 10), first_frame: int = 1,
+               seed: int = 11, modes=MODES) -> bpy.types.Object:
     """A 69-bone character tree (tree_bones: depth 19) keyed as an animator keys it: Bezier keys
     every ``gaps`` frames on every bone, every rotation mode in turn. Returns the armature object."""
     rng = np.random.default_rng(seed)
-    scene = bpy.context.scene
+    scene = _scene()
     rig, data = _armature_in_edit_mode("TreeRig")
     layout = tree_bones()
     for i, (name, parent, head, tail) in enumerate(layout):
@@ -173,6 +189,7 @@ def build_tree(keys=30, max_turn_deg=30.0, gaps=(6, 10), first_frame=1, seed=11,
         bone.parent = data.edit_bones[parent] if parent else None
     bpy.ops.object.mode_set(mode='OBJECT')
     _, curves = _new_action(rig, "TreeRigAction")
+    assert rig.pose is not None, "an armature object has a pose"
     last = first_frame
     for i, (name, *_) in enumerate(layout):
         pose_bone = rig.pose.bones[name]
@@ -184,11 +201,12 @@ def build_tree(keys=30, max_turn_deg=30.0, gaps=(6, 10), first_frame=1, seed=11,
     return rig
 
 
-def add_fractional_empty(name="Fractional", frames=(1.0, 7.5, 14.25), turn_deg=60.0):
+def add_fractional_empty(name: str = "Fractional", frames: tuple[float, ...] = (1.0, 7.5, 14.25),
+                         turn_deg: float = 60.0) -> bpy.types.Object:
     """An empty turning about Z with keys at fractional frames: the last one (14.25) lies between
     the frames the bundled exporter samples, which stops at frame 14."""
     empty = bpy.data.objects.new(name, None)
-    bpy.context.scene.collection.objects.link(empty)
+    _scene().collection.objects.link(empty)
     empty.rotation_mode = 'XYZ'
     _, curves = _new_action(empty, f"{name}Action")
     angles = np.radians(turn_deg) * np.arange(len(frames)) * np.array([1.0, -0.5, 1.0])[:len(frames)]

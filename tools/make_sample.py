@@ -149,7 +149,7 @@ def _animation(buffer, required):
     return {"name": "Wave", "channels": channels, "samplers": samplers}
 
 
-def main(folder=ROOT / "samples"):
+def main(folder: Path | str = ROOT / "samples") -> None:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     document, blob = build()

@@ -58,7 +58,9 @@ def blender_world(fidelity, exact, times, np):
     import bpy
     fidelity["import_gltf"](str(SAMPLE), exact=exact)
     scene = bpy.context.scene
+    assert scene is not None, "bpy always has a scene"
     arm = next(o for o in scene.objects if o.type == 'ARMATURE')
+    assert arm.pose is not None, "an armature object has a pose"
     rate = scene.render.fps / scene.render.fps_base
     rows = []
     for t in times:

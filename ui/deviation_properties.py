@@ -9,6 +9,8 @@ label per line.
 
 import bpy
 
+PROPERTY = "gltf_sqlerp_deviation"
+
 
 class GLTF_SQLERP_PG_deviation_row(bpy.types.PropertyGroup):
     target: bpy.props.StringProperty(name="Target", description="Bone, object or shape keys")
@@ -35,13 +37,14 @@ class GLTF_SQLERP_PG_deviation(bpy.types.PropertyGroup):
 _classes = (GLTF_SQLERP_PG_deviation_row, GLTF_SQLERP_PG_deviation)
 
 
-def register():
+def register() -> None:
     for cls in _classes:
         bpy.utils.register_class(cls)
-    bpy.types.Scene.gltf_sqlerp_deviation = bpy.props.PointerProperty(type=GLTF_SQLERP_PG_deviation)
+    # Added at run time: the stubs' Scene has no such attribute to assign.
+    setattr(bpy.types.Scene, PROPERTY, bpy.props.PointerProperty(type=GLTF_SQLERP_PG_deviation))
 
 
-def unregister():
-    del bpy.types.Scene.gltf_sqlerp_deviation
+def unregister() -> None:
+    delattr(bpy.types.Scene, PROPERTY)
     for cls in reversed(_classes):
         bpy.utils.unregister_class(cls)

@@ -6,6 +6,8 @@ import bpy
 
 from ..operators.exporting import options
 
+PROPERTY = "gltf_sqlerp_export"
+
 
 class GLTF_SQLERP_PG_export(bpy.types.PropertyGroup):
     enabled: bpy.props.BoolProperty(
@@ -19,11 +21,12 @@ class GLTF_SQLERP_PG_export(bpy.types.PropertyGroup):
     world_space: options.world_space_property()
 
 
-def register():
+def register() -> None:
     bpy.utils.register_class(GLTF_SQLERP_PG_export)
-    bpy.types.Scene.gltf_sqlerp_export = bpy.props.PointerProperty(type=GLTF_SQLERP_PG_export)
+    # Added at run time: the stubs' Scene has no such attribute to assign.
+    setattr(bpy.types.Scene, PROPERTY, bpy.props.PointerProperty(type=GLTF_SQLERP_PG_export))
 
 
-def unregister():
-    del bpy.types.Scene.gltf_sqlerp_export
+def unregister() -> None:
+    delattr(bpy.types.Scene, PROPERTY)
     bpy.utils.unregister_class(GLTF_SQLERP_PG_export)

@@ -4,10 +4,18 @@ The bundled importer finds ``draw_import(context, layout)`` on the add-on module
 forwards the name here; bundled_gltf.dialogs says when it draws it).
 """
 
+from typing import cast
 
-def draw_import(context, layout):
-    settings = context.scene.gltf_sqlerp_import
-    header, body = layout.panel("GLTF_SQLERP_import_exact", default_closed=False)
+import bpy
+
+
+def draw_import(context: bpy.types.Context, layout: bpy.types.UILayout) -> None:
+    settings = getattr(context.scene, "gltf_sqlerp_import", None)  # ui/properties.py's
+    if settings is None:
+        return
+    # (header, body or None when closed): the stubs say None
+    header, body = cast(tuple[bpy.types.UILayout, bpy.types.UILayout | None],
+                        layout.panel("GLTF_SQLERP_import_exact", default_closed=False))
     header.use_property_split = False
     header.prop(settings, "exact_animation", text="")
     header.label(text="Exact Animation")

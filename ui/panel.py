@@ -3,13 +3,30 @@ works: import a file, pick a clip of the active object, preview it exactly, chec
 Blender's curves are from the spec, export with CUBICSLERP rotations. Sections whose operators are
 not registered are not drawn."""
 
+from typing import Protocol, cast
+
 import bpy
 
 from ..operators import imported_clips
 from .export_dialog import draw_settings
 
 
-def _registered(idname):
+class _ClipButton(Protocol):
+    """gltf_sqlerp.activate_clip's properties on its button (the stubs' OperatorProperties has none)."""
+    action: str
+
+
+class _ExportButton(Protocol):
+    """export_scene.gltf_sqlerp's properties that its button sets."""
+    tolerance: float
+    fallback: str
+    fallback_tolerance: float
+    precision: str
+    property_tolerance: float
+    world_space: bool
+
+
+def _registered(idname: str) -> bool:
     category, name = idname.split(".")
     return name in dir(getattr(bpy.ops, category))
 
@@ -21,8 +38,10 @@ class GLTF_SQLERP_PT_animation(bpy.types.Panel):
     bl_region_type = 'UI'
     bl_category = "glTF Sqlerp"
 
-    def draw(self, context):
+    def draw(self, context: bpy.types.Context) -> None:
         layout = self.layout
+        if layout is None:  # Blender draws a panel with its layout
+            return
         column = layout.column(align=True)
         column.operator("import_scene.gltf_sqlerp", text="Import glTF (Exact)", icon='IMPORT')
         column.operator("gltf_sqlerp.check_file", icon='CHECKMARK')
@@ -32,7 +51,7 @@ class GLTF_SQLERP_PT_animation(bpy.types.Panel):
         draw_export(layout, context)
 
 
-def draw_clips(layout, context):
+def draw_clips(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
     obj = context.active_object
     layout.label(text=f"Clips of {obj.name}" if obj else "Clips", icon='ACTION')
     clips = imported_clips(obj)
@@ -41,12 +60,12 @@ def draw_clips(layout, context):
         return
     column = layout.column(align=True)
     for clip in clips:
-        button = column.operator("gltf_sqlerp.activate_clip", text=clip.name, depress=clip.active,
-                                 icon='PLAY' if clip.active else 'BLANK1')
+        button = cast(_ClipButton, column.operator("gltf_sqlerp.activate_clip", text=clip.name, depress=clip.active,
+                                                   icon='PLAY' if clip.active else 'BLANK1'))
         button.action = clip.action.name
 
 
-def draw_preview(layout, context):
+def draw_preview(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
     settings = getattr(context.scene, "gltf_sqlerp_preview", None)
     if settings is None:
         return
@@ -57,7 +76,7 @@ def draw_preview(layout, context):
     row.prop(settings, "source", expand=True)
 
 
-def draw_deviation(layout, context):
+def draw_deviation(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
     if not _registered("gltf_sqlerp.deviation_report"):
         return
     box = layout.box()
@@ -70,13 +89,14 @@ def draw_deviation(layout, context):
         box.label(text=line)
 
 
-def draw_export(layout, context):
+def draw_export(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
     settings = getattr(context.scene, "gltf_sqlerp_export", None)
     if settings is None or not _registered("export_scene.gltf_sqlerp"):
         return
     box = layout.box()
     # The button carries the scene's settings (saved with the .blend) into the operator.
-    button = box.operator("export_scene.gltf_sqlerp", text="Export glTF (CUBICSLERP)", icon='EXPORT')
+    button = cast(_ExportButton, box.operator("export_scene.gltf_sqlerp", text="Export glTF (CUBICSLERP)",
+                                              icon='EXPORT'))
     button.tolerance, button.fallback = settings.tolerance, settings.fallback
     button.fallback_tolerance, button.precision = settings.fallback_tolerance, settings.precision
     button.property_tolerance, button.world_space = settings.property_tolerance, settings.world_space

@@ -15,6 +15,7 @@ the change at the next frame change; ``operators.preview.refresh(scene)`` (or th
 
 import bpy
 
+PROPERTY = "gltf_sqlerp_preview"
 PREVIEW_SOURCE_ITEMS = (
     ('EXTENSION', "CUBICSLERP Extension",
      "Play imported clips exactly as the glTF file says, EXT_animation_sqlerp included"),
@@ -39,15 +40,16 @@ class GLTF_SQLERP_PG_preview(bpy.types.PropertyGroup):
                                    description="What imported clips play")
 
 
-def register():
+def register() -> None:
     bpy.utils.register_class(GLTF_SQLERP_PG_preview)
-    bpy.types.Scene.gltf_sqlerp_preview = bpy.props.PointerProperty(type=GLTF_SQLERP_PG_preview)
+    # Added at run time: the stubs' Scene has no such attribute to assign.
+    setattr(bpy.types.Scene, PROPERTY, bpy.props.PointerProperty(type=GLTF_SQLERP_PG_preview))
     from ..operators.preview import live as preview
     preview.watch_settings()
 
 
-def unregister():
+def unregister() -> None:
     from ..operators.preview import live as preview
     preview.unwatch_settings()
-    del bpy.types.Scene.gltf_sqlerp_preview
+    delattr(bpy.types.Scene, PROPERTY)
     bpy.utils.unregister_class(GLTF_SQLERP_PG_preview)

@@ -5,6 +5,8 @@ import bpy
 
 from ..operators.importing import SOURCE_ITEMS
 
+PROPERTY = "gltf_sqlerp_import"
+
 
 class GLTF_SQLERP_PG_import(bpy.types.PropertyGroup):
     exact_animation: bpy.props.BoolProperty(
@@ -19,11 +21,12 @@ class GLTF_SQLERP_PG_import(bpy.types.PropertyGroup):
                                  description="LINEAR keys on every frame instead of fitted curves")
 
 
-def register():
+def register() -> None:
     bpy.utils.register_class(GLTF_SQLERP_PG_import)
-    bpy.types.Scene.gltf_sqlerp_import = bpy.props.PointerProperty(type=GLTF_SQLERP_PG_import)
+    # Added at run time: the stubs' Scene has no such attribute to assign.
+    setattr(bpy.types.Scene, PROPERTY, bpy.props.PointerProperty(type=GLTF_SQLERP_PG_import))
 
 
-def unregister():
-    del bpy.types.Scene.gltf_sqlerp_import
+def unregister() -> None:
+    delattr(bpy.types.Scene, PROPERTY)
     bpy.utils.unregister_class(GLTF_SQLERP_PG_import)

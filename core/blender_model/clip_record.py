@@ -18,15 +18,19 @@ source ('EXTENSION' | 'FALLBACK'), sampler and, for EXT_animation_sqlerp channel
 {interpolation, pointer, times, width, values (rows flattened)}.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 KEY = "gltf_sqlerp"
 VERSION = 1
+# A stored record: JSON-like values as Blender's ID properties keep them (Any: any JSON value).
+Record = dict[str, Any]
 # version -> function(record dict of that version) -> record dict of the next version. Empty
 # while version 1 is the only one: the next change of the layout adds its step here.
-MIGRATIONS: dict = {}
+MIGRATIONS: dict[int, Callable[[Record], Record]] = {}
 
 
 class RecordError(ValueError):
@@ -45,13 +49,13 @@ class SamplerRecord:
         return int(self.values.shape[1])
 
     @classmethod
-    def from_record(cls, stored: dict) -> "SamplerRecord":
+    def from_record(cls, stored: Record) -> "SamplerRecord":
         width = int(stored["width"])
         values = np.asarray(stored["values"], dtype=np.float64).reshape(-1, width)
         return cls(str(stored["interpolation"]), np.asarray(stored["times"], dtype=np.float64),
                    values, str(stored.get("pointer", "")))
 
-    def to_record(self) -> dict:
+    def to_record(self) -> Record:
         # float64 arrays are stored as the same double arrays lists of floats become, read straight
         # from their buffer: 30x faster than .tolist() (a 1,000-key CUBICSLERP channel: 1.3 ms).
         return {"interpolation": self.interpolation, "pointer": self.pointer,
@@ -73,7 +77,7 @@ class ChannelRecord:
     id_type: str                 # 'Object' | 'Key'
     slot: str                    # slot identifier, '' on Blender 4.2
     data_path: str
-    curves: list                 # CurveTarget per component
+    curves: list[CurveTarget]    # per component
     matrix: np.ndarray           # (k, k): Blender values from glTF values
     offset: np.ndarray           # (k,)
     source: str                  # EXTENSION | FALLBACK: what the curves were written to play
@@ -82,7 +86,7 @@ class ChannelRecord:
     rotation_mode: str = ""      # not stored: set by the preview's "as exported" records
 
     @classmethod
-    def from_record(cls, stored: dict) -> "ChannelRecord":
+    def from_record(cls, stored: Record) -> "ChannelRecord":
         offset = np.asarray(stored["offset"], dtype=np.float64)
         fallback = stored.get("fallback")
         return cls(int(stored["node"]), str(stored["path"]), str(stored["pointer"]),
@@ -93,14 +97,14 @@ class ChannelRecord:
                    str(stored["source"]), SamplerRecord.from_record(stored["sampler"]),
                    SamplerRecord.from_record(fallback) if fallback else None)
 
-    def to_record(self) -> dict:
-        stored = {"node": int(self.node), "path": self.path, "pointer": self.pointer,
-                  "id_name": self.id_name, "id_type": self.id_type, "slot": self.slot,
-                  "data_path": self.data_path,
-                  "curves": [{"data_path": c.data_path, "index": int(c.index)} for c in self.curves],
-                  "matrix": np.asarray(self.matrix, dtype=np.float64).ravel().tolist(),
-                  "offset": np.asarray(self.offset, dtype=np.float64).tolist(),
-                  "source": self.source, "sampler": self.sampler.to_record()}
+    def to_record(self) -> Record:
+        stored: Record = {"node": int(self.node), "path": self.path, "pointer": self.pointer,
+                          "id_name": self.id_name, "id_type": self.id_type, "slot": self.slot,
+                          "data_path": self.data_path,
+                          "curves": [{"data_path": c.data_path, "index": int(c.index)} for c in self.curves],
+                          "matrix": np.asarray(self.matrix, dtype=np.float64).ravel().tolist(),
+                          "offset": np.asarray(self.offset, dtype=np.float64).tolist(),
+                          "source": self.source, "sampler": self.sampler.to_record()}
         if self.fallback is not None:
             stored["fallback"] = self.fallback.to_record()
         return stored
@@ -119,11 +123,11 @@ class ClipRecord:
     tolerance_deg: float
     bake: bool
     frames_per_second: float
-    channels: list = field(default_factory=list)   # ChannelRecord
+    channels: list[ChannelRecord] = field(default_factory=list)
     version: int = VERSION
 
     @classmethod
-    def from_record(cls, stored: dict, where: str = "the clip record") -> "ClipRecord":
+    def from_record(cls, stored: Record, where: str = "the clip record") -> "ClipRecord":
         """Read a stored record (migrated first when older); RecordError when it cannot be."""
         stored = migrated(stored, where)
         try:
@@ -135,14 +139,14 @@ class ClipRecord:
             raise RecordError(f"{where} (version {VERSION}) is damaged: "
                               f"{type(error).__name__}: {error}") from None
 
-    def to_record(self) -> dict:
+    def to_record(self) -> Record:
         return {"version": VERSION, "file": self.file, "animation": int(self.animation),
                 "name": self.name, "source": self.source, "tolerance_deg": float(self.tolerance_deg),
                 "bake": bool(self.bake), "frames_per_second": float(self.frames_per_second),
                 "channels": [c.to_record() for c in self.channels]}
 
 
-def migrated(stored: dict, where: str = "the clip record") -> dict:
+def migrated(stored: Record, where: str = "the clip record") -> Record:
     """``stored`` brought to VERSION through MIGRATIONS; RecordError for a newer or unknown one."""
     if not isinstance(stored, dict):
         raise RecordError(f"{where} is not a record ({type(stored).__name__})")
@@ -158,5 +162,5 @@ def migrated(stored: dict, where: str = "the clip record") -> dict:
     return stored
 
 
-def _doubles(array):
+def _doubles(array: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.float64).reshape(-1)

@@ -5,6 +5,7 @@ sampler, closed form for CUBICSLERP) and central ones inside it.
 
 import numpy as np
 
+from ..sampling import Sampler
 from ..sampling import quaternions as quat
 
 # Finite-difference step as a fraction of the segment: the 4th-order stencils below then err by
@@ -14,7 +15,7 @@ _FORWARD = np.array([-25.0, 48.0, -36.0, 16.0, -3.0]) / 12.0  # f'(0) d from f(0
 _CENTRAL = np.array([1.0, -8.0, 8.0, -1.0]) / 12.0  # f'(0) d from f(-2d), f(-d), f(d), f(2d)
 
 
-def arc_slope(a, b, angle, s):
+def arc_slope(a: np.ndarray, b: np.ndarray, angle: np.ndarray, s: float | np.ndarray) -> np.ndarray:
     """d/ds of slerp(a, b, s) along the arc (a.b >= 0): angle·(cos(s·angle)·b − cos((1−s)·angle)·a)
     / sin(angle); the chord b − a for arcs too short to divide by sin."""
     sin = np.sin(angle)
@@ -25,7 +26,8 @@ def arc_slope(a, b, angle, s):
     return scale * (wb * b - wa * a)
 
 
-def end_slopes(sampler, start, end, at_start, at_end):
+def end_slopes(sampler: Sampler, start: np.ndarray, end: np.ndarray, at_start: np.ndarray,
+               at_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One-sided derivatives (per second) of the curve inside each segment [start, end]: leaving
     ``at_start`` and arriving at ``at_end``, each in the sign of that key. The curve's samples
     take whichever sign the evaluator gives, so each is first aligned with its own key."""
@@ -41,7 +43,8 @@ def end_slopes(sampler, start, end, at_start, at_end):
     return leaving / delta[:, None], -arriving / delta[:, None]
 
 
-def sqlerp_end_slopes(b0, a1, v0, v1, duration):
+def sqlerp_end_slopes(b0: np.ndarray, a1: np.ndarray, v0: np.ndarray, v1: np.ndarray,
+                      duration: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """end_slopes of CUBICSLERP segments in closed form. With p(u) = slerp(v0, v1, u),
     s(u) = slerp(b0, a1, u) and h = 2u(1 - u), q = slerp(p, s, h) has h = 0 at both ends, so
     q'(0) = p'(0) + 2 d/dh slerp(v0, b0, h) at 0 and q'(1) = p'(1) - 2 d/dh slerp(v1, a1, h) at
@@ -64,7 +67,7 @@ def _slope(a, b, s):
     return arc_slope(a, b, angle, s)
 
 
-def value_and_slope(sampler, middle, duration):
+def value_and_slope(sampler: Sampler, middle: np.ndarray, duration: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The curve's value at each time in ``middle`` and its central derivative there (per
     second), in the value's sign; one evaluation for both."""
     delta = STEP * duration
@@ -75,6 +78,6 @@ def value_and_slope(sampler, middle, duration):
     return value, np.einsum("j,sjc->sc", _CENTRAL, around) / delta[:, None]
 
 
-def align(q, reference):
+def align(q: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """q with each quaternion's sign chosen so that its dot with ``reference`` is >= 0."""
     return np.where((quat.dot(q, reference) < 0.0)[..., None], -q, q)

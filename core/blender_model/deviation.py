@@ -16,13 +16,16 @@ Records are core.blender_model.clip_record.ChannelRecord (what an import stores 
 """
 
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from ..sampling import quaternions as quat
 from ..gltf import as_stored
 from ..sampling import Sampler
+from .clip_record import ChannelRecord
 from .fcurves import MODES, Prepared, work_arrays
 from .keyframes import Keyframes
 from ..sampling import SAMPLES_PER_FRAME, dense_times
@@ -51,12 +54,12 @@ class CurveKeys:
     interpolation: np.ndarray
 
     @classmethod
-    def constant(cls, value):
+    def constant(cls, value: float) -> "CurveKeys":
         """What Blender plays for a property without an F-curve: its current value."""
         point = np.array([[0.0, float(value)]])
         return cls(point, point, point, np.array(["CONSTANT"]))
 
-    def keyframes(self):
+    def keyframes(self) -> Keyframes:
         """The keys as core Keyframes (times in frames) for fcurve_model.play."""
         co, left, right = (np.asarray(a, dtype=np.float64).reshape(-1, 2)
                            for a in (self.co, self.handle_left, self.handle_right))
@@ -87,28 +90,29 @@ class ChannelDeviation:
     ext_fallback: Peak
     ext_blender: Peak | None
     fallback_blender: Peak | None
-    notes: list = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
-    def unit(self):
+    def unit(self) -> str:
         return "°" if self.rotation else ""
 
     @property
-    def pairs(self):
+    def pairs(self) -> dict[str, Peak | None]:
         return dict(zip(PAIRS, (self.ext_fallback, self.ext_blender, self.fallback_blender)))
 
     @property
-    def worst(self):
+    def worst(self) -> float:
         """The largest of the three maxima."""
         return max(p.max for p in self.pairs.values() if p is not None)
 
-    def blender_vs(self, source=None):
+    def blender_vs(self, source: str | None = None) -> Peak | None:
         """BLENDER against ``source`` (default: this row's reference), the measure add-keys uses."""
         source = source or self.source
         return self.fallback_blender if source == "FALLBACK" else self.ext_blender
 
 
-def clip_times(records, frames_per_second, per_frame=SAMPLES_PER_FRAME):
+def clip_times(records: Sequence[ChannelRecord], frames_per_second: float,
+               per_frame: int = SAMPLES_PER_FRAME) -> np.ndarray:
     """Dense times (seconds) over the clip, 0 to the last key of any stored sampler; a sample
     within SNAP_FRAMES of a key is taken at the key's time itself."""
     keys = np.unique(np.concatenate(
@@ -123,24 +127,28 @@ def clip_times(records, frames_per_second, per_frame=SAMPLES_PER_FRAME):
     return times
 
 
-def stored_sampler(record, source="EXTENSION"):
+def stored_sampler(record: ChannelRecord, source: str = "EXTENSION") -> Sampler:
     """The record's sampler for ``source`` as a core Sampler (glTF values, seconds)."""
     data = record.played(source)
     return Sampler(data.interpolation, data.times, data.values, record.path, data.pointer)
 
 
-def affine_map(record):
+def affine_map(record: ChannelRecord) -> tuple[np.ndarray, np.ndarray]:
     """(matrix (k, k), offset (k,)): Blender value = matrix @ glTF value + offset."""
     return record.matrix, record.offset
 
 
-def source_values(records, source, times):
+def source_values(records: Sequence[ChannelRecord], source: str, times: npt.ArrayLike) -> list[np.ndarray]:
     """Per record, the values ``source`` plays at ``times`` in Blender target space: (T, k),
     rotations normalized (core.sampling.pose_player, batched over the channels)."""
     return PosePlayer.from_records(records, source).over(times)
 
 
-def blender_values(curves, frames, rotation):
+# Per component of a channel, its F-curve's keys, or None where it has no property (left out).
+Curves = Sequence[CurveKeys | None]
+
+
+def blender_values(curves: Curves, frames: npt.ArrayLike, rotation: bool) -> tuple[np.ndarray, np.ndarray] | str:
     """What Blender plays at ``frames`` from per-component CurveKeys (None: no property, left
     out): ((T, k) values, (k,) mask of played components), or a reason string where the keys
     use a mode that is not emulated."""
@@ -152,14 +160,14 @@ class BlenderCurves:
     """Per-component CurveKeys set up once for many blender_values() calls: the groups of curves
     sharing their key timing (fcurve_model.Prepared each)."""
 
-    def __init__(self, curves):
+    def __init__(self, curves: Curves):
         self.count = len(curves)
         self.played = np.array([keys is not None for keys in curves], dtype=bool)
         self.groups = [(components, Prepared(keys))
                        for components, keys in _shared_timing(curves, self.played)]
 
     @classmethod
-    def of(cls, curves):
+    def of(cls, curves: Curves) -> "BlenderCurves | str":
         """BlenderCurves of ``curves``, or a string saying which interpolation is not emulated."""
         for keys in curves:
             if keys is not None:
@@ -168,7 +176,7 @@ class BlenderCurves:
                     return f"Blender keys use {', '.join(unknown)} interpolation (not emulated)"
         return cls(curves)
 
-    def values(self, frames, rotation):
+    def values(self, frames: npt.ArrayLike, rotation: bool) -> tuple[np.ndarray, np.ndarray]:
         """blender_values() at ``frames``."""
         # Blender evaluates animation at a float32 frame, as it stores key frames: a sample at a
         # key's time then lands on that key, as in Blender (in float64 a step could land just
@@ -204,7 +212,7 @@ def _float32_work(frames):
     return wide
 
 
-def _shared_timing(curves, played):
+def _shared_timing(curves: Curves, played: np.ndarray) -> Iterator[tuple[list[int], Keyframes]]:
     """(component indices, Keyframes with their values side by side) per group of F-curves with
     the same key and handle frames and modes: Blender's curves of one rotation usually share
     them, and the time solve of their Bezier segments is then done once for the group."""
@@ -222,7 +230,7 @@ def _shared_timing(curves, played):
                                     np.hstack([k.right_values for k in parts]), first.interpolation)
 
 
-def peak(a, b, rotation, times, frames_per_second):
+def peak(a: np.ndarray, b: np.ndarray, rotation: bool, times: np.ndarray, frames_per_second: float) -> Peak:
     """Largest difference of two (T, k) tracks and its time."""
     if rotation:
         difference = quat.angle_between(a[:, _XYZW], b[:, _XYZW])
@@ -249,7 +257,8 @@ def _played(curves, frames, rotation):
     return values, slice(None) if rotation else mask
 
 
-def blender_peak(record, curves, source, times, frames_per_second):
+def blender_peak(record: ChannelRecord, curves: Curves | str, source: str, times: np.ndarray,
+                 frames_per_second: float) -> Peak | str:
     """BLENDER (``curves``, e.g. keys about to be written) against ``source`` for one record:
     a Peak, or a string saying why they cannot be compared."""
     rotation = record.path == "rotation"
@@ -261,7 +270,7 @@ def blender_peak(record, curves, source, times, frames_per_second):
     return peak(reference[:, columns], values[:, columns], rotation, times, frames_per_second)
 
 
-def planned_curves(record, keys, frames_per_second):
+def planned_curves(record: ChannelRecord, keys: Keyframes, frames_per_second: float) -> list[CurveKeys | None]:
     """Per component of ``record``, the CurveKeys Blender stores for ``keys`` (core Keyframes in
     glTF values and seconds): mapped through the record's matrix and offset, frames = t * fps,
     rounded to float32 as Blender keeps them; None where the component has no property."""
@@ -270,24 +279,30 @@ def planned_curves(record, keys, frames_per_second):
              for times, values in ((keys.times, keys.values), (keys.left_times, keys.left_values),
                                    (keys.right_times, keys.right_values))]
     modes = np.asarray(keys.interpolation)
-    return [None if target.index < 0 else
-            CurveKeys(*(np.stack([frames, values[:, c]], axis=1) for frames, values in parts),
-                      modes)
+    return [None if target.index < 0 else CurveKeys(*_columns(parts, c), modes)
             for c, target in enumerate(record.curves)]
+
+
+def _columns(parts, c) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(co, handle_left, handle_right) (m, 2) of component ``c`` from planned_curves' parts."""
+    co, left, right = (np.stack([frames, values[:, c]], axis=1) for frames, values in parts)
+    return co, left, right
 
 
 def _float32(values):
     return as_stored(values, "FLOAT")
 
 
-def target_name(record):
+def target_name(record: ChannelRecord) -> str:
     match = _BONE.match(record.data_path)
     if match:
         return re.sub(r"\\(.)", r"\1", match.group(1))
     return f"{record.id_name} (shape keys)" if record.id_type == "Key" else record.id_name
 
 
-def channel_deviations(records, fcurve_keys, frames_per_second, times=None, source=None):
+def channel_deviations(records: Sequence[ChannelRecord], fcurve_keys: Sequence[Curves | str],
+                       frames_per_second: float, times: npt.ArrayLike | None = None,
+                       source: str | None = None) -> list[ChannelDeviation]:
     """Rows (ChannelDeviation) for every record, worst first: rotations (degrees) before other
     channels (their own units), each group by its largest maximum.
 
@@ -338,7 +353,7 @@ def _jump_notes(record):
     return [f"CUBICSLERP curve jumps at {shown} (the spec's formula; keyed either side)"]
 
 
-def format_table(rows, limit=None):
+def format_table(rows: Sequence[ChannelDeviation], limit: int | None = None) -> list[str]:
     """The report as lines of text (a header and one line per row, worst first)."""
     lines = [f"{'target':<20} {'path':<11} {'source':<9} "
              + " ".join(f"{pair:<{_WIDTH}}" for pair in PAIRS).rstrip()]

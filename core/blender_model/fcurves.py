@@ -3,11 +3,16 @@ fitter can measure what Blender will really play before anything is written.
 """
 
 import threading
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from ..sampling import quaternions as quat
 from ..sampling import segment_index
+
+if TYPE_CHECKING:  # keyframes imports this module
+    from .keyframes import Keyframes
 
 CONSTANT, LINEAR, BEZIER = "CONSTANT", "LINEAR", "BEZIER"
 MODES = (CONSTANT, LINEAR, BEZIER)
@@ -24,7 +29,7 @@ _KEPT = 1 << 21  # float64 elements of work arrays kept per thread and user betw
 _WORK = threading.local()
 
 
-def play(keys, times, rotation=False):
+def play(keys: "Keyframes", times: npt.ArrayLike, rotation: bool = False) -> np.ndarray:
     """What Blender's F-curves play at ``times``: (len(times), k); normalized if ``rotation``.
 
     Emulates Blender's keyframe evaluation (blenkernel fcurve.cc) in float64: constant
@@ -40,13 +45,13 @@ class Prepared:
     """Keyframes set up once (per segment: the value and time cubics) for many play() calls, as
     the exporter's fit makes them."""
 
-    def __init__(self, keys):
+    def __init__(self, keys: "Keyframes"):
         self.key_times = np.asarray(keys.times, dtype=np.float64).reshape(-1)
         values = np.asarray(keys.values, dtype=np.float64)
         self.values = values[:, None] if values.ndim == 1 else values
         self.segments = _Segments(keys, self.key_times, self.values) if len(self.key_times) > 1 else None
 
-    def play(self, times, out=None):
+    def play(self, times: npt.ArrayLike, out: np.ndarray | None = None) -> np.ndarray:
         """play() of these keys component-major, unnormalized: (k, len(times)), one contiguous
         track per component (what the rotation modes read fastest); ``out``: an array to fill."""
         query = np.asarray(times, dtype=np.float64).reshape(-1)
@@ -75,7 +80,7 @@ class Prepared:
         return out
 
 
-def work_arrays(user, count, n):
+def work_arrays(user: str, count: int, n: int) -> list[np.ndarray]:
     """``count`` float64 arrays of length ``n`` to compute in, kept per thread and ``user`` between
     calls (up to _KEPT elements): a fresh large array costs a page fault per 4 KiB on first touch,
     which here costs more than the arithmetic done in it. Their contents are left over from the
@@ -167,7 +172,8 @@ def _bezier_parameter(x, q):
     """s in [0, 1] with x(s) = q for time control points x (T, 4)."""
     a, b, c, d = np.asarray(x, dtype=np.float64).T
     u = (np.asarray(q, dtype=np.float64) - a) / (d - a)
-    return _time_parameter(*_time_cubic(a, b, c, d), u, np.empty(len(u)), np.empty((2, len(u))))
+    t1, t2, t3 = _time_cubic(a, b, c, d)
+    return _time_parameter(t1, t2, t3, u, np.empty(len(u)), np.empty((2, len(u))))
 
 
 def _time_parameter(t1, t2, t3, u, s, work):
@@ -189,11 +195,11 @@ def _time_parameter(t1, t2, t3, u, s, work):
     if residual.size and residual.max() <= _CONVERGED:  # the usual case: one pass to know
         return s
     pending = np.flatnonzero(~(residual <= _CONVERGED))  # NaN too: s is NaN after a 0 / 0
-    part = [v[pending] for v in (t1, t2, t3, u)]
-    solved = part[3].copy()  # from the linear guess again: s may be NaN
-    stalled = _newton(*part, solved, _NEWTON_STEPS)
+    p1, p2, p3, pu = (v[pending] for v in (t1, t2, t3, u))
+    solved = pu.copy()  # from the linear guess again: s may be NaN
+    stalled = _newton(p1, p2, p3, pu, solved, _NEWTON_STEPS)
     if stalled.size:
-        solved[stalled] = _bracketed(*(v[stalled] for v in part))
+        solved[stalled] = _bracketed(p1[stalled], p2[stalled], p3[stalled], pu[stalled])
     s[pending] = solved
     return s
 

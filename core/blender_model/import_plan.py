@@ -5,10 +5,15 @@ Doing all of this first means a file that cannot be planned never reaches the sc
 that runs inside the importer is only bulk writing.
 """
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
+from ..document import Document
+from ..sampling import Animation, Channel, Sampler, Scene
+from .keyframes import Keyframes
 from .keyframes_batch import keyframes_for_channels
 
 SOURCES = ("EXTENSION", "FALLBACK")
@@ -26,34 +31,34 @@ class ImportSettings:
 class ChannelPlan:
     animation: int
     index: int                 # position in Animation.channels
-    channel: object            # core Channel
-    sampler: object            # the Sampler that plays (extension or fallback)
-    keyframes: object          # core Keyframes, glTF values, seconds
+    channel: Channel
+    sampler: Sampler           # the one that plays (extension or fallback)
+    keyframes: Keyframes       # glTF values, seconds
     frames_per_second: float
 
     @property
-    def source(self):
+    def source(self) -> str:
         return "FALLBACK" if self.sampler is self.channel.fallback else "EXTENSION"
 
-    def jumps(self):
+    def jumps(self) -> np.ndarray:
         """Times (seconds) where the played CUBICSLERP curve jumps (keyed either side)."""
         return self.keyframes.jumps if self.keyframes.jumps is not None else np.zeros(0)
 
 
-def chosen_sampler(channel, source):
+def chosen_sampler(channel: Channel, source: str) -> Sampler:
     if source == "FALLBACK" and channel.fallback is not None:
         return channel.fallback
     return channel.sampler
 
 
-def bake_times(duration, frames_per_second):
+def bake_times(duration: float, frames_per_second: float) -> np.ndarray:
     """Every whole frame from 0 to the end of the clip, and the clip's last instant itself."""
     frames = np.arange(0.0, np.floor(duration * frames_per_second) + 1.0)
     times = frames / frames_per_second
     return times if times[-1] >= duration else np.append(times, duration)
 
 
-def rotation_budgets(parents, order, animated):
+def rotation_budgets(parents: npt.ArrayLike, order: np.ndarray, animated: Iterable[int]) -> np.ndarray:
     """Per node, the share of the rotation tolerance its own curve may use.
 
     A node's world rotation carries the errors of every animated rotation above it, so the
@@ -67,7 +72,7 @@ def rotation_budgets(parents, order, animated):
     return np.maximum(chain_sums(parents, order, animated_mask), 1.0).astype(int)
 
 
-def chain_sums(parents, order, weights):
+def chain_sums(parents: np.ndarray, order: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Per node, the largest sum of ``weights`` along one chain from a root to a leaf through it.
     ``order``: node indices parents first."""
     above = np.zeros(len(parents))  # from the root down to the node, itself included
@@ -82,7 +87,8 @@ def chain_sums(parents, order, weights):
     return above + below
 
 
-def plan_animations(animations, settings, scene):
+def plan_animations(animations: Sequence[Animation], settings: ImportSettings,
+                    scene: Scene) -> dict[int, list[ChannelPlan]]:
     """{animation index: [ChannelPlan, ...]}, the keys of all of them fitted in one
     keyframes_for_channels call (many clips of a few channels each batch as well as one big one)."""
     if settings.bake:  # every clip keyed on its own frames
@@ -110,7 +116,7 @@ def _chosen(animation, settings, scene):
     rotated = {c.node for c in animation.channels if c.path == "rotation"}
     shares = rotation_budgets(scene.parents, scene.order, rotated) if rotated else None
     samplers = [chosen_sampler(channel, settings.source) for channel in animation.channels]
-    tolerances = [settings.tolerance_deg / (shares[c.node] if c.path == "rotation" else 1)
+    tolerances = [settings.tolerance_deg / (shares[c.node] if shares is not None and c.path == "rotation" else 1)
                   for c in animation.channels]
     return samplers, tolerances
 
@@ -120,6 +126,6 @@ def _plans(animation, settings, samplers, keys):
             for index, (channel, sampler, channel_keys) in enumerate(zip(animation.channels, samplers, keys))]
 
 
-def plan_document(document, settings):
+def plan_document(document: Document, settings: ImportSettings) -> dict[int, list[ChannelPlan]]:
     """{animation index: [ChannelPlan, ...]} for every animation of a loaded Document."""
     return plan_animations(document.animations, settings, document.scene)

@@ -19,10 +19,13 @@ whatever the values. The Blender layer must set the handles to FREE: AUTO handle
 recomputed by fcurve.update().
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
+from ..sampling import Sampler
 from ..sampling import quaternions as quat
 from .fcurves import BEZIER, CONSTANT, LINEAR, Prepared, play  # noqa: F401 (play is public here)
 from .curve_slopes import arc_slope, end_slopes, sqlerp_end_slopes, value_and_slope
@@ -68,13 +71,14 @@ class Keyframes:
     right_times: np.ndarray
     right_values: np.ndarray
     interpolation: np.ndarray
-    jumps: np.ndarray = None  # times (seconds) where a CUBICSLERP curve jumps (core.sampling.sqlerp_jumps)
+    jumps: np.ndarray | None = None  # times (seconds) where a CUBICSLERP curve jumps (core.sampling.sqlerp_jumps)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.times)
 
 
-def keyframes_for(sampler, tolerance_deg=0.01, bake_times=None, frames_per_second=24.0):
+def keyframes_for(sampler: Sampler, tolerance_deg: float = 0.01, bake_times: npt.ArrayLike | None = None,
+                  frames_per_second: float = 24.0) -> Keyframes:
     """Keys that make Blender play ``sampler`` (exactly, or within ``tolerance_deg`` for slerp and
     CUBICSLERP rotations). ``bake_times`` (seconds): LINEAR keys holding the curve's value at each
     of those times instead ("bake every frame"). Rotation keys are sign-continuous. Where a
@@ -112,7 +116,7 @@ def keyframes_for(sampler, tolerance_deg=0.01, bake_times=None, frames_per_secon
 
 # --- key sets -------------------------------------------------------------------------------------
 
-def _with_handles(times, values, arriving, leaving, modes):
+def _with_handles(times, values, arriving, leaving, modes) -> Keyframes:
     """Keys with handles one third of the adjacent segment away in time, along the given slopes
     (value per second: ``arriving`` at a key from the left, ``leaving`` it to the right). The first
     key's left and the last key's right handle are never played (constant extrapolation): they
@@ -216,7 +220,8 @@ def _rotation_keyframes(sampler, times, values, keys, tolerance_deg, frames_per_
     return refined
 
 
-def rotation_start(sampler, times, values, keys, frames_per_second=24.0):
+def rotation_start(sampler: Sampler, times: np.ndarray, values: np.ndarray, keys: np.ndarray,
+                   frames_per_second: float = 24.0) -> RefineStart:
     """The RefineStart of a rotation sampler (``times``, ``values``, ``keys`` as keyframes_for
     reads them): keys at the file's keys and jumps, slopes from the curve's one-sided derivatives."""
     gaps, jumps = np.zeros(len(times) - 1, dtype=bool), np.zeros(0)
@@ -242,11 +247,11 @@ def rotation_start(sampler, times, values, keys, frames_per_second=24.0):
     return RefineStart(times, continuous, arriving, leaving, pending, gaps, jumps)
 
 
-def chord2_limits(tolerance_deg):
+def chord2_limits(tolerance_deg: float) -> tuple[float, float]:
     """(sure, limit) squared chords for refine(): a segment whose screen probes stay under
     ``sure`` passes; one whose worst probe is over ``limit`` splits."""
-    return (quat.degrees_to_chord2(SCREEN_AT * SPLIT_AT * tolerance_deg),  # chords grow as angle²
-            quat.degrees_to_chord2(SPLIT_AT * tolerance_deg))
+    return (float(quat.degrees_to_chord2(SCREEN_AT * SPLIT_AT * tolerance_deg)),  # chords grow as angle²
+            float(quat.degrees_to_chord2(SPLIT_AT * tolerance_deg)))
 
 
 def _with_jumps(sampler, times, values, keys, frames_per_second):
@@ -270,7 +275,12 @@ def _with_jumps(sampler, times, values, keys, frames_per_second):
     return merged, merged_keys, gaps, jumps
 
 
-def refine(sampler, start, limits):
+# (times, segments) -> (sure, limit) squared chords: scalars, or a (2, segments) array.
+Limits = Callable[[np.ndarray, np.ndarray], tuple[float, float] | np.ndarray]
+
+
+def refine(sampler: Sampler, start: RefineStart,
+           limits: Limits) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Split every pending segment that misses the curve by more than the tolerance at its
     midpoint, all at once per round; only the new halves are probed in the next round (a segment
     that passed keeps its keys and handles, so it keeps passing). Gaps (a jump between their keys)

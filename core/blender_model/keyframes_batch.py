@@ -9,8 +9,12 @@ next; every other channel goes through ``keyframes_for``. The keys are the same 
 channel (tests/test_keyframes_batch.py compares them).
 """
 
-import numpy as np
+from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
+
+from ..sampling import Sampler
 from ..sampling import quaternions as quat
 from .curve_slopes import arc_slope
 from .keyframes import ARC_ERROR_DEG, BEZIER, MIN_TOLERANCE_DEG, SPLIT_AT, Keyframes, keyframes_for
@@ -25,12 +29,14 @@ from .keyframes_joined import continuous_runs, cubicslerp_channels
 JOINED_KEYS = 200
 
 
-def keyframes_for_channels(samplers, tolerances_deg, bake_times=None, frames_per_second=24.0):
+def keyframes_for_channels(samplers: Sequence[Sampler], tolerances_deg: Sequence[float],
+                           bake_times: npt.ArrayLike | None = None,
+                           frames_per_second: float = 24.0) -> list[Keyframes]:
     """[keyframes_for(sampler, tolerance, bake_times, frames_per_second) for each pair], with the
     slerp channels fitted in one pass and the CUBICSLERP ones refined together."""
     if any(not t > 0.0 for t in tolerances_deg):  # as keyframes_for says, before any channel is fitted
         raise ValueError(f"tolerances must be positive, got {list(tolerances_deg)!r}")
-    out = [None] * len(samplers)
+    out: list[Keyframes | None] = [None] * len(samplers)
     tolerances = [max(float(t), MIN_TOLERANCE_DEG) for t in tolerances_deg]
     for kind, fit in (("LINEAR", _slerp_channels), ("CUBICSLERP", cubicslerp_channels)):
         batch = [i for i, s in enumerate(samplers) if bake_times is None and _batched(s, kind)]
@@ -38,11 +44,9 @@ def keyframes_for_channels(samplers, tolerances_deg, bake_times=None, frames_per
             fitted = fit([samplers[i] for i in batch], [tolerances[i] for i in batch], frames_per_second)
             for i, keys in zip(batch, fitted):
                 out[i] = keys
-    for i, sampler in enumerate(samplers):
-        if out[i] is None:
-            out[i] = keyframes_for(sampler, tolerances_deg[i], bake_times=bake_times,
-                                   frames_per_second=frames_per_second)
-    return out
+    return [keys if keys is not None else
+            keyframes_for(sampler, tolerances_deg[i], bake_times=bake_times, frames_per_second=frames_per_second)
+            for i, (sampler, keys) in enumerate(zip(samplers, out))]
 
 
 def _batched(sampler, interpolation):

@@ -8,30 +8,34 @@ one) cheap: numpy's per-call overhead is paid per round, not per channel and rou
 A channel whose curve jumps takes keyframes_for's own path (its extra keys and CONSTANT gap).
 """
 
+from collections.abc import Sequence
+from typing import cast
+
 import numpy as np
 
 from ..sampling import quaternions as quat
 from ..sampling import Sampler
 from .curve_slopes import sqlerp_end_slopes
-from .keyframes import RefineStart, _modes, _with_handles, chord2_limits, keyframes_for, refine
+from .keyframes import Keyframes, RefineStart, _modes, _with_handles, chord2_limits, keyframes_for, refine
 from ..sampling import jump_times
 
 
-def cubicslerp_channels(samplers, tolerances, frames_per_second=24.0):
+def cubicslerp_channels(samplers: Sequence[Sampler], tolerances: Sequence[float],
+                        frames_per_second: float = 24.0) -> list[Keyframes]:
     """[keyframes_for(sampler, tolerance, frames_per_second) for each pair] of CUBICSLERP samplers
     with strictly increasing key times."""
     line = _Line(samplers)
     jumping = line.channels_at(jump_times(line.times, line.rows))
     if jumping:  # rare: those channels alone, the others joined again without them
         smooth = [c for c in range(len(samplers)) if c not in jumping]
-        out = [None] * len(samplers)
+        out: list[Keyframes | None] = [None] * len(samplers)
         for c in jumping:
             out[c] = keyframes_for(samplers[c], tolerances[c], frames_per_second=frames_per_second)
         if smooth:
             for c, keys in zip(smooth, _refined(_Line([samplers[c] for c in smooth]),
                                                 [tolerances[c] for c in smooth])):
                 out[c] = keys
-        return out
+        return cast(list[Keyframes], out)  # every channel is jumping or smooth: all filled
     return _refined(line, tolerances)
 
 
@@ -97,7 +101,7 @@ def _refined(line, tolerances):
     return out
 
 
-def continuous_runs(q, first, channel):
+def continuous_runs(q: np.ndarray, first: np.ndarray, channel: np.ndarray) -> np.ndarray:
     """quaternions.make_continuous on each channel's run of keys: signs chained within a run, the
     first key of each run as stored."""
     steps = np.where(np.einsum("ij,ij->i", q[:-1], q[1:]) < 0.0, -1.0, 1.0)

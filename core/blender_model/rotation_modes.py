@@ -10,6 +10,7 @@ axis) and ``normalize_qt`` (Blender normalizes quaternion channels when it build
 """
 
 import numpy as np
+import numpy.typing as npt
 
 from ..sampling import quaternions as quat
 from .fcurves import work_arrays
@@ -17,7 +18,8 @@ from .fcurves import work_arrays
 QUATERNION, AXIS_ANGLE = "QUATERNION", "AXIS_ANGLE"
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 # The F-curve data path and the number of components of each mode.
-DATA_PATHS = {QUATERNION: ("rotation_quaternion", 4), AXIS_ANGLE: ("rotation_axis_angle", 4)}
+DATA_PATHS: dict[str, tuple[str, int]] = {QUATERNION: ("rotation_quaternion", 4),
+                                          AXIS_ANGLE: ("rotation_axis_angle", 4)}
 DATA_PATHS.update({order: ("rotation_euler", 3) for order in EULER_ORDERS})
 _AXIS = {"X": 0, "Y": 1, "Z": 2}
 # pi/2 as fdlibm's pio2_1 (its first 33 bits) + pio2_1t, and the half angles (radians) up to which
@@ -30,7 +32,7 @@ _SIN_TERMS = (-1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.984126
 _QUARTER_COS, _QUARTER_SIN = np.array([1.0, 0.0, -1.0, 0.0]), np.array([0.0, 1.0, 0.0, -1.0])
 
 
-def to_quaternions(mode, components):
+def to_quaternions(mode: str, components: npt.ArrayLike) -> np.ndarray:
     """(T, 4) unit quaternions (x, y, z, w) for (T, k) F-curve values of rotation ``mode``."""
     components = np.asarray(components, dtype=np.float64)
     if mode == QUATERNION:
@@ -48,7 +50,7 @@ def to_quaternions(mode, components):
 # component-major (k, T), as deviation.blender_values gives it, has each component contiguous.
 
 
-def from_blender_quaternion(wxyz):
+def from_blender_quaternion(wxyz: npt.ArrayLike) -> np.ndarray:
     """Blender's (w, x, y, z) to unit (x, y, z, w); a zero quaternion plays as the identity."""
     wxyz, out, shape = _flat(wxyz, 4)
     norm, *spare = work_arrays("rotation_modes", 3, len(wxyz))
@@ -60,7 +62,7 @@ def from_blender_quaternion(wxyz):
     return out.reshape(shape)
 
 
-def from_euler(angles, order="XYZ"):
+def from_euler(angles: npt.ArrayLike, order: str = "XYZ") -> np.ndarray:
     """Euler angles (T, 3) in radians, indexed by axis (X, Y, Z), turned in ``order`` (the first
     letter's axis first: 'XYZ' is Rz Ry Rx), to (T, 4)."""
     angles, out, shape = _flat(angles, 3)
@@ -86,7 +88,7 @@ def from_euler(angles, order="XYZ"):
     return out.reshape(shape)
 
 
-def from_axis_angle(angle_axis):
+def from_axis_angle(angle_axis: npt.ArrayLike) -> np.ndarray:
     """Blender's (angle, x, y, z) to (T, 4): the axis normalized, identity where it is zero."""
     angle_axis, out, shape = _flat(angle_axis, 4)
     length, sine, *spare = work_arrays("rotation_modes", 5, len(angle_axis))
@@ -184,7 +186,7 @@ def _sin_quarter(r, out, z):
     out += r
 
 
-def from_quaternions(mode, q, reference=None):
+def from_quaternions(mode: str, q: npt.ArrayLike, reference: npt.ArrayLike | None = None) -> np.ndarray:
     """F-curve values (T, k) of rotation ``mode`` for (T, 4) unit quaternions (x, y, z, w): the
     inverse of to_quaternions, for posing a bone or object of that mode from a quaternion.
     ``reference`` (T, k): current values; Euler angles are then shifted by whole turns to lie
@@ -202,7 +204,7 @@ def from_quaternions(mode, q, reference=None):
     raise ValueError(f"unknown rotation mode {mode!r}")
 
 
-def to_euler(q, order="XYZ"):
+def to_euler(q: np.ndarray, order: str = "XYZ") -> np.ndarray:
     """(T, 3) angles indexed by axis, turned in ``order``, for (T, 4) quaternions: the Tait-Bryan
     extraction from the matrix R = R_C R_B R_A ('ABC' = order), with the sign of the order's
     parity; near gimbal lock (middle angle +-90 degrees) the third angle is set to 0."""
@@ -220,7 +222,7 @@ def to_euler(q, order="XYZ"):
     return angles
 
 
-def to_axis_angle(q):
+def to_axis_angle(q: npt.ArrayLike) -> np.ndarray:
     """(T, 4) Blender (angle, x, y, z) for (T, 4) quaternions; no turn gives angle 0 about Y, as a
     new Blender object has."""
     q = np.asarray(q, dtype=np.float64)

@@ -9,14 +9,17 @@ reduced, or CUBICSPLINE at the CUBICSLERP key times) wins. A form that would not
 bytes than the sampler it replaces (JSON included, roughly) is not used: the sampler stays.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..sampling import quaternions as quat
 from ..gltf import COMPONENT_TYPES, TYPE_SIZES, as_stored
 from ..sampling import Evaluator
-from ..fitting import ChannelKeys, ExportOptions, export_keys
+from ..fitting import ChannelKeys, CubicSlerpFit, ExportOptions, export_keys
 
 # Check times per original interval (its start included): the error between a smooth curve and a
 # polyline peaks at the corners (the keys) or inside the intervals; on CesiumMan and 24-30 fps
@@ -27,28 +30,30 @@ CHECKS_PER_INTERVAL = 8
 # extension object: a form must save more than its JSON adds (the file's check is exact).
 ACCESSOR_JSON_BYTES = 150
 EXTENSION_JSON_BYTES = 110
+# seconds -> (T, 4) rotations as a file plays them
+Player = Callable[[np.ndarray], np.ndarray]
 
 
 @dataclass
 class Unit:
     """One LINEAR rotation sampler of an animation and the nodes its channels rotate."""
     sampler: int
-    nodes: list               # node indices (channels may share a sampler)
-    channels: list            # channel indices in the animation
+    nodes: list[int]          # node indices (channels may share a sampler)
+    channels: list[int]       # channel indices in the animation
     times: np.ndarray         # (n,) key times as stored (float64 of float32 values)
     values: np.ndarray        # (n, 4) key values as read (normalized)
     old_bytes: int            # what leaving the file saves: its output (and input when its own)
     share: float = 1.0        # of the tolerance (core.fitting.world_error), and of the fallback's
     fallback_share: float = 1.0
-    keys: ChannelKeys = None  # None: the sampler stays as it is
+    keys: ChannelKeys | None = None  # None: the sampler stays as it is
     note: str = ""            # why it stays
     output: int = -1          # the sampler's output accessor in the source
 
-    def target(self):
+    def target(self) -> Evaluator:
         return Evaluator("LINEAR", self.times, self.values, rotation=True)
 
 
-def check_times(times):
+def check_times(times: npt.ArrayLike) -> np.ndarray:
     """Every key time and CHECKS_PER_INTERVAL - 1 evenly spaced times inside each interval,
     rounded to float32 (fits insert keys at check times, and float32-exact key times play in the
     written file exactly as fitted)."""
@@ -85,18 +90,32 @@ def fit_unit(unit: Unit, tolerance_deg: float, fallback_tolerance_deg: float, mi
 
 
 def key_count(keys: ChannelKeys) -> int:
-    return len(keys.linear.times) if keys.linear is not None else len(keys.fit.times)
+    return len(keys.linear.times) if keys.linear is not None else len(cubicslerp(keys).times)
+
+
+def cubicslerp(keys: ChannelKeys) -> CubicSlerpFit:
+    """The CUBICSLERP keys of a rewrite that is not LINEAR keys alone (export_keys gives them)."""
+    if keys.fit is None:
+        raise ValueError(f"no CUBICSLERP keys to write ({keys.skipped or 'LINEAR keys alone'})")
+    return keys.fit
+
+
+def fallback(keys: ChannelKeys) -> tuple[str, np.ndarray, np.ndarray]:
+    """(interpolation, times, values) of a CUBICSLERP rewrite's fallback (every "AUTO" one has it)."""
+    if keys.fallback is None:
+        raise ValueError("a CUBICSLERP rewrite without its fallback sampler")
+    return keys.fallback
 
 
 def new_bytes(keys: ChannelKeys) -> int:
     """Bytes the rewrite adds: its samplers' data and their JSON, roughly."""
     if keys.linear is not None:
         return keys.written_bytes + ACCESSOR_JSON_BYTES * (1 if keys.frame_keys else 2)
-    accessors = 3 if keys.fallback[0] == "CUBICSPLINE" else 4  # CUBICSPLINE shares the key times
+    accessors = 3 if fallback(keys)[0] == "CUBICSPLINE" else 4  # CUBICSPLINE shares the key times
     return keys.written_bytes + ACCESSOR_JSON_BYTES * accessors + EXTENSION_JSON_BYTES
 
 
-def old_bytes(gltf: dict, sampler: dict, input_shared: bool) -> int:
+def old_bytes(gltf: dict[str, Any], sampler: dict[str, Any], input_shared: bool) -> int:  # JSON: Any
     """Bytes that leave the file with ``sampler``: its output accessor's data (and its input's,
     when no other sampler uses it) and their JSON, roughly."""
     total = 0
@@ -107,15 +126,15 @@ def old_bytes(gltf: dict, sampler: dict, input_shared: bool) -> int:
     return total
 
 
-def written_players(keys: ChannelKeys) -> tuple:
+def written_players(keys: ChannelKeys) -> tuple[Player, Player]:
     """(extension, fallback): seconds -> (T, 4) rotations as the file plays what ``keys`` write,
     held at the ends outside their keys (LINEAR keys alone: the same sampler twice)."""
     if keys.linear is not None:
         linear = _clamped("LINEAR", keys.linear.times, as_stored(keys.linear.values, keys.precision))
         return linear, linear
-    extension = _clamped("CUBICSLERP", keys.fit.times,
-                         quat.normalize(as_stored(keys.fit.interleaved(), keys.precision)))
-    interpolation, times, values = keys.fallback
+    fit = cubicslerp(keys)
+    extension = _clamped("CUBICSLERP", fit.times, quat.normalize(as_stored(fit.interleaved(), keys.precision)))
+    interpolation, times, values = fallback(keys)
     return extension, _clamped(interpolation, times, as_stored(values, keys.fallback_precision))
 
 

@@ -17,18 +17,21 @@ report says why (``allow_larger`` writes it anyway).
   rewrite is not compacted: nothing is written (``allow_larger``: the old data stays beside the new).
 """
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 import numpy as np
 
 from ..gltf import unknown_extensions
 from .channels import CHECKS_PER_INTERVAL, check_times
-from .files import external_uris, glb_form, planned_size, planned_writes, size_on_disk, write_all
-from .plan import Conversion, convert_document
+from .files import external_uris, glb_form, planned_size, planned_writes, size_on_disk, source_dir, write_all
+from .plan import ChannelReport, Conversion, convert_document
 from ..document import load
-from ..gltf import ERROR, GltfError
+from ..gltf import ERROR, Finding, GltfError
 from ..gltf import GltfFile, parse_json_only
 from ..gltf.validation import validate
 
@@ -43,7 +46,7 @@ class ConvertReport:
     source: Path
     destination: Path
     tolerance_deg: float
-    channels: list               # convert_plan.ChannelReport per rotation channel with a node
+    channels: list[ChannelReport]  # per rotation channel with a node
     source_bytes: int            # the .gltf/.glb and its external buffers (images not counted)
     destination_bytes: int       # the same of the output (planned: also when nothing is written)
     written: bool = True         # False: nothing written, ``reason`` says why
@@ -53,17 +56,19 @@ class ConvertReport:
     world_max_deg: float = 0.0           # the extension's (or LINEAR keys') world error, measured
     world_max_fallback_deg: float = 0.0  # the fallback's
     dropped_accessors: int = 0
-    files: list = field(default_factory=list)     # every file written, the destination last
-    warnings: list = field(default_factory=list)  # the source's repairable problems (core.load)
+    files: list[Path] = field(default_factory=list)        # every file written, the destination last
+    warnings: list[Finding] = field(default_factory=list)  # the source's repairable problems (core.load)
 
     @property
-    def converted(self):
+    def converted(self) -> list[ChannelReport]:
         return [c for c in self.channels if c.converted]
 
 
-def convert(source_path, destination_path, tolerance_deg=DEFAULT_TOLERANCE_DEG, min_ratio=1.0,
-            fallback_tolerance_deg=DEFAULT_FALLBACK_TOLERANCE_DEG, allow_larger=False,
-            provenance=None, progress=None) -> ConvertReport:
+def convert(source_path: str | os.PathLike[str], destination_path: str | os.PathLike[str],
+            tolerance_deg: float = DEFAULT_TOLERANCE_DEG, min_ratio: float = 1.0,
+            fallback_tolerance_deg: float = DEFAULT_FALLBACK_TOLERANCE_DEG, allow_larger: bool = False,
+            provenance: dict[str, Any] | None = None,  # {"key": str, "value": any JSON value}
+            progress: Callable[[float], None] | None = None) -> ConvertReport:
     """Write ``destination_path`` (.glb for a GLB source, .gltf for a JSON one) with the source's
     LINEAR rotations rewritten (see the module's text; a channel is rewritten only when it needs
     at most 1 / ``min_ratio`` of its keys), when it is smaller than the source or ``allow_larger``;
@@ -98,7 +103,7 @@ def convert(source_path, destination_path, tolerance_deg=DEFAULT_TOLERANCE_DEG, 
     writes = planned_writes(document, result.gltf, result.buffers, result.changed, destination, glb,
                             compact_json=not glb and _minified(source),
                             owned=_owned_files(destination, provenance))
-    report.destination_bytes = planned_size(writes, result.gltf, document.file.base_dir)
+    report.destination_bytes = planned_size(writes, result.gltf, source_dir(document))
     if report.destination_bytes >= report.source_bytes and not allow_larger:
         return _nothing(report, f"the output would be {report.destination_bytes:,} bytes, not smaller "
                         f"than the input's {report.source_bytes:,}")
@@ -151,8 +156,9 @@ def _left_alone(channels):
     return "; ".join(f"{count} x {note}" for note, count in sorted(notes.items(), key=lambda i: -i[1]))
 
 
-def check_arguments(tolerance_deg, min_ratio, fallback_tolerance_deg=DEFAULT_FALLBACK_TOLERANCE_DEG,
-                    names=("tolerance_deg", "min_ratio", "fallback_tolerance_deg")):
+def check_arguments(tolerance_deg: float, min_ratio: float,
+                    fallback_tolerance_deg: float = DEFAULT_FALLBACK_TOLERANCE_DEG,
+                    names: tuple[str, str, str] = ("tolerance_deg", "min_ratio", "fallback_tolerance_deg")) -> None:
     """ValueError naming the argument (as ``names`` call them) when a tolerance or the ratio is
     out of range. The fallback's tolerance is at least the extension's: LINEAR keys alone play
     in both."""

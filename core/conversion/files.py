@@ -14,9 +14,12 @@ import base64
 import json
 import os
 import struct
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
+from ..document import Document
 from ..gltf import pointer
 from ..gltf import CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, read_relative_uri
 from ..gltf import write_atomic
@@ -34,8 +37,14 @@ def glb_form(source: Path, destination: Path) -> bool:
     return glb
 
 
-def planned_writes(document, gltf, buffers, changed, destination, glb, compact_json=False,
-                   owned=frozenset()):
+# (path, bytes) of a file to write. A document's JSON (``gltf``) is a dict[str, Any]: any JSON
+# value may be anywhere in it.
+Write = tuple[Path, bytes]
+
+
+def planned_writes(document: Document, gltf: dict[str, Any], buffers: Sequence[bytes | None],
+                   changed: Sequence[bool], destination: Path, glb: bool, compact_json: bool = False,
+                   owned: frozenset[Path] = frozenset()) -> list[Write]:
     """[(path, bytes)], the destination last, for ``gltf`` (changed in place: URIs of rewritten
     buffers) whose buffers hold ``buffers`` (bytes each; ``changed``: per buffer, whether they
     differ from the source's). ``compact_json``: a .gltf written without indentation. ``owned``:
@@ -45,6 +54,8 @@ def planned_writes(document, gltf, buffers, changed, destination, glb, compact_j
         uri = buffer.get("uri")
         if glb and i == 0 and uri is None:
             continue  # the BIN chunk
+        if data is None:  # the validator refuses a buffer without data outside a GLB's BIN chunk
+            raise ValueError(f"buffer {i} has no data to write")
         if uri is None or (fresh and uri.startswith("data:")):
             buffer["uri"] = "data:application/octet-stream;base64," + base64.b64encode(data).decode("ascii")
         elif fresh:
@@ -60,7 +71,7 @@ def planned_writes(document, gltf, buffers, changed, destination, glb, compact_j
     return writes + [(destination, (text + "\n").encode("utf-8"))]
 
 
-def planned_size(writes, gltf, source_dir):
+def planned_size(writes: Sequence[Write], gltf: dict[str, Any], source_dir: Path) -> int:
     """Bytes of the destination (the last write) and of every external buffer its JSON references:
     written ones as planned, the others as they are in the source's folder."""
     destination, data = writes[-1]
@@ -72,7 +83,7 @@ def planned_size(writes, gltf, source_dir):
     return total
 
 
-def external_uris(gltf, kinds=("buffers", "images")):
+def external_uris(gltf: dict[str, Any], kinds: Iterable[str] = ("buffers", "images")) -> list[tuple[str, str]]:
     """(JSON pointer, URI) of every URI of those kinds that names a file (not data:)."""
     return [(pointer(kind, i, "uri"), item["uri"]) for kind in kinds
             for i, item in enumerate(gltf.get(kind, []))
@@ -99,14 +110,14 @@ def _copied_resources(document, gltf, destination, fresh_uris, owned=frozenset()
     same relative paths beside the destination, when it is in another folder. A different file
     already there is an error (FileExistsError): it may belong to another asset, unless an
     earlier output of this conversion wrote it (``owned``)."""
-    source_dir = document.file.base_dir
-    if source_dir.resolve() == destination.parent.resolve():
+    folder = source_dir(document)
+    if folder.resolve() == destination.parent.resolve():
         return []
     writes = []
     for where, uri in external_uris(gltf):
         if uri in fresh_uris:
             continue
-        data = read_relative_uri(uri, source_dir, where)
+        data = read_relative_uri(uri, folder, where)
         target = destination.parent / unquote(uri)
         if not target.exists() or (target.resolve() in owned and target.read_bytes() != data):
             writes.append((target, data))
@@ -116,7 +127,14 @@ def _copied_resources(document, gltf, destination, fresh_uris, owned=frozenset()
     return writes
 
 
-def write_all(writes):
+def source_dir(document: Document) -> Path:
+    """The folder the source's external files are read from (a document loaded from a file)."""
+    if document.file.base_dir is None:
+        raise ValueError("the source was not read from a file: its external files cannot be found")
+    return document.file.base_dir
+
+
+def write_all(writes: Sequence[Write]) -> list[Path]:
     """Write every (path, bytes) atomically, in order; if one fails, remove the files this call
     created (files it replaced keep their new content, or their old one where it failed)."""
     created = []
@@ -134,7 +152,7 @@ def write_all(writes):
     return [path for path, _ in writes]
 
 
-def glb_bytes(gltf, chunk):
+def glb_bytes(gltf: dict[str, Any], chunk: bytes | None) -> bytes:
     """A binary glTF: 12-byte header, JSON chunk (space padded), BIN chunk (zero padded) if any.
     Other chunks of the source (unknown types, which loaders ignore) are not kept."""
     json_bytes = json.dumps(gltf, separators=(",", ":")).encode("utf-8")
@@ -146,7 +164,7 @@ def glb_bytes(gltf, chunk):
     return struct.pack("<4sII", GLB_MAGIC, 2, 12 + len(body)) + body
 
 
-def size_on_disk(path, gltf):
+def size_on_disk(path: str | os.PathLike[str], gltf: dict[str, Any]) -> int:
     """Bytes of the file and of the external buffers it references (missing ones count 0)."""
     files = [Path(path).parent / unquote(uri) for _, uri in external_uris(gltf, ("buffers",))]
     return os.path.getsize(path) + sum(f.stat().st_size for f in files if f.is_file())

@@ -4,13 +4,16 @@ samplers are rewritten, their fit in world space, the new samplers' data and the
 
 import copy
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..sampling import EXTENSION
 from ..gltf import compact
-from .channels import Unit, key_count, old_bytes
+from ..document import Document
+from .channels import Unit, cubicslerp, fallback, key_count, old_bytes
 from .samplers import SamplerWriter
 from .world import AnimationWorld, hold
 from ..gltf import pointer
@@ -24,35 +27,36 @@ class ChannelReport:
     original_keys: int
     interpolation: str           # of the channel's own sampler in the source
     form: str = ""               # "LINEAR" (keys alone, no extension), "CUBICSLERP" or "" (left alone)
-    keys: int = None             # of the new LINEAR or CUBICSLERP sampler
+    keys: int | None = None      # of the new LINEAR or CUBICSLERP sampler
     fallback: str = ""           # a CUBICSLERP channel's fallback interpolation
-    fallback_keys: int = None
+    fallback_keys: int | None = None
     precision: str = ""          # of the new values: "SHORT" (normalized 16-bit) or "FLOAT"
-    max_error_deg: float = None  # the new keys against the original, in the node's own space
-    share: float = None          # of the tolerance this channel was fitted at (world space)
+    max_error_deg: float | None = None  # the new keys against the original, in the node's own space
+    share: float | None = None   # of the tolerance this channel was fitted at (world space)
     note: str = ""               # why a channel was left alone
 
     @property
-    def converted(self):
+    def converted(self) -> bool:
         return bool(self.form)
 
     @property
-    def cubicslerp_keys(self):
+    def cubicslerp_keys(self) -> int | None:
         return self.keys if self.form == "CUBICSLERP" else None
 
 
 @dataclass
 class Conversion:
-    gltf: dict                   # the converted JSON
-    buffers: list                # bytes per buffer of ``gltf``
-    changed: list                # per buffer: whether its bytes differ from the source's
-    channels: list               # ChannelReport per rotation channel with a node
-    world_max: tuple             # (extension, fallback) world max error in degrees
+    gltf: dict[str, Any]         # the converted JSON (Any: any JSON value)
+    buffers: list[bytes | None]  # bytes per buffer of ``gltf`` (None: no data, as read)
+    changed: list[bool]          # per buffer: whether its bytes differ from the source's
+    channels: list[ChannelReport]  # per rotation channel with a node
+    world_max: tuple[float, float]  # (extension, fallback) world max error in degrees
     dropped_accessors: int = 0
 
 
-def convert_document(document, tolerance_deg, min_ratio, fallback_tolerance_deg, glb=False,
-                     compacting=True, progress=None) -> Conversion:
+def convert_document(document: Document, tolerance_deg: float, min_ratio: float, fallback_tolerance_deg: float,
+                     glb: bool = False, compacting: bool = True,
+                     progress: Callable[[float], None] | None = None) -> Conversion:
     """Convert a loaded Document (core.load) in memory; its JSON and buffers stay untouched.
     ``compacting``: drop what nothing references any more (core.gltf.compaction), else only
     add the new data. ``progress(fraction)``: see convert_world.hold."""
@@ -69,10 +73,11 @@ def convert_document(document, tolerance_deg, min_ratio, fallback_tolerance_deg,
     writer = SamplerWriter(gltf, builder)
     for a, unit in chosen:
         writer.write(gltf["animations"][a], unit, unit.keys)
-    buffers = _append(gltf, list(document.file.buffers), builder.blob(), first_view, target)
+    buffers: list[bytes | None] = _append(gltf, list(document.file.buffers), builder.blob(), first_view, target)
     origins, dropped = np.arange(len(buffers)), 0
     if compacting:
-        buffers, compaction = compact(gltf, buffers)
+        compacted, compaction = compact(gltf, buffers)
+        buffers = list(compacted)
         origins, dropped = np.flatnonzero(compaction.buffers >= 0), compaction.dropped_accessors
     changed = [_changed(document.file.buffers, int(old), data) for old, data in zip(origins, buffers)]
     channels = [_report(row, units[row[0]].get(row[3])) for row in rows]
@@ -138,15 +143,15 @@ def _report(row, unit):
     if keys is None:
         return ChannelReport(core.pointer, core.node, len(source.times), source.interpolation,
                              share=unit.share, note=unit.note)
-    linear = keys.linear is not None
-    fallback = None if linear else keys.fallback
+    if keys.linear is not None:
+        return ChannelReport(core.pointer, core.node, len(source.times), source.interpolation, form="LINEAR",
+                             keys=key_count(keys), precision=keys.precision,
+                             max_error_deg=float(keys.linear.max_error_deg), share=unit.share)
+    interpolation, times, _ = fallback(keys)
     return ChannelReport(
-        core.pointer, core.node, len(source.times), source.interpolation,
-        form="LINEAR" if linear else "CUBICSLERP", keys=key_count(keys),
-        fallback="" if linear else fallback[0],
-        fallback_keys=None if linear else len(fallback[1]), precision=keys.precision,
-        max_error_deg=float(keys.linear.max_error_deg if linear else keys.fit.max_error_deg),
-        share=unit.share)
+        core.pointer, core.node, len(source.times), source.interpolation, form="CUBICSLERP",
+        keys=key_count(keys), fallback=interpolation, fallback_keys=len(times), precision=keys.precision,
+        max_error_deg=float(cubicslerp(keys).max_error_deg), share=unit.share)
 
 
 def _target_buffer(gltf, units, glb):

@@ -8,25 +8,30 @@ indices (nothing else has to be renumbered); the data they no longer use is left
 core.gltf.compaction. Key times already written (the same float32 values) are shared.
 """
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from ..gltf import as_stored
 from ..sampling import EXTENSION
 from ..fitting import ChannelKeys
 from ..gltf import BufferBuilder
+from .channels import Unit, cubicslerp, fallback
 
 SHORT = 5122  # signed 16-bit components, normalized: core glTF for rotation outputs
 FLOAT = 5126
 
 
 class SamplerWriter:
-    """Adds rewritten samplers to ``gltf`` (changed in place); their data goes to ``builder``."""
+    """Adds rewritten samplers to ``gltf`` (changed in place; JSON, hence Any); their data goes to
+    ``builder``."""
 
-    def __init__(self, gltf: dict, builder: BufferBuilder):
+    def __init__(self, gltf: dict[str, Any], builder: BufferBuilder):
         self.gltf, self.builder = gltf, builder
-        self.inputs = {}  # float32 key-time bytes -> accessor index
+        self.inputs: dict[bytes, int] = {}  # float32 key-time bytes -> accessor index
 
-    def write(self, animation: dict, unit, keys: ChannelKeys):
+    def write(self, animation: dict[str, Any], unit: Unit, keys: ChannelKeys) -> None:
         sampler = animation["samplers"][unit.sampler]
         if keys.linear is not None:
             if not keys.frame_keys:  # else the per-frame keys: the sampler's own input stays
@@ -34,13 +39,14 @@ class SamplerWriter:
             sampler["output"] = self._values(keys.linear.values, keys.precision)
             sampler["interpolation"] = "LINEAR"
             return
-        times = self._times(keys.fit.times)
+        fit = cubicslerp(keys)
+        times = self._times(fit.times)
         animation["samplers"].append({"input": times, "interpolation": "CUBICSLERP",
-                                      "output": self._values(keys.fit.interleaved(), keys.precision)})
+                                      "output": self._values(fit.interleaved(), keys.precision)})
         for c in unit.channels:
             extensions = animation["channels"][c].setdefault("extensions", {})
             extensions[EXTENSION] = {"sampler": len(animation["samplers"]) - 1}
-        interpolation, fallback_times, values = keys.fallback
+        interpolation, fallback_times, values = fallback(keys)
         sampler["input"] = self._times(fallback_times)
         sampler["output"] = self._values(values, keys.fallback_precision)
         sampler["interpolation"] = interpolation
@@ -48,14 +54,14 @@ class SamplerWriter:
         if EXTENSION not in used:
             used.append(EXTENSION)
 
-    def _times(self, times):
+    def _times(self, times: npt.ArrayLike) -> int:
         data = np.asarray(times, dtype=np.float32)
         key = data.tobytes()
         if key not in self.inputs:
             self.inputs[key] = self.builder.add_accessor(data, FLOAT, bounds=True)
         return self.inputs[key]
 
-    def _values(self, values, precision):
+    def _values(self, values: npt.ArrayLike, precision: str) -> int:
         """An output accessor of rows stored as ``precision`` ("FLOAT", "SHORT"; "KEPT": floats)."""
         values = np.asarray(values, dtype=np.float64)
         if precision != "SHORT":

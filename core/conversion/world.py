@@ -16,10 +16,13 @@ rotations alike, which leaves the angle between them unchanged. Other rotation c
 animation play their own (default) sampler in both.
 """
 
-import numpy as np
+from collections.abc import Callable, Sequence
 
-from .channels import check_times, fit_unit, written_players
-from ..sampling import depth_levels
+import numpy as np
+import numpy.typing as npt
+
+from .channels import Unit, check_times, fit_unit, written_players
+from ..sampling import Animation, depth_levels
 from ..fitting import above, chain_shares, compose, tightened_shares, world_errors
 
 MEASURED_ROUNDS = 2
@@ -32,7 +35,8 @@ CACHED_ROTATIONS = 4_000_000  # exact world rotations kept between rounds (128 M
 class AnimationWorld:
     """One animation's rewritable samplers (``units``) and the nodes at or under theirs."""
 
-    def __init__(self, parents, rest_rotations, animation, units):
+    def __init__(self, parents: npt.ArrayLike, rest_rotations: npt.ArrayLike, animation: Animation,
+                 units: list[Unit]):
         parents = np.asarray(parents, dtype=np.intp)
         marked = np.zeros(len(parents), dtype=bool)
         marked[[n for unit in units for n in unit.nodes]] = True
@@ -53,9 +57,9 @@ class AnimationWorld:
         self.others = {int(index[c.node]): c for c in animation.channels
                        if c.path == "rotation" and index[c.node] >= 0 and c.node not in own}
         self.grid = np.unique(np.concatenate([check_times(unit.times) for unit in units]))
-        self.cache = {}
+        self.cache: dict[int, np.ndarray] = {}  # exact world rotations by the grid index they start at
 
-    def initial_shares(self):
+    def initial_shares(self) -> None:
         """The whole tolerances, not the exporter's 1 / sqrt(n) (n: the most rewritten rotations
         on one chain): a file's dense keys mostly become its own keys in 16 bits, whose rounding
         (up to 0.0035 deg per rotation) is random along a chain, not additive, and 16-bit values
@@ -65,7 +69,7 @@ class AnimationWorld:
         for unit in self.units:
             unit.share = unit.fallback_share = 1.0
 
-    def errors(self):
+    def errors(self) -> tuple[np.ndarray, np.ndarray]:
         """(N,) world errors in degrees of the extension and of the fallback, per node."""
         players = [written_players(u.keys) if u.keys is not None else None for u in self.units]
         worst, worst_fallback = np.zeros(len(self.nodes)), np.zeros(len(self.nodes))
@@ -98,7 +102,7 @@ class AnimationWorld:
             self.cache[start] = world
         return world
 
-    def tighten(self, errors, tolerance, which, certain):
+    def tighten(self, errors: np.ndarray, tolerance: float, which: str, certain: bool) -> list[Unit]:
         """Units whose share (``which``: "share" or "fallback_share") the measured per-node
         ``errors`` lower, lowered in place."""
         shares = np.ones(len(self.nodes))
@@ -116,7 +120,8 @@ class AnimationWorld:
                 changed.append(unit)
         return changed
 
-    def give_up(self, errors, fallback_errors, tolerance, fallback_tolerance):
+    def give_up(self, errors: np.ndarray, fallback_errors: np.ndarray, tolerance: float,
+                fallback_tolerance: float) -> None:
         """Units above a node that still misses keep their original sampler."""
         missed = above(self.parents, (errors > tolerance) | (fallback_errors > fallback_tolerance))
         for unit, nodes in zip(self.units, self.of_unit):
@@ -130,8 +135,8 @@ def _original(unit, seconds):
     return unit.target()(np.clip(seconds, unit.times[0], unit.times[-1]))
 
 
-def hold(worlds: list, tolerance: float, fallback_tolerance: float, min_ratio: float,
-         progress=None) -> tuple:
+def hold(worlds: Sequence[AnimationWorld], tolerance: float, fallback_tolerance: float, min_ratio: float,
+         progress: Callable[[float], None] | None = None) -> tuple[float, float]:
     """Fit every unit of ``worlds`` (AnimationWorld) within the tolerances in world space; returns
     (world max error of the extension, of the fallback), in degrees, as the file will play.
     ``progress(fraction)``, if given, hears how far it is: the first fit of every unit is most of
@@ -153,6 +158,7 @@ def hold(worlds: list, tolerance: float, fallback_tolerance: float, min_ratio: f
         fit(world.units, first=True)
     worst = []
     for done, world in enumerate(worlds):
+        errors = fallback_errors = np.zeros(0)  # the first round measures them
         for rounds in range(MEASURED_ROUNDS + 2):
             errors, fallback_errors = world.errors()
             certain = rounds >= MEASURED_ROUNDS
@@ -167,4 +173,4 @@ def hold(worlds: list, tolerance: float, fallback_tolerance: float, min_ratio: f
             errors, fallback_errors = world.errors()
         worst.append((float(errors.max(initial=0.0)), float(fallback_errors.max(initial=0.0))))
         report(FIRST_PASS + (1.0 - FIRST_PASS) * (done + 1) / len(worlds))
-    return tuple(max((w[i] for w in worst), default=0.0) for i in (0, 1))
+    return max((w[0] for w in worst), default=0.0), max((w[1] for w in worst), default=0.0)

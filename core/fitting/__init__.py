@@ -13,14 +13,15 @@ from .property_export import (
     total_tolerance,
 )
 from .rotation_export import ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
+from .sqlerp_fit import CubicSlerpFit
 from .vector_reduction import check_counts, reduce_vectors
 from .world_correction import WorldCorrection
 from .world_error import above, chain_shares, compose, tightened_shares, world_errors
 
 __all__ = [
-    'AGREEMENT_DEG', 'ChannelKeys', 'ChannelTarget', 'ChannelTask', 'ExportOptions', 'FIT_MARGIN',
-    'PATHS', 'RotationMotion', 'SampleCheck', 'WorldCorrection', 'above', 'ancestor_scales',
-    'chain_budgets', 'chain_shares', 'channel_tolerance', 'check_counts', 'check_grid', 'compose',
-    'disagreement', 'export_keys', 'model_size', 'reduce_vectors', 'spread_of', 'tightened_shares',
-    'total_tolerance', 'world_errors'
+    'AGREEMENT_DEG', 'ChannelKeys', 'ChannelTarget', 'ChannelTask', 'CubicSlerpFit', 'ExportOptions',
+    'FIT_MARGIN', 'PATHS', 'RotationMotion', 'SampleCheck', 'WorldCorrection', 'above',
+    'ancestor_scales', 'chain_budgets', 'chain_shares', 'channel_tolerance', 'check_counts',
+    'check_grid', 'compose', 'disagreement', 'export_keys', 'model_size', 'reduce_vectors',
+    'spread_of', 'tightened_shares', 'total_tolerance', 'world_errors'
 ]

@@ -9,14 +9,15 @@ process (fit_workers.processes): its F-curves travel as keys and are set up agai
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import numpy.typing as npt
 
 from ..sampling import quaternions as quat
 from ..blender_model import rotation_modes
 from ..gltf import as_stored
-from ..blender_model import BlenderCurves
+from ..blender_model import BlenderCurves, CurveKeys
 from ..sampling import nearest_index
 from ..sampling import SAMPLES_PER_FRAME
-from .rotation_export import ChannelKeys, check_grid, export_keys, new_fallback, stepped_keys
+from .rotation_export import ChannelKeys, ExportOptions, check_grid, export_keys, new_fallback, stepped_keys
 from .world_correction import CorrectedTarget, WorldCorrection
 
 # Blender's own samples of a channel (the bundled exporter's: float32 values of float32 matrices)
@@ -38,26 +39,27 @@ class RotationMotion:
     (T, 4) unit quaternions (x, y, z, w) of the target's own (basis) rotation."""
     mode: str
     key_frames: np.ndarray
-    curves: list  # per component: core.blender_model.deviation.CurveKeys
-    prepared: object = field(init=False, repr=False, compare=False)
+    curves: list[CurveKeys]  # per component
+    # BlenderCurves, or why Blender's curves cannot be emulated
+    prepared: BlenderCurves | str = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # Set up once: the fit asks for many sets of frames.
         self.prepared = BlenderCurves.of(self.curves)
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, str | np.ndarray | list[CurveKeys]]:
         # The set-up is several times the size of the keys: it is redone where the task lands.
         return {"mode": self.mode, "key_frames": self.key_frames, "curves": self.curves}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, str | np.ndarray | list[CurveKeys]]) -> None:
         self.__dict__.update(state)
         self.__post_init__()
 
-    def stepped(self):
+    def stepped(self) -> bool:
         """Whether every key holds its value until the next (constant interpolation)."""
         return all(np.all(np.asarray(curve.interpolation) == "CONSTANT") for curve in self.curves)
 
-    def at(self, frames):
+    def at(self, frames: npt.ArrayLike) -> np.ndarray:
         if isinstance(self.prepared, str):
             raise ValueError(self.prepared)
         played = self.prepared.values(np.asarray(frames, dtype=np.float64), rotation=False)
@@ -74,17 +76,17 @@ class ChannelTarget:
     slide: float
     rate: float
 
-    def frames(self, seconds):
+    def frames(self, seconds: npt.ArrayLike) -> np.ndarray:
         return np.asarray(seconds, dtype=np.float64) * self.rate + self.slide
 
-    def __call__(self, seconds):
+    def __call__(self, seconds: npt.ArrayLike) -> np.ndarray:
         return self.at_frames(self.frames(seconds))
 
-    def at_frames(self, frames):
+    def at_frames(self, frames: npt.ArrayLike) -> np.ndarray:
         return quat.sandwich(self.a, self.motion.at(frames), self.b)
 
 
-def disagreement(worst_deg):
+def disagreement(worst_deg: float) -> str:
     """Why a channel is not fitted when Blender's samples are ``worst_deg`` off the emulation."""
     return (f"Blender plays something else than its keys ({worst_deg:.3g} deg off: constraints, "
             "drivers, NLA or a parent's motion)")
@@ -104,13 +106,13 @@ class ChannelTask:
     target: ChannelTarget
     start: float
     end: float
-    stored: tuple = None
-    samples: tuple = None
-    correction: WorldCorrection = None
+    stored: tuple[np.ndarray, np.ndarray] | None = None
+    samples: tuple[np.ndarray, np.ndarray] | None = None
+    correction: WorldCorrection | None = None
     fallback_share: float = 1.0
-    extension: ChannelKeys = None
+    extension: ChannelKeys | None = None
 
-    def fit(self, options):
+    def fit(self, options: ExportOptions) -> ChannelKeys:
         """core.fitting.rotation_export.ChannelKeys for ExportOptions ``options``: keys at the animator's
         keys in the range (and its ends), checked at SAMPLES_PER_FRAME per frame; or, when the
         samples are more than AGREEMENT_DEG off the target, ChannelKeys that only say so."""
@@ -137,7 +139,7 @@ class ChannelTask:
         return export_keys(target, key_times, check_times, expected, options, self.stored,
                            dense=is_dense(key_frames), frame_times=frame_times)
 
-    def sample_frames(self):
+    def sample_frames(self) -> np.ndarray:
         """The frames of the bundled exporter's per-frame keys: its samples' where the task has
         them, else every whole frame of the range and its ends."""
         if self.samples is not None and len(self.samples[0]):
@@ -145,7 +147,7 @@ class ChannelTask:
         whole = np.arange(np.ceil(self.start), np.floor(self.end) + 1.0)
         return np.unique(np.concatenate([[self.start, self.end], whole]))
 
-    def frames(self):
+    def frames(self) -> tuple[np.ndarray, np.ndarray]:
         """(key frames, check frames): the animator's keys in the range and its ends, sorted,
         and the dense check's frames (core.fitting.rotation_export.check_grid)."""
         keys = self.target.motion.key_frames
@@ -153,7 +155,7 @@ class ChannelTask:
         key_frames = np.unique(np.concatenate([[self.start, self.end], inside]))
         return key_frames, check_grid(self.start, self.end, key_frames)
 
-    def refusal(self, check_frames=None, expected=None):
+    def refusal(self, check_frames: np.ndarray | None = None, expected: np.ndarray | None = None) -> str:
         """Why Blender's samples refuse the target ('' when they agree within AGREEMENT_DEG).
         With the dense check's ``check_frames`` and their ``expected`` values, a sample on a check
         frame (whole frames are) takes its value there; any other sample, or every sample without
@@ -163,7 +165,7 @@ class ChannelTask:
         frames, values = (np.asarray(a, dtype=np.float64) for a in self.samples)
         on = np.zeros(len(frames), dtype=bool)
         played = np.empty((len(frames), 4))
-        if check_frames is not None:
+        if check_frames is not None and expected is not None:
             index = nearest_index(check_frames, frames)  # the grid holds start and end at least
             on = np.abs(check_frames[index] - frames) <= _ON_GRID * np.maximum(np.abs(frames), 4.0)
             played[on] = expected[index[on]]
@@ -172,7 +174,7 @@ class ChannelTask:
         worst = quat.max_angle_deg(played, values)
         return disagreement(worst) if worst > AGREEMENT_DEG else ""
 
-    def fits_like(self, other):
+    def fits_like(self, other: "ChannelTask") -> bool:
         """Whether ``other`` is fitted to the same keys: the same motion (object), map, range,
         stored keys and fallback share, neither corrected; the samples aside (``refusal`` checks
         them apart)."""
@@ -183,12 +185,12 @@ class ChannelTask:
                 and self.fallback_share == other.fallback_share
                 and all(x is None for x in (self.correction, other.correction, self.extension, other.extension)))
 
-    def check_count(self):
+    def check_count(self) -> float:
         """About how many check times the fit evaluates, as a float (its cost grows with them)."""
         return max(0.0, (self.end - self.start) * SAMPLES_PER_FRAME)
 
 
-def is_dense(key_frames):
+def is_dense(key_frames: npt.ArrayLike) -> bool:
     """Whether sorted key frames are samples of a motion rather than an animator's keys."""
     frames = np.asarray(key_frames, dtype=np.float64)
     return len(frames) >= DENSE_MIN_KEYS and float(np.median(np.diff(frames))) <= DENSE_SPACING
@@ -201,7 +203,7 @@ class SampleCheck:
     (``skipped``, '' when they agree)."""
     task: ChannelTask
 
-    def fit(self, options):
+    def fit(self, options: ExportOptions) -> ChannelKeys:
         return ChannelKeys(None, "", skipped=self.task.refusal())
 
 

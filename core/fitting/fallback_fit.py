@@ -10,11 +10,13 @@ CUBICSLERP curve as closely as its interpolation allows:
 """
 
 import numpy as np
+import numpy.typing as npt
 
 from ..sampling import quaternions as quat
 from . import screening
 from ..gltf import as_stored
 from ..sampling import Evaluator, segment_index
+from .sqlerp_fit import CubicSlerpFit
 
 MAX_ROUNDS = 32
 # A segment still over the tolerance after a round gets SPLIT_MARGIN x sqrt(error / tolerance)
@@ -33,7 +35,8 @@ THINNING_ROUNDS = 3
 MAX_MERGED_TURN_DEG = 60.0
 
 
-def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None, max_keys=None):
+def linear_fallback(fit: CubicSlerpFit, check_times: npt.ArrayLike, tolerance_deg: float = 0.1,
+                    written: str | None = None, max_keys: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """(times, values, max_error_deg) of LINEAR rotation keys whose slerp stays within
     ``tolerance_deg`` of the CUBICSLERP curve ``fit`` (a CubicSlerpFit) at every check time inside
     its keys; max_error_deg is the largest angle over those check times.
@@ -73,9 +76,7 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None, max_keys=
         checked = ~over & (np.append(starts[1:], len(check)) > starts)  # final: never split again
         accepted.add(times[:-1][checked], worst[checked], exact[checked])
         if not over.any():
-            final = (times, unit, every_check, np.searchsorted(every_check, times[:-1]))
-            error = accepted.max(times, lambda pieces, final=final: _played_exactly(*final, pieces, on_curve))
-            return times, values, float(quat.chord2_to_degrees(error))
+            return _finished(times, values, unit, every_check, accepted, on_curve)
         pending = over[segment_index(times, check, ordered=True)]
         check, curve = check[pending], curve[:, pending]
         pieces = np.ceil(np.sqrt(quat.chord2_to_degrees(worst[over]) / tolerance_deg) * SPLIT_MARGIN)
@@ -85,7 +86,16 @@ def linear_fallback(fit, check_times, tolerance_deg=0.1, written=None, max_keys=
                      f"{MAX_ROUNDS} rounds")
 
 
-def on_times(fit, check_times, times, written=None):
+def _finished(times, values, unit, check, accepted, on_curve):
+    """linear_fallback's result once every piece passes: its largest error settled in float64
+    over all the check times."""
+    starts = np.searchsorted(check, times[:-1])
+    error = accepted.max(times, lambda pieces: _played_exactly(times, unit, check, starts, pieces, on_curve))
+    return times, values, float(quat.chord2_to_degrees(error))
+
+
+def on_times(fit: CubicSlerpFit, check_times: npt.ArrayLike, times: npt.ArrayLike,
+             written: str | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """(times, values, max_error_deg) of LINEAR rotation keys at the given ``times`` (inside the
     fit's keys), their values on the CUBICSLERP curve ``fit``: the fallback with the bundled
     exporter's per-frame key times, when following the curve within its tolerance would need more
@@ -221,7 +231,8 @@ def _key_density(times, check, curve, tolerance_deg):
     return np.where(known, density, largest[segment]) + 1e-9
 
 
-def cubicspline_fallback(fit, check_times, written=None):
+def cubicspline_fallback(fit: CubicSlerpFit, check_times: npt.ArrayLike,
+                         written: str | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """(times, values (3n, 4) interleaved a_i, v_i, b_i, max_error_deg) of a glTF CUBICSPLINE
     rotation sampler at the fit's key times following the CUBICSLERP curve.
 
@@ -236,21 +247,23 @@ def cubicspline_fallback(fit, check_times, written=None):
     return times, rows, cubicspline_error(fit, check_times, times, rows)
 
 
-def cubicspline_rows(fit, written=None, keep=None):
+def cubicspline_rows(fit: CubicSlerpFit, written: str | None = None,
+                     keep: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(key times, as written when ``written``; interleaved rows, unrounded) of the CUBICSPLINE
     sampler cubicspline_fallback describes: a caller choosing the stored form from the rows
     rounds them itself and measures them with cubicspline_error. ``keep``: indices of the
     CUBICSLERP keys it has keys at (the first and the last among them; default: every one)."""
-    keep = slice(None) if keep is None else keep
-    times = _stored_times(np.asarray(fit.times, dtype=np.float64)[keep], written)
-    values = quat.make_continuous(np.asarray(fit.values, dtype=np.float64)[keep])
+    kept = slice(None) if keep is None else keep
+    times = _stored_times(np.asarray(fit.times, dtype=np.float64)[kept], written)
+    values = quat.make_continuous(np.asarray(fit.values, dtype=np.float64)[kept])
     out_tangents, in_tangents = _hermite_tangents(fit, times, values)
     a = np.concatenate([np.zeros((1, 4)), in_tangents])
     b = np.concatenate([out_tangents, np.zeros((1, 4))])
     return times, np.stack([a, values, b], axis=1).reshape(-1, 4)
 
 
-def thinned_keys(fit, check_times, tolerance_deg, rounds=THINNING_ROUNDS):
+def thinned_keys(fit: CubicSlerpFit, check_times: npt.ArrayLike, tolerance_deg: float,
+                 rounds: int = THINNING_ROUNDS) -> np.ndarray:
     """Indices of the CUBICSLERP keys a CUBICSPLINE sampler keeps within ``tolerance_deg`` of
     the curve: each round drops every other remaining inner key whose two segments, merged into
     one with its own fitted tangents, still follow the curve (segments are independent, so the
@@ -279,7 +292,7 @@ def thinned_keys(fit, check_times, tolerance_deg, rounds=THINNING_ROUNDS):
     return keep
 
 
-def cubicspline_error(fit, check_times, times, rows):
+def cubicspline_error(fit: CubicSlerpFit, check_times: npt.ArrayLike, times: np.ndarray, rows: np.ndarray) -> float:
     """The largest angle (degrees) between CUBICSPLINE ``rows`` at ``times`` (as the spec plays
     them) and the CUBICSLERP curve ``fit`` over the check times inside them."""
     check, curve = _curve(fit, check_times, times)
@@ -357,7 +370,7 @@ def _hermite_tangents(fit, times, values):
     c = h00[:, None] * values[:-1, None] + h01[:, None] * values[1:, None]  # (S, M, 4)
     c_perp = _perpendicular(q, c)
     weights, lawson = np.ones(q.shape[:2]), np.ones(q.shape[:2])
-    best, best_error = None, None
+    best, best_error = np.empty(0), np.empty(0)  # set in round 0
     for round_ in range(REWEIGHTS + 1):
         m = _solve_tangents(q, c_perp, basis, weights)
         p = c + np.einsum("mk,ski->smi", basis, m)
@@ -365,7 +378,7 @@ def _hermite_tangents(fit, times, values):
         perp = _perpendicular(q, p)
         error = np.sqrt(np.einsum("smi,smi->sm", perp, perp) / norm2)
         worst = error.max(axis=1)
-        if best is None:
+        if not round_:
             best, best_error = m, worst
         else:  # a Lawson round may overshoot on a segment: keep its best tangents
             better = worst < best_error

@@ -18,12 +18,17 @@ turns slowly enough, so they are 16-bit only then.
 """
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..sampling import quaternions as quat
 from ..gltf import as_stored
 from .fallback_fit import cubicspline_error, cubicspline_rows, linear_fallback, on_times, thinned_keys
+from .sqlerp_fit import CubicSlerpFit
+
+if TYPE_CHECKING:  # rotation_export imports this module
+    from .rotation_export import ExportOptions
 
 # Bytes of one stored quaternion, by precision, and of one key time.
 QUATERNION_BYTES = {"FLOAT": 16, "SHORT": 8}
@@ -38,11 +43,12 @@ class Fallback:
     error_deg: float         # largest angle to the CUBICSLERP curve over the check times
     precision: str           # how the values are written: "FLOAT" or "SHORT"
 
-    def bytes(self, cubicslerp_times):
+    def bytes(self, cubicslerp_times: np.ndarray | None) -> int:
         return sampler_bytes(self.interpolation, self.times, self.precision, cubicslerp_times)
 
 
-def sampler_bytes(interpolation, times, precision, cubicslerp_times=None):
+def sampler_bytes(interpolation: str, times: np.ndarray, precision: str,
+                  cubicslerp_times: np.ndarray | None = None) -> int:
     """Bytes of a rotation sampler's data: its values, and its key times unless they are the
     CUBICSLERP sampler's (one input accessor serves both)."""
     rows = 3 if interpolation == "CUBICSPLINE" else 1
@@ -51,7 +57,8 @@ def sampler_bytes(interpolation, times, precision, cubicslerp_times=None):
     return len(times) * ((0 if shared else TIME_BYTES) + rows * QUATERNION_BYTES[precision])
 
 
-def fallback_keys(fit, check_times, options, frame_times=None):
+def fallback_keys(fit: CubicSlerpFit, check_times: np.ndarray, options: "ExportOptions",
+                  frame_times: np.ndarray | None = None) -> Fallback | None:
     """The Fallback of ExportOptions ``options`` for the CUBICSLERP keys ``fit``, as written, or
     None to keep the caller's sampled one. ``frame_times``: the bundled exporter's per-frame key
     times, which an "AUTO" fallback never outnumbers."""
@@ -87,7 +94,8 @@ def _smallest(fit, check_times, tolerance, precision, frame_times):
         pass
     if within:
         return min(within, key=lambda c: c.bytes(fit.times))
-    if len(candidates) == 1:  # LINEAR needed more keys than a frame each: those keys instead
+    if len(candidates) == 1 and frame_times is not None:
+        # LINEAR needed more keys than a frame each: those keys instead (no frame times: none)
         times, values, error = on_times(fit, check_times, frame_times, written=precision)
         candidates.append(Fallback("LINEAR", times, values, error, precision))
     return min(candidates, key=lambda c: c.error_deg)

@@ -18,6 +18,7 @@ normalized as a reader does).
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ..sampling import quaternions as quat
 from ..gltf import as_stored
@@ -32,7 +33,8 @@ class LinearKeys:
     max_error_deg: float     # largest angle to the motion over the check times, as written
 
 
-def reduce_linear(check_times, motion, tolerance_deg, written=None, max_keys=None) -> LinearKeys:
+def reduce_linear(check_times: npt.ArrayLike, motion: npt.ArrayLike, tolerance_deg: float,
+                  written: str | None = None, max_keys: int | None = None) -> LinearKeys:
     """LinearKeys whose slerp stays within ``tolerance_deg`` of ``motion`` ((n, 4) unit
     quaternions, any sign per row) at every one of the sorted ``check_times`` (n >= 2); the first
     and last check times are keys. ``written``: None, "FLOAT" or "SHORT" (see the module's text).
@@ -61,7 +63,8 @@ def reduce_linear(check_times, motion, tolerance_deg, written=None, max_keys=Non
         keys, worst, at, dirty = _split(keys, worst, at, over)
 
 
-def linear_on(check_times, motion, times, written=None) -> LinearKeys:
+def linear_on(check_times: npt.ArrayLike, motion: npt.ArrayLike, times: npt.ArrayLike,
+              written: str | None = None) -> LinearKeys:
     """LinearKeys at the check times nearest the given sorted ``times`` (each within a
     microsecond of one), values on ``motion``, with their largest error over the check times
     between the first and the last: the bundled exporter's per-frame keys, whose input accessor

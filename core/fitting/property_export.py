@@ -29,6 +29,7 @@ own tolerance.
 """
 
 import numpy as np
+import numpy.typing as npt
 
 from ..gltf import as_stored
 from ..blender_model import chain_sums, rotation_budgets
@@ -40,7 +41,7 @@ ROUNDING = 1e-6  # of the tolerance: a still channel's room for the float32 roun
 UNIT_SIZE = 1.0  # the model size of a scene whose points are all one point
 
 
-def model_size(points, fallback_points=()) -> float:
+def model_size(points: npt.ArrayLike, fallback_points: npt.ArrayLike = ()) -> float:
     """The diagonal of the bounding box of ``points`` ((n, 3) world positions); of
     ``fallback_points`` when there are none; UNIT_SIZE when that box is a point."""
     for chosen in (points, fallback_points):
@@ -52,7 +53,7 @@ def model_size(points, fallback_points=()) -> float:
     return UNIT_SIZE
 
 
-def parents_first(parents) -> np.ndarray:
+def parents_first(parents: npt.ArrayLike) -> np.ndarray:
     """Node indices sorted by depth (roots first) for ``parents`` ((N,), -1 for roots)."""
     parents = np.asarray(parents, dtype=np.intp)
     depth = np.zeros(len(parents), dtype=np.intp)
@@ -66,7 +67,7 @@ def parents_first(parents) -> np.ndarray:
     return np.argsort(depth, kind="stable")
 
 
-def chain_budgets(parents, spread, total) -> np.ndarray:
+def chain_budgets(parents: npt.ArrayLike, spread: npt.ArrayLike, total: float) -> np.ndarray:
     """Per node, the part of ``total`` (an error bound along any chain of nodes from a root) its
     own channel may use. ``spread``: per node, the error of its channel held at one value
     (``spread_of``, in the units of ``total``; NaN for a node without the channel).
@@ -90,13 +91,13 @@ def chain_budgets(parents, spread, total) -> np.ndarray:
     return np.where(still, own, left / moving_count)
 
 
-def total_tolerance(path, fraction, size=1.0) -> float:
+def total_tolerance(path: str, fraction: float, size: float = 1.0) -> float:
     """The error bound of a chain for ``path`` (see the module's text): a world distance for
     translations, a relative error for scales, weight units for weights."""
     return float(fraction) * float(size) if path == "translation" else float(fraction)
 
 
-def spread_of(path, values, parent_scale=1.0) -> float:
+def spread_of(path: str, values: npt.ArrayLike, parent_scale: float = 1.0) -> float:
     """The error of a channel held at the middle of the range of its ``values`` ((n, d)), in the
     units of total_tolerance (translations: times ``parent_scale``, into world space)."""
     values = np.asarray(values, dtype=np.float64)
@@ -108,7 +109,7 @@ def spread_of(path, values, parent_scale=1.0) -> float:
     return float(np.abs(deviation).max())
 
 
-def ancestor_scales(parents, largest_scale) -> np.ndarray:
+def ancestor_scales(parents: npt.ArrayLike, largest_scale: npt.ArrayLike) -> np.ndarray:
     """Per node, the product of ``largest_scale`` (per node: the largest magnitude its scale can
     take) over its strict ancestors: how much its parent space stretches a distance, at most."""
     parents = np.asarray(parents, dtype=np.intp)
@@ -124,7 +125,8 @@ def ancestor_scales(parents, largest_scale) -> np.ndarray:
     return product
 
 
-def channel_tolerance(path, values, budget, parent_scale=1.0):
+def channel_tolerance(path: str, values: npt.ArrayLike, budget: float,
+                      parent_scale: float = 1.0) -> tuple[float | np.ndarray, bool]:
     """(tolerance, norm) of one channel for core.fitting.vector_reduction.reduce_vectors: ``path`` one of
     PATHS, ``values`` its keys ((n, d)), ``budget`` its part of total_tolerance (chain_budgets),
     ``parent_scale`` its ancestor_scales (see the module's text)."""

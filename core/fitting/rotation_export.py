@@ -16,6 +16,7 @@ needs no extension). Real clips' corners make the LINEAR form the smaller one at
 from dataclasses import dataclass, replace
 
 import numpy as np
+import numpy.typing as npt
 
 from ..sampling import quaternions as quat
 from ..gltf import as_stored
@@ -24,6 +25,7 @@ from ..sampling import evaluate
 from .linear_reduction import LinearKeys, linear_on, reduce_linear
 from ..sampling import SAMPLES_PER_FRAME
 from .sqlerp_fit import CubicSlerpFit, fit_cubicslerp
+from .sqlerp_tangents import Target
 
 # The fit is checked as written (float32 times; float32 or 16-bit normalized quaternions) within
 # FIT_MARGIN x tolerance of the emulated motion: the rest is room for Blender's own float32
@@ -58,24 +60,25 @@ class ExportOptions:
 class ChannelKeys:
     """What one rotation channel writes: CUBICSLERP keys (``fit``) with a fallback, or LINEAR keys
     alone (``linear``, a dense channel whose core sampler holds the motion: no extension)."""
-    fit: CubicSlerpFit        # the CUBICSLERP keys as written, with their dense check (played)
+    fit: CubicSlerpFit | None  # the CUBICSLERP keys as written, with their dense check (played)
     precision: str            # "FLOAT" or "SHORT" components; "KEPT": stored keys, written as floats
-    fallback: tuple = None    # (interpolation, times, values) for channel.sampler, or None (keep it)
+    # (interpolation, times, values) for channel.sampler, or None (keep it)
+    fallback: tuple[str, np.ndarray, np.ndarray] | None = None
     fallback_error_deg: float = 0.0  # the fallback's largest angle to the CUBICSLERP curve
     fallback_precision: str = "FLOAT"  # how its values are written: "FLOAT" or "SHORT" (LINEAR)
     skipped: str = ""  # why nothing is written (fit None): the channel keeps what it has
-    linear: LinearKeys = None  # the LINEAR keys that replace the channel's sampler (fit None)
+    linear: LinearKeys | None = None  # the LINEAR keys that replace the channel's sampler (fit None)
     dense: bool = False       # the channel's keys were samples of a motion (key times chosen freely)
     frame_keys: bool = False  # ``linear`` is at the bundled per-frame times (their input is shared)
     step: bool = False        # ``linear`` holds STEP keys: the motion jumps at its keys (constant F-curves)
 
     @property
-    def interpolation(self):
+    def interpolation(self) -> str:
         """The interpolation of the core sampler that ``linear`` writes."""
         return "STEP" if self.step else "LINEAR"
 
     @property
-    def written_bytes(self):
+    def written_bytes(self) -> int:
         """Bytes of the samplers' data this channel writes (key times counted per sampler)."""
         total = self.extension_bytes
         if self.linear is None and self.fit is not None and self.fallback is not None:
@@ -84,7 +87,7 @@ class ChannelKeys:
         return total
 
     @property
-    def extension_bytes(self):
+    def extension_bytes(self) -> int:
         """Bytes of what viewers with the extension play: the CUBICSLERP sampler's data, or the
         LINEAR (or STEP) keys that replace the channel's sampler."""
         if self.linear is not None:
@@ -96,7 +99,7 @@ class ChannelKeys:
         return len(self.fit.times) * (TIME_BYTES + 3 * QUATERNION_BYTES[stored])
 
 
-def check_grid(start, end, key_frames):
+def check_grid(start: float, end: float, key_frames: npt.ArrayLike) -> np.ndarray:
     """The dense check frames: SAMPLES_PER_FRAME per frame from ``start``, ``end`` and every key
     frame in between, sorted. Keys on whole frames are on the grid already; the others are merged
     in (an insertion, not a sort of the whole grid)."""
@@ -110,8 +113,9 @@ def check_grid(start, end, key_frames):
     return np.insert(grid, at[~on_grid], extra[~on_grid])
 
 
-def export_keys(target, key_times, check_times, expected, options, stored=None, dense=False,
-                frame_times=None, max_keys=None):
+def export_keys(target: Target, key_times: np.ndarray, check_times: np.ndarray, expected: np.ndarray,
+                options: ExportOptions, stored: tuple[np.ndarray, np.ndarray] | None = None, dense: bool = False,
+                frame_times: np.ndarray | None = None, max_keys: int | None = None) -> ChannelKeys:
     """ChannelKeys for a motion ``target(seconds) -> (T, 4)`` that plays ``expected`` at the
     sorted ``check_times``. ``key_times``: the animator's keys, float32 values (as written).
     ``options``: ExportOptions. ``stored``: (times, rows) of CUBICSLERP keys imported earlier,
@@ -135,7 +139,8 @@ def export_keys(target, key_times, check_times, expected, options, stored=None, 
     return keys
 
 
-def stepped_keys(key_times, values, check_times, expected, options):
+def stepped_keys(key_times: np.ndarray, values: npt.ArrayLike, check_times: np.ndarray, expected: np.ndarray,
+                 options: ExportOptions) -> ChannelKeys | None:
     """ChannelKeys of STEP keys alone (``values`` (n, 4) at the float32 ``key_times``) for a
     motion that holds each key's rotation until the next (Blender's constant interpolation), or
     None when they miss ``expected`` at the check times by more than the tolerance. A smooth
@@ -175,7 +180,8 @@ def _few_linear_keys(check_times, expected, options, budget_bytes):
     return ChannelKeys(None, options.precision, linear=linear)
 
 
-def new_fallback(keys, check_times, options, frame_times=None):
+def new_fallback(keys: ChannelKeys, check_times: np.ndarray, options: ExportOptions,
+                 frame_times: np.ndarray | None = None) -> ChannelKeys:
     """A copy of CUBICSLERP ``keys`` with the fallback of ``options`` fitted anew (a tighter
     fallback tolerance), the CUBICSLERP keys as they were."""
     return _with_fallback(replace(keys), check_times, _precise_enough(options), frame_times)
@@ -246,7 +252,8 @@ def _linear_alone(check_times, expected, tolerance, precision, frame_times, max_
     return keys
 
 
-def written_fit(target, key_times, check_times, expected, options, split_at="middle", max_keys=None):
+def written_fit(target: Target, key_times: np.ndarray, check_times: np.ndarray, expected: np.ndarray,
+                options: ExportOptions, split_at: str = "middle", max_keys: int | None = None) -> CubicSlerpFit:
     """The CUBICSLERP keys as a file stores them, fitted and checked in the written precision at
     every check time (``split_at`` and ``max_keys`` as core.fitting.sqlerp_fit.fit_cubicslerp's)."""
     aim = (options.tolerance_deg - QUANTIZATION_DEG[options.precision]) * FIT_MARGIN

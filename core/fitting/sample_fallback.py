@@ -6,7 +6,10 @@ the CUBICSLERP curve); exports and the converter fit theirs with core.fitting.ro
 core.fitting.fallback_fit.
 """
 
+from collections.abc import Callable
+
 import numpy as np
+import numpy.typing as npt
 
 from ..sampling import evaluate
 from ..sampling import angle_between, make_continuous
@@ -15,7 +18,8 @@ PROBES_PER_SEGMENT = 16
 MAX_ROUNDS = 24
 
 
-def linear_rotation_keys(curve, key_times, tolerance_deg, probes=PROBES_PER_SEGMENT):
+def linear_rotation_keys(curve: Callable[[np.ndarray], np.ndarray], key_times: npt.ArrayLike, tolerance_deg: float,
+                         probes: int = PROBES_PER_SEGMENT) -> tuple[np.ndarray, np.ndarray]:
     """LINEAR (slerp) keys that follow ``curve`` within ``tolerance_deg`` degrees.
 
     ``curve(times) -> (T, 4)`` is the motion to follow; ``key_times`` are kept (the animator's

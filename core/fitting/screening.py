@@ -21,14 +21,17 @@ chord; on those tracks 2.2 % of the segments are played again in float64 (for a 
 the reported maximum).
 """
 
+from collections.abc import Callable
+
 import numpy as np
+import numpy.typing as npt
 
 from ..sampling import CHUNK, Arcs, Gather, nearer_end, segment_parameters, turned
 
 MARGIN_CHORD = 32 * 2.0 ** -24
 
 
-def cubicslerp(times, rows, query):
+def cubicslerp(times: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
     """(4, len(query)) float32 CUBICSLERP curve of keys at ``times`` with interleaved, normalized
     ``rows`` (a_i, v_i, b_i) at the sorted ``query`` times inside them."""
     v, a, b = rows[1::3], rows[0::3], rows[2::3]
@@ -42,7 +45,7 @@ def cubicslerp(times, rows, query):
     return _blocks(times, query, kernel)
 
 
-def slerp(times, values, query):
+def slerp(times: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarray:
     """(4, len(query)) float32 LINEAR (slerp) curve of unit ``values`` at ``times``."""
     arc = Arcs(values[:-1], values[1:], np.float32)
 
@@ -52,30 +55,30 @@ def slerp(times, values, query):
     return _blocks(times, query, kernel)
 
 
-def lowered(chord2, margins=1):
+def lowered(chord2: float, margins: int = 1) -> float:
     """The squared chord ``margins`` x MARGIN_CHORD below ``chord2`` (0 at least): a float32
     squared chord at most lowered(limit) is at most ``limit`` in float64."""
     return np.maximum(np.sqrt(chord2) - margins * MARGIN_CHORD, 0.0) ** 2
 
 
-def as_float32(q):
+def as_float32(q: npt.ArrayLike) -> np.ndarray:
     """(n, 4) quaternions as (4, n) float32, the layout the screening works in."""
     return np.ascontiguousarray(np.asarray(q).T, dtype=np.float32)
 
 
-def chord2(p, q):
+def chord2(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Squared chord |p - sign(p.q) q| (sign-free) of (4, n) float32 quaternions, as float32."""
     d = q * signs(dot(p, q))
     np.subtract(p, d, out=d)
     return dot(d, d)
 
 
-def dot(p, q):
+def dot(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Per-column dot of component-major (4, n) quaternions, in their dtype."""
     return np.einsum("ij,ij->j", p, q)
 
 
-def signs(dots):
+def signs(dots: np.ndarray) -> np.ndarray:
     """-1 where a dot is negative, else 1, in its dtype (float32 work stays float32)."""
     return np.where(dots < 0.0, dots.dtype.type(-1.0), dots.dtype.type(1.0))
 
@@ -110,7 +113,7 @@ def _normalize(q, out):
     np.multiply(q, inverse, out=out)
 
 
-def settled_max(worst, exact, recheck):
+def settled_max(worst: np.ndarray, exact: np.ndarray, recheck: Callable[[np.ndarray], np.ndarray]) -> float:
     """The largest float64 error of segments whose squared chords ``worst`` are float64 where
     ``exact`` and float32 elsewhere: those within two margins of the largest are first replaced
     by ``recheck(segments)`` (their float64 squared chords); any other is below the float64 error
@@ -124,7 +127,7 @@ def settled_max(worst, exact, recheck):
     return float(worst.max())
 
 
-def runs(starts, total, segments):
+def runs(starts: np.ndarray, total: int, segments: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(index, offsets, lengths) of the given segments' runs of sorted check times: their check
     indices in order, where each run begins among those and its length. ``starts``: where each
     segment's run begins among the ``total`` check times (a searchsorted of its first key)."""
@@ -133,7 +136,7 @@ def runs(starts, total, segments):
     return index, offsets, ends - begins
 
 
-def ranges(starts, ends):
+def ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Concatenated aranges [starts[i], ends[i]) and where each begins in the result."""
     lengths = ends - starts
     offsets = np.cumsum(lengths) - lengths
@@ -141,7 +144,7 @@ def ranges(starts, ends):
     return np.arange(lengths.sum()) + shift, offsets
 
 
-def group_argmax(x, offsets, lengths):
+def group_argmax(x: np.ndarray, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Position in x of the maximum of each non-empty group x[offsets[i]:offsets[i] + lengths[i]]
     (the first, where several are equal)."""
     index, starts = ranges(offsets, offsets + lengths)
@@ -149,7 +152,7 @@ def group_argmax(x, offsets, lengths):
     return index[order[starts]]
 
 
-def group_max(x, offsets, lengths):
+def group_max(x: np.ndarray, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Maximum of each group x[offsets[i]:offsets[i] + lengths[i]] (0 for an empty one)."""
     if not len(x):
         return np.zeros(len(offsets))

@@ -18,12 +18,13 @@ satisfy b_k . a_{k+1} >= 0.
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ..sampling import quaternions as quat
 from . import screening
 from ..gltf import as_stored
 from ..sampling import Evaluator, nearest_index
-from .sqlerp_tangents import EVEN_PROBES, Probes, uniform_probes, unit as _unit
+from .sqlerp_tangents import EVEN_PROBES, Probes, Target, uniform_probes, unit as _unit
 
 # Probe errors (first order in the error of s: within 0.5 % of the exact angle) above this share of
 # the tolerance make a C1 segment refitted and a fitted segment go through Lawson rounds; below it,
@@ -46,21 +47,23 @@ class CubicSlerpFit:
     # What the keys play at the check times inside them, (T, 4), kept for the fallbacks that
     # follow the curve: fit_cubicslerp's dense check (float32, to core.fitting.screening's margin) or
     # float64 (core.fitting.rotation_export's kept keys); or None.
-    check_times: np.ndarray = None
-    played: np.ndarray = None
+    check_times: np.ndarray | None = None
+    played: np.ndarray | None = None
 
-    def interleaved(self):
+    def interleaved(self) -> np.ndarray:
         """(3n, 4) sampler output rows a_1, v_1, b_1, a_2, ..."""
         return np.stack([self.in_tangents, self.values, self.out_tangents], axis=1).reshape(-1, 4)
 
-    def evaluate(self, times):
+    def evaluate(self, times: npt.ArrayLike) -> np.ndarray:
         """The curve at ``times`` as a reader plays it: rows normalized first, as core.sampling.animation
         reads rotations (decoded 16-bit quaternions are a little off unit length)."""
         return Evaluator("CUBICSLERP", self.times, quat.normalize(self.interleaved()))(times)
 
 
-def fit_cubicslerp(target, key_times, check_times, tolerance_deg=0.01, max_keys=None, check_values=None,
-                   split_at="middle", written=None, aim_deg=None):
+def fit_cubicslerp(target: Target, key_times: npt.ArrayLike, check_times: npt.ArrayLike,
+                   tolerance_deg: float = 0.01, max_keys: int | None = None,
+                   check_values: npt.ArrayLike | None = None, split_at: str = "middle",
+                   written: str | None = None, aim_deg: float | None = None) -> CubicSlerpFit:
     """CUBICSLERP keys following ``target`` within ``tolerance_deg`` at every check time.
 
     ``target(times) -> (T, 4)`` unit quaternions (any sign per row). ``key_times`` are kept (sorted
@@ -197,7 +200,7 @@ class _Segments:
         return CubicSlerpFit(self.times.copy(), rows[:, 0], rows[:, 1], rows[:, 2], max_error_deg,
                              check_times, played)
 
-    def sampler_of(self, segments):
+    def sampler_of(self, segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(times, normalized interleaved rows) of a CUBICSLERP sampler of the given segments' end
         keys, as written. Each of those segments has the same keys and tangents there, so it plays
         the same numbers; segments bridging the gaps between them are never queried. Setting up
@@ -279,7 +282,8 @@ class _Check:
                 offsets, lengths = starts - starts[0], np.diff(np.append(starts, len(self.times)))
             else:
                 index, offsets, lengths = screening.runs(starts, len(self.times), segments)
-            played = screening.cubicslerp(*curve.sampler_of(segments), self.times[index])
+            key_times, rows = curve.sampler_of(segments)
+            played = screening.cubicslerp(key_times, rows, self.times[index])
             self.played[:, index] = played
             chord2 = screening.chord2(played, self.q32[:, index]).astype(np.float64)
             self.worst[segments] = screening.group_max(chord2, offsets, lengths)
@@ -300,7 +304,8 @@ class _Check:
         """Float64 errors of the given segments into ``worst``; returns their check indices,
         squared chords and runs (index, chord2, offsets, lengths)."""
         index, offsets, lengths = screening.runs(self._starts(curve), len(self.times), segments)
-        played = Evaluator("CUBICSLERP", *curve.sampler_of(segments))(np.take(self.times, index))
+        key_times, rows = curve.sampler_of(segments)
+        played = Evaluator("CUBICSLERP", key_times, rows)(np.take(self.times, index))
         chord2 = quat.chord2(played, np.take(self.q, index, axis=0))
         self.worst[segments] = screening.group_max(chord2, offsets, lengths)
         self.exact[segments] = True

@@ -7,7 +7,10 @@ through follow in closed form, and fitting the tangents becomes fitting a unifor
 great circle to points: a weighted least-squares problem, solved for all segments at once.
 """
 
+from collections.abc import Callable
+
 import numpy as np
+import numpy.typing as npt
 
 from ..sampling import quaternions as quat
 
@@ -30,9 +33,14 @@ LAWSON_BELOW = 2.5
 LAWSON_ROUNDS = 2
 LAWSON_FLOOR = 1e-3
 PLANE_STEPS = 2  # subspace-iteration steps per great-circle fit
+# sample(start, duration) -> (t, q): per segment (starts and durations (S,)), the probes'
+# parameters (S, PROBES) and the target there (S, PROBES, 4) (Probes).
+ProbeSampler = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+# A motion to follow: target(seconds) -> (T, 4) unit quaternions (x, y, z, w), any sign per row.
+Target = Callable[[np.ndarray], np.ndarray]
 
 
-def unit(q):
+def unit(q: npt.ArrayLike) -> np.ndarray:
     """(T, 4) target rows at unit length: the chord error measure assumes it. Most targets are unit
     already (every core evaluator normalizes): checking costs a third of dividing."""
     q = np.asarray(q, dtype=np.float64).reshape(-1, 4)
@@ -56,7 +64,7 @@ class Probes:
     times of its own).
     """
 
-    def __init__(self, times, values, index, sample):
+    def __init__(self, times: np.ndarray, values: np.ndarray, index: np.ndarray, sample: ProbeSampler):
         start, duration = times[index], times[index + 1] - times[index]
         self.t, q = sample(start, duration)
         self.w = 2.0 * self.t * (1.0 - self.t)
@@ -66,7 +74,7 @@ class Probes:
         s *= np.where(np.einsum("smi,si->sm", s, s[:, PROBES // 2]) < 0.0, -1.0, 1.0)[..., None]
         self.s = s
 
-    def errors(self, b, a):
+    def errors(self, b: np.ndarray, a: np.ndarray) -> np.ndarray:
         """Largest probe error (degrees, first order in the error of s) per segment for (S, 4)
         tangents b, a."""
         fitted = _arc_points(b, a, self.t)
@@ -74,7 +82,8 @@ class Probes:
         fitted -= self.s
         return _degrees(np.sqrt(np.einsum("smi,smi->sm", fitted, fitted)), self.w).max(axis=1)
 
-    def fit(self, tolerance_deg, select=slice(None)):
+    def fit(self, tolerance_deg: float,
+            select: slice | np.ndarray = slice(None)) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(S, 4) tangents b, a for the probes' segments (or those picked by ``select``) and their
         largest probe errors (S,): weighted least squares, then Lawson rounds for those still off
         by more than LAWSON_ABOVE and less than LAWSON_BELOW x tolerance."""
@@ -100,7 +109,7 @@ class Probes:
         return b, a, worst
 
 
-def uniform_probes(target):
+def uniform_probes(target: Target) -> ProbeSampler:
     """A probe sampler for Probes: PROBES parameters evenly inside each segment, the target
     ``target(times) -> (T, 4)`` evaluated there."""
     def sample(start, duration):

@@ -23,6 +23,7 @@ over its tolerance (``norm=False``: per component, for scales and weights).
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ..gltf import as_stored
 from ..sampling import SAMPLES_PER_FRAME
@@ -41,15 +42,16 @@ class VectorKeys:
     constant: bool = False  # one key holds the whole channel
 
 
-def check_counts(times, frames_per_second, per_frame=SAMPLES_PER_FRAME) -> np.ndarray:
+def check_counts(times: npt.ArrayLike, frames_per_second: float, per_frame: int = SAMPLES_PER_FRAME) -> np.ndarray:
     """Check times per key interval: ``per_frame`` per frame at ``frames_per_second``, and
     ``per_frame`` at least for an interval shorter than a frame."""
     frames = np.diff(np.asarray(times, dtype=np.float64)) * frames_per_second
     return np.maximum(np.ceil(frames * per_frame), per_frame).astype(np.intp)
 
 
-def reduce_vectors(times, values, tolerance, interpolation="LINEAR", norm=True,
-                   samples=SAMPLES_PER_FRAME) -> VectorKeys:
+def reduce_vectors(times: npt.ArrayLike, values: npt.ArrayLike, tolerance: npt.ArrayLike,
+                   interpolation: str = "LINEAR", norm: bool = True,
+                   samples: int | np.ndarray = SAMPLES_PER_FRAME) -> VectorKeys:
     """VectorKeys of the sampler whose keys are at the sorted ``times`` ((n,) seconds) with
     ``values`` ((n, d)), as few as the split finds within ``tolerance`` (see the module's text)
     at every key time and at ``samples`` check times per key interval (an int, or one per

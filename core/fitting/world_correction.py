@@ -18,10 +18,15 @@ samples per frame for a correction of 0.01 degrees.
 """
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from ..sampling import quaternions as quat
+
+if TYPE_CHECKING:  # channel_motion imports this module
+    from .channel_motion import ChannelTarget, RotationMotion
 
 
 @dataclass
@@ -38,7 +43,7 @@ class WorldCorrection:
         correction = correction * np.where(correction[:, 3:] < 0.0, -1.0, 1.0)
         return cls(np.asarray(seconds, dtype=np.float64), correction[:, :3].astype(np.float32))
 
-    def at(self, seconds: np.ndarray) -> np.ndarray:
+    def at(self, seconds: npt.ArrayLike) -> np.ndarray:
         """(T, 4) unit quaternions C(seconds)."""
         seconds = np.asarray(seconds, dtype=np.float64)
         xyz = self.xyz.astype(np.float64)
@@ -60,7 +65,7 @@ def _with_w(xyz):
 class CorrectedTarget:
     """A channel target (core.fitting.channel_motion.ChannelTarget) played as C(t) · target(t): what the
     channel must play so that its node's world rotation is right under its written parent."""
-    target: object  # core.fitting.channel_motion.ChannelTarget
+    target: "ChannelTarget"
     correction: WorldCorrection
 
     @property
@@ -72,20 +77,20 @@ class CorrectedTarget:
         return self.target.rate
 
     @property
-    def motion(self):
+    def motion(self) -> "RotationMotion":
         return self.target.motion
 
-    def frames(self, seconds):
+    def frames(self, seconds: npt.ArrayLike) -> np.ndarray:
         return self.target.frames(seconds)
 
-    def __call__(self, seconds):
+    def __call__(self, seconds: npt.ArrayLike) -> np.ndarray:
         return self.at_frames(self.target.frames(seconds))
 
-    def at_frames(self, frames):
+    def at_frames(self, frames: npt.ArrayLike) -> np.ndarray:
         frames = np.asarray(frames, dtype=np.float64)
         return self.corrected(frames, self.target.at_frames(frames))
 
-    def corrected(self, frames, values):
+    def corrected(self, frames: npt.ArrayLike, values: np.ndarray) -> np.ndarray:
         """``values`` (T, 4), the exact target's at ``frames``, corrected."""
         seconds = (np.asarray(frames, dtype=np.float64) - self.target.slide) / self.target.rate
         return quat.multiply(self.correction.at(seconds), values)

@@ -5,8 +5,10 @@ hostile file cannot request gigabytes, and nothing is read past the end of a buf
 """
 
 import numpy as np
+import numpy.typing as npt
 
 from .errors import GltfError, pointer
+from .file import GltfFile
 
 COMPONENT_TYPES = {
     5120: np.dtype("<i1"),  # BYTE
@@ -28,7 +30,7 @@ _NORMALIZED_MAX = {5120: 127.0, 5121: 255.0, 5122: 32767.0, 5123: 65535.0}
 MAX_UNBACKED_ELEMENTS = 1 << 24
 
 
-def read_accessor(gltf, index):
+def read_accessor(gltf: GltfFile, index: int) -> np.ndarray:
     """Decode accessor ``index`` of ``gltf`` (a GltfFile), once: later calls return the same
     read-only array.
 
@@ -45,7 +47,7 @@ def read_accessor(gltf, index):
     return array
 
 
-def check_extent(gltf, index):
+def check_extent(gltf: GltfFile, index: int) -> None:
     """Raise GltfError where accessor ``index`` would need bytes its buffer view (or sparse views)
     does not hold, or more unbacked zeros than MAX_UNBACKED_ELEMENTS: every size is checked from
     the JSON and the buffer lengths alone, and nothing is decoded or allocated (views of the file's
@@ -95,7 +97,7 @@ def _decode_accessor(gltf, index):
     return _decode(raw, component_type, normalized)
 
 
-def as_stored(values, precision):
+def as_stored(values: npt.ArrayLike, precision: str) -> npt.NDArray[np.float64]:
     """``values`` as a reader decodes them once written as float32 components ("FLOAT") or as
     normalized 16-bit ones ("SHORT", values in [-1, 1]: c = round(f x 32767), decoded by the same
     rule as read_accessor's): the exporter checks what the file will play, not what it fitted."""

@@ -12,7 +12,9 @@ this module cannot rewrite (neither known to hold no such reference nor handled 
 must not compact such a file, since renumbering would silently break it.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -35,11 +37,11 @@ class Compaction:
     buffers: np.ndarray     # (old count,) new index of each old buffer, -1 when dropped
 
     @property
-    def dropped_accessors(self):
+    def dropped_accessors(self) -> int:
         return int(np.count_nonzero(self.accessors < 0))
 
 
-def unknown_extensions(gltf: dict) -> list:
+def unknown_extensions(gltf: dict[str, Any]) -> list[str]:
     """Sorted names of the extensions the file declares or holds that ``compact`` cannot rewrite."""
     names = set(n for n in gltf.get("extensionsUsed", []) if isinstance(n, str))
     names |= _extension_names(gltf)
@@ -63,7 +65,7 @@ def _extension_names(value):
     return found
 
 
-def compact(gltf: dict, buffers: list) -> tuple:
+def compact(gltf: dict[str, Any], buffers: Sequence[bytes | None]) -> tuple[list[bytes], Compaction]:
     """(buffers, Compaction): ``gltf`` (a validated document without unknown_extensions) changed in
     place, and the rebuilt bytes of its buffers (``buffers``: bytes per old buffer, None where
     a buffer has no data). Buffers left without a view are dropped."""

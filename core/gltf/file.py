@@ -9,11 +9,15 @@ be able to make us read ``/etc/passwd`` or a user's documents: absolute paths, s
 import base64
 import binascii
 import json
+import os
 import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
+
+import numpy as np
 
 from .errors import GltfError, pointer
 
@@ -25,16 +29,17 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 @dataclass
 class GltfFile:
-    json: dict
-    buffers: list = field(default_factory=list)
-    path: Path = None
-    base_dir: Path = None
+    json: dict[str, Any]  # the JSON document, as parsed: any JSON value may be anywhere in it
+    # The bytes of each buffer; None for a buffer without data (no uri, and not a GLB's BIN chunk).
+    buffers: list[bytes | None] = field(default_factory=list)
+    path: Path | None = None  # None when parsed from bytes
+    base_dir: Path | None = None  # where external URIs resolve; None: they cannot be read
     # Decoded accessors by index, filled by accessors.read_accessor: validation, animations and
     # the scene read many of the same accessors.
-    accessor_cache: dict = field(default_factory=dict, repr=False)
+    accessor_cache: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
 
 
-def read_file(path):
+def read_file(path: str | os.PathLike[str]) -> GltfFile:
     """Read a ``.gltf`` or ``.glb`` file (told apart by its first bytes, not its name)."""
     path = Path(path)
     try:
@@ -46,7 +51,8 @@ def read_file(path):
     return gltf
 
 
-def parse_bytes(data, base_dir=None):
+def parse_bytes(data: bytes | bytearray | memoryview,
+                base_dir: str | os.PathLike[str] | None = None) -> GltfFile:
     """Parse the bytes of a ``.gltf`` or ``.glb``; external URIs resolve inside ``base_dir``."""
     data = bytes(data)
     if data[:4] == GLB_MAGIC:
@@ -59,7 +65,7 @@ def parse_bytes(data, base_dir=None):
     return GltfFile(json=document, buffers=buffers, base_dir=base)
 
 
-def parse_json_only(data) -> dict:
+def parse_json_only(data: bytes | bytearray | memoryview) -> dict[str, Any]:
     """The JSON document of a ``.gltf`` or ``.glb``'s bytes, its buffers left unread."""
     data = bytes(data)
     return _parse_json(_split_glb(data)[0] if data[:4] == GLB_MAGIC else data)
@@ -102,7 +108,7 @@ def _parse_json(raw):
     except UnicodeDecodeError as exc:
         raise GltfError("INVALID_JSON", "", f"the JSON is not valid UTF-8: {exc.reason}") from None
     except (ValueError, RecursionError) as exc:  # ValueError: also Python's int-digit limit
-        where = f" at line {exc.lineno} column {exc.colno}" if hasattr(exc, "lineno") else ""
+        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
         raise GltfError("INVALID_JSON", "", f"the file is not valid JSON{where}") from None
     if not isinstance(document, dict):
         raise GltfError("INVALID_JSON_ROOT_OBJECT", "", "the JSON root is not an object")
@@ -156,7 +162,7 @@ def _byte_length(buffer, index, where):
     return int(value)
 
 
-def decode_data_uri(uri, where):
+def decode_data_uri(uri: str, where: str) -> bytes:
     """Decode a base64 ``data:`` URI; anything else inside ``data:`` is refused."""
     header, sep, payload = uri.partition(",")
     if not sep or not header.endswith(";base64"):
@@ -167,7 +173,7 @@ def decode_data_uri(uri, where):
         raise GltfError("INVALID_URI", where, "the 'data:' URI holds invalid base64") from None
 
 
-def read_relative_uri(uri, base_dir, where):
+def read_relative_uri(uri: str, base_dir: Path | None, where: str) -> bytes:
     """Read a URI relative to the asset's folder, refusing anything that would leave it."""
     if base_dir is None:
         raise GltfError("INVALID_URI", where, "an external URI needs the file's folder to resolve it")

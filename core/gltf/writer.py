@@ -10,8 +10,10 @@ import os
 import struct
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .accessors import COMPONENT_TYPES, MATRIX_ORDER, TYPE_SIZES
 from .file import CHUNK_BIN, CHUNK_JSON
@@ -23,12 +25,13 @@ class BufferBuilder:
     """Collects accessors into one binary buffer (buffer 0), 4-byte aligned, without byteStride
     (animation samplers must not use it)."""
 
-    def __init__(self, document):
+    def __init__(self, document: dict[str, Any]) -> None:
         self.document = document
-        self.parts = []
+        self.parts: list[bytes] = []
         self.length = 0
 
-    def add_accessor(self, array, component_type=5126, kind=None, bounds=False):
+    def add_accessor(self, array: npt.ArrayLike, component_type: int = 5126, kind: str | None = None,
+                     bounds: bool = False) -> int:
         """Append ``array`` (count, width) or (count, 4, 4) as a new accessor; return its index.
 
         ``bounds`` adds ``min``/``max``, which animation inputs and POSITION require."""
@@ -57,7 +60,7 @@ class BufferBuilder:
         self.length += len(data) + padding
         return len(views) - 1
 
-    def blob(self):
+    def blob(self) -> bytes:
         return b"".join(self.parts)
 
 
@@ -66,7 +69,7 @@ def _plain(values):
     return [float(v) if np.issubdtype(type(v), np.floating) else int(v) for v in values]
 
 
-def write_gltf(path, document, blob, embed=False):
+def write_gltf(path: str | os.PathLike[str], document: dict[str, Any], blob: bytes, embed: bool = False) -> None:
     """Write ``document`` with ``blob`` as buffer 0: beside it as ``<stem>.bin``, or embedded."""
     path = Path(path)
     document = dict(document)
@@ -79,7 +82,7 @@ def write_gltf(path, document, blob, embed=False):
     write_atomic(path, (json.dumps(document, indent=1) + "\n").encode("utf-8"))
 
 
-def write_glb(path, document, blob):
+def write_glb(path: str | os.PathLike[str], document: dict[str, Any], blob: bytes) -> None:
     """Write a binary glTF: 12-byte header, JSON chunk (space padded), BIN chunk (zero padded)."""
     document = dict(document)
     document["buffers"] = [{"byteLength": len(blob)}]
@@ -92,7 +95,7 @@ def write_glb(path, document, blob):
     write_atomic(Path(path), header + chunks)
 
 
-def write_atomic(path, data):
+def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder, then rename."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -6,11 +6,14 @@ default and keeps its core ``sampler`` as the fallback that viewers without the 
 This module assumes ``core.gltf.validation`` passed: it reshapes and repairs data, it does not re-check it.
 """
 
+from collections.abc import Callable
+
 import numpy as np
+import numpy.typing as npt
 
 from . import interpolation
 from ..gltf import read_accessor
-from ..gltf import pointer
+from ..gltf import GltfFile, pointer
 from .quaternions import normalize
 
 EXTENSION = "EXT_animation_sqlerp"
@@ -25,33 +28,34 @@ class Sampler:
     out-tangent) for CUBICSPLINE and CUBICSLERP. Morph weights have one column per morph target.
     """
 
-    def __init__(self, interpolation_name, times, values, path, pointer_):
+    def __init__(self, interpolation_name: str, times: npt.NDArray[np.float64],
+                 values: npt.NDArray[np.float64], path: str, pointer_: str) -> None:
         self.interpolation = interpolation_name
         self.times = times
         self.values = values
         self.path = path
         self.pointer = pointer_
-        self._evaluator = None
+        self._evaluator: interpolation.Evaluator | None = None
 
     @property
-    def keys(self):
+    def keys(self) -> npt.NDArray[np.float64]:
         """The key values without tangents: (key count, components)."""
         return self.values[1::3] if self.interpolation in CUBIC else self.values
 
-    def evaluate(self, times):
+    def evaluate(self, times: npt.ArrayLike) -> npt.NDArray[np.float64]:
         if self._evaluator is None:  # set up once: fitting and previews evaluate many times
             self._evaluator = interpolation.Evaluator(self.interpolation, self.times, self.values,
                                                       rotation=self.path == "rotation")
         return self._evaluator(np.atleast_1d(np.asarray(times, dtype=np.float64)))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Sampler {self.interpolation} {self.path} {len(self.times)} keys at {self.pointer}>"
 
 
 class Channel:
     """One animated property of one node; ``sampler`` is what plays by default."""
 
-    def __init__(self, node, path, sampler, fallback, pointer_):
+    def __init__(self, node: int, path: str, sampler: Sampler, fallback: Sampler | None, pointer_: str) -> None:
         self.node = node
         self.path = path
         self.sampler = sampler
@@ -59,36 +63,36 @@ class Channel:
         self.pointer = pointer_
 
     @property
-    def uses_extension(self):
+    def uses_extension(self) -> bool:
         return self.sampler.interpolation == "CUBICSLERP"
 
-    def evaluate(self, times, use_fallback=False):
+    def evaluate(self, times: npt.ArrayLike, use_fallback: bool = False) -> npt.NDArray[np.float64]:
         """Values at ``times`` (seconds): (len(times), k). ``use_fallback`` plays what viewers
         without EXT_animation_sqlerp play; a channel without a fallback plays its only sampler."""
         chosen = self.fallback if use_fallback and self.fallback is not None else self.sampler
         return chosen.evaluate(times)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Channel node={self.node} {self.path} {self.sampler!r}>"
 
 
 class Animation:
-    def __init__(self, name, index, channels):
+    def __init__(self, name: str, index: int, channels: list[Channel]) -> None:
         self.name = name
         self.index = index
         self.channels = channels
 
     @property
-    def duration(self):
+    def duration(self) -> float:
         """Seconds from 0 to the last key of any sampler the animation plays (glTF time starts at 0)."""
         ends = [s.times[-1] for c in self.channels for s in (c.sampler, c.fallback) if s is not None]
         return float(max(ends, default=0.0))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Animation {self.index} {self.name!r} {len(self.channels)} channels>"
 
 
-def read_animations(gltf, accessor=None):
+def read_animations(gltf: GltfFile, accessor: Callable[[int], np.ndarray] | None = None) -> list[Animation]:
     """Build every animation of a validated GltfFile. ``accessor(i)`` reads (and may cache) data."""
     accessor = accessor or (lambda index: read_accessor(gltf, index))
     document = gltf.json

@@ -9,7 +9,11 @@ Work that depends only on the segment (arc angles and directions, Hermite coeffi
 once per segment and gathered per sample, so the per-sample cost is a handful of vector operations.
 """
 
+from collections.abc import Callable
+from typing import TypeVar, cast
+
 import numpy as np
+import numpy.typing as npt
 
 from . import quaternions as quat
 
@@ -22,8 +26,13 @@ _CUBIC = ("CUBICSPLINE", "CUBICSLERP")
 # is per block of samples, never per sample or per key.
 CHUNK = 16384
 
+# kernel(k, t, out, ordered): a block's samples at segments k, parameters t, written into out.
+Kernel = Callable[[npt.NDArray[np.intp], npt.NDArray[np.float64], npt.NDArray[np.float64], bool], None]
+_Scalar = TypeVar("_Scalar", bound=np.generic)
 
-def evaluate(interpolation, times, values, query, *, rotation=False):
+
+def evaluate(interpolation: str, times: npt.ArrayLike, values: npt.ArrayLike, query: npt.ArrayLike, *,
+             rotation: bool = False) -> npt.NDArray[np.float64]:
     """Values of a sampler at the query times, shape (len(query), k).
 
     times: (n,) strictly increasing. values: (n, k) for STEP/LINEAR, (3n, k) rows (a_i, v_i, b_i)
@@ -39,7 +48,8 @@ class Evaluator:
     done here, so evaluating it many times, as the keyframe fitter does, costs only per-sample work.
     """
 
-    def __init__(self, interpolation, times, values, *, rotation=False):
+    def __init__(self, interpolation: str, times: npt.ArrayLike, values: npt.ArrayLike, *,
+                 rotation: bool = False) -> None:
         if interpolation not in INTERPOLATIONS:
             raise ValueError(f"unknown interpolation {interpolation!r}; expected one of "
                              f"{INTERPOLATIONS}")
@@ -51,11 +61,11 @@ class Evaluator:
         self.step = interpolation == "STEP"
         self.keys = values[1::3] if interpolation in _CUBIC else values
         self.durations = np.diff(self.times)
-        self.kernel = None
+        self.kernel: Kernel | None = None
         if len(self.times) > 1 and not self.step:
             self.kernel = _kernel(interpolation, self.times, values, self.keys, rotation)
 
-    def __call__(self, query):
+    def __call__(self, query: npt.ArrayLike) -> npt.NDArray[np.float64]:
         times, keys = self.times, self.keys
         query = np.asarray(query, dtype=np.float64).reshape(-1)
         if len(times) == 1:
@@ -65,10 +75,11 @@ class Evaluator:
             return keys[np.clip(index, 0, len(times) - 1)]
         out = np.empty((len(query), keys.shape[1]))
         ordered = len(query) > 1 and bool((query[1:] >= query[:-1]).all())
+        kernel = cast(Kernel, self.kernel)  # set above for two keys or more, unless STEP
         for start in range(0, len(query), CHUNK):
             block = out[start:start + CHUNK]
             k, t = segment_parameters(times, self.durations, query[start:start + CHUNK], ordered)
-            self.kernel(k, t, block, ordered)
+            kernel(k, t, block, ordered)
             _restore_keys(block, keys, k, t)
         return out
 
@@ -110,7 +121,9 @@ def _check_shapes(interpolation, times, values, rotation):
                          f"got {values.shape[1]} components")
 
 
-def segment_parameters(times, durations, query, ordered=False):
+def segment_parameters(times: npt.NDArray[np.float64], durations: npt.NDArray[np.float64],
+                       query: npt.NDArray[np.float64],
+                       ordered: bool = False) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64]]:
     """Segment index k (t_k <= q <= t_{k+1}, clamped to the first/last segment) and t in [0, 1].
 
     side="right" puts a query equal to t_k at the start of segment k, so t is exactly 0 there;
@@ -137,7 +150,8 @@ def segment_parameters(times, durations, query, ordered=False):
     return k, t
 
 
-def segment_index(times, query, ordered=False, out=None):
+def segment_index(times: npt.NDArray[np.float64], query: npt.NDArray[np.float64], ordered: bool = False,
+                  out: npt.NDArray[np.intp] | None = None) -> npt.NDArray[np.intp]:
     """Per query, the last of the sorted ``times`` at or before it, clamped to 0 .. len(times) - 2
     (its segment), as int64, into ``out`` if given.
 
@@ -157,7 +171,7 @@ def segment_index(times, query, ordered=False, out=None):
     return np.clip(k, 0, len(times) - 2, out=out if out is not None else k)
 
 
-def nearest_index(times, query):
+def nearest_index(times: npt.NDArray[np.float64], query: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
     """Per query, the index of the nearest of the sorted ``times`` (at least two; the earlier one
     on a tie, as float subtraction measures the distances)."""
     index = np.clip(np.searchsorted(times, query), 1, len(times) - 1)
@@ -165,7 +179,8 @@ def nearest_index(times, query):
     return index
 
 
-def segment_runs(times, query):
+def segment_runs(times: npt.NDArray[np.float64],
+                 query: npt.NDArray[np.float64]) -> tuple[int | np.intp, npt.NDArray[np.intp]]:
     """For sorted ``query``: (first, runs), the queries falling in segments first, first + 1, ...
     of ``times`` (as segment_index assigns them), runs[i] of them in segment first + i. Only the
     keys inside the queries' span are searched and counted (a block of samples spans a few of
@@ -184,8 +199,11 @@ class Gather:
     faster than np.take (64,000 samples in 1,000 runs: 12 against 39 us per 1-D array, 96 against
     360 us per (4, n) array)."""
 
-    def __init__(self, index, ordered=False):
-        self.index, self.values, self.counts = index, None, None
+    def __init__(self, index: npt.NDArray[np.intp], ordered: bool = False) -> None:
+        self.index = index
+        # The index as runs: each run's value and length (None: taken as it is).
+        self.values: npt.NDArray[np.intp] | None = None
+        self.counts: npt.NDArray[np.intp] | None = None
         if ordered and len(index) > 1:
             first = np.flatnonzero(index[1:] != index[:-1])
             if 4 * len(first) < len(index):  # runs of 4 samples or more on average
@@ -193,10 +211,11 @@ class Gather:
                 first = np.concatenate(([0], first))
                 self.values, self.counts = index[first], np.diff(first, append=len(index))
 
-    def __call__(self, x, axis=-1):
-        if self.counts is None:
+    def __call__(self, x: npt.NDArray[_Scalar], axis: int = -1) -> npt.NDArray[_Scalar]:
+        values, counts = self.values, self.counts
+        if values is None or counts is None:  # set together, where the index has runs
             return np.take(x, self.index, axis=axis, mode="clip")
-        return np.repeat(np.take(x, self.values, axis=axis, mode="clip"), self.counts, axis=axis)
+        return np.repeat(np.take(x, values, axis=axis, mode="clip"), counts, axis=axis)
 
 
 def _restore_keys(out, keys, k, t):
@@ -217,7 +236,8 @@ class Arcs:
     Arrays are component-major (4, ...): numpy is slow on a trailing axis of length 4.
     """
 
-    def __init__(self, a, b, dtype=np.float64):
+    def __init__(self, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64],
+                 dtype: type[np.floating] = np.float64) -> None:
         """``dtype``: what the samples are worked in (core.fitting.screening: float32); the set-up is
         float64 and rounded once."""
         starts, e, angle, tiny = quat.slerp_ends(a.T, b.T, axis=0)   # (2, 4, m), (2, m)
@@ -226,7 +246,7 @@ class Arcs:
         self.angle = np.ascontiguousarray(angle.T.reshape(-1), dtype=dtype)
         self.tiny = np.ascontiguousarray(tiny.T.reshape(-1))
 
-    def at(self, j, u):
+    def at(self, j: Gather, u: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
         """(4, len(u)) slerp at the ends (a Gather of the indices from nearer_end()) and
         parameters u: quaternions' slerp_from_basis, the same operations in the same order (the
         same bits), worked in the gathered arrays instead of fresh ones (fresh large arrays cost
@@ -245,7 +265,8 @@ class Arcs:
         return a
 
 
-def turned(a, e, sine, scale):
+def turned(a: npt.NDArray[np.floating], e: npt.NDArray[np.floating], sine: npt.NDArray[np.floating],
+           scale: npt.NDArray[np.floating] | float) -> npt.NDArray[np.floating]:
     """a cos + e scale, in place in a and e, with cos = sqrt((1 - sin)(1 + sin)) from ``sine``
     (exact to rounding for phases up to a quarter turn, where cos >= 0.7; one sin instead of
     two, the slowest numpy calls here)."""
@@ -258,7 +279,8 @@ def turned(a, e, sine, scale):
     return a
 
 
-def nearer_end(k, t):
+def nearer_end(k: npt.NDArray[np.intp],
+               t: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64]]:
     """Arc end index j (2k, or 2k + 1 past the middle) and its parameter u = min(t, 1 - t)."""
     far = t > 0.5
     j = k + k

@@ -7,6 +7,7 @@ figure the project prints is measured the same way.
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .quaternions import angle_between
 
@@ -20,18 +21,19 @@ class Deviation:
     p99_deg: float
     at_time: float  # seconds where the maximum is reached
 
-    def __str__(self):
+    def __str__(self) -> str:
         return (f"max {self.max_deg:.4f}° at {self.at_time:.4f} s, rms {self.rms_deg:.4f}°, "
                 f"p99 {self.p99_deg:.4f}°")
 
 
-def dense_times(start, end, fps, per_frame=SAMPLES_PER_FRAME):
+def dense_times(start: float, end: float, fps: float, per_frame: int = SAMPLES_PER_FRAME) -> npt.NDArray[np.float64]:
     """Sample times from ``start`` to ``end`` seconds, ``per_frame`` per frame at ``fps``, ends included."""
     count = max(int(np.ceil((end - start) * fps * per_frame)), 1) + 1
     return np.linspace(start, end, count)
 
 
-def rotation_deviation(rotations_a, rotations_b, times):
+def rotation_deviation(rotations_a: npt.ArrayLike, rotations_b: npt.ArrayLike,
+                       times: npt.NDArray[np.float64]) -> Deviation:
     """Max, RMS and 99th percentile of the angle (degrees) between two rotation tracks."""
     angles = angle_between(rotations_a, rotations_b)
     peak = int(np.argmax(angles))

@@ -9,11 +9,17 @@ channels numpy's fixed cost per call dominates, so the one-time path counts its 
 """
 
 from bisect import bisect_right
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from . import quaternions as quat
 from .interpolation import _hermite_coefficients
+
+if TYPE_CHECKING:  # pose_player imports this module
+    from .pose_player import PlayerChannel
 
 CUBIC = ("CUBICSPLINE", "CUBICSLERP")
 # Lookup keeps every channel's segment for every position in the union of key times when that
@@ -38,7 +44,7 @@ class Lookup:
     the CPU caches (the preview's case, once per frame).
     """
 
-    def __init__(self, channels):
+    def __init__(self, channels: "Sequence[PlayerChannel]") -> None:
         times = np.concatenate([c.times for c in channels])
         self.union = np.unique(times)
         self.union_list = self.union.tolist()
@@ -50,7 +56,7 @@ class Lookup:
         self.ranks[starts] = base[starts] - 1
         self.ranks[lasts] = base[lasts] + size - 2
         self.bases = np.arange(len(channels)) * size + 1
-        self.dense = None
+        self.dense: npt.NDArray[np.int32] | None = None
         if len(channels) * (len(self.union) + 1) <= DENSE_PER_KEY * len(times):
             positions = np.arange(len(self.union) + 1)[:, None]   # what the bisection returns
             self.dense = self.ranks.searchsorted(positions + self.bases).astype(np.int32)
@@ -64,7 +70,7 @@ class Lookup:
         self.within = (float(times[starts].max()), float(times[lasts].min()))
         self.jumps = bool(np.any(durations == 0.0))
 
-    def at(self, time):
+    def at(self, time: float) -> tuple[npt.NDArray[np.integer], npt.NDArray[np.float64]]:
         """For one time: (channels,) arrays, no time axis (the preview's per-frame call)."""
         position = bisect_right(self.union_list, time)
         if self.dense is not None:
@@ -73,7 +79,7 @@ class Lookup:
             end = self.ranks.searchsorted(self.bases + position)
         return self._segments(end, time, not self.within[0] <= time <= self.within[1])
 
-    def over(self, query):
+    def over(self, query: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.integer], npt.NDArray[np.float64]]:
         positions = np.searchsorted(self.union, query, side="right")
         if self.dense is not None:
             return self._segments(self.dense[positions].T, query)
@@ -114,6 +120,10 @@ class _Group:
         self.rows, self.first_end = rows, first_end
         self.transposed = np.stack([c.matrix.T for c in channels])
         self.offset = np.stack([c.offset for c in channels])[:, None, :]
+
+    def values(self, k, t, query):
+        """Component-major values of the group's channels at segments k, parameters t (each kind's)."""
+        raise NotImplementedError
 
     def play(self, end, t, query, samples):
         """Blender values of this group, components last: (channels, samples, k), or for one

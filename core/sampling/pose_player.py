@@ -19,9 +19,12 @@ the keys, stored key values at key times, one-key channels constant; rotations n
 the map.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol, Self
 
 import numpy as np
+import numpy.typing as npt
 
 from .interpolation import INTERPOLATIONS
 from .pose_kernels import CUBIC, KINDS, Lookup
@@ -34,18 +37,41 @@ SAMPLES_PER_BLOCK = 16384
 CONFORMAL_TOLERANCE = 1e-12
 
 
+class PlayedSampler(Protocol):
+    """What a record plays (core.blender_model.clip_record.SamplerRecord)."""
+
+    @property
+    def interpolation(self) -> str: ...
+    @property
+    def times(self) -> np.ndarray: ...
+    @property
+    def values(self) -> np.ndarray: ...
+
+
+class ChannelSource(Protocol):
+    """A stored channel record (core.blender_model.clip_record.ChannelRecord)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def matrix(self) -> np.ndarray: ...
+    @property
+    def offset(self) -> np.ndarray: ...
+    def played(self, source: str) -> PlayedSampler: ...
+
+
 @dataclass(eq=False)  # arrays have no single truth value: channels compare by identity
 class PlayerChannel:
     """One channel: a glTF sampler (values as core.sampling.interpolation takes them: (n, k), or (3n, k)
     rows a_i, v_i, b_i for CUBICSPLINE/CUBICSLERP) and its map to the Blender property."""
     interpolation: str
-    times: np.ndarray
-    values: np.ndarray
+    times: npt.NDArray[np.float64]   # (n,) seconds
+    values: npt.NDArray[np.float64]  # (n, k) or (3n, k)
     path: str
-    matrix: np.ndarray
-    offset: np.ndarray
+    matrix: npt.NDArray[np.float64]  # (k, k): Blender value = matrix @ glTF value + offset
+    offset: npt.NDArray[np.float64]  # (k,)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.times = np.asarray(self.times, dtype=np.float64).reshape(-1)
         values = np.asarray(self.values, dtype=np.float64)
         self.values = values.reshape(len(values), -1)          # scalar outputs: (n,) -> (n, 1)
@@ -65,10 +91,10 @@ class PlayerChannel:
                              f"rotation path, got {self.path} with {width} components")
 
     @property
-    def keys(self):
+    def keys(self) -> npt.NDArray[np.float64]:
         return self.values[1::3] if self.interpolation in CUBIC else self.values
 
-    def mapped(self, matrix=None):
+    def mapped(self, matrix: npt.NDArray[np.float64] | None = None) -> npt.NDArray[np.float64]:
         """The sampler's values in Blender's space: keys through matrix and offset, tangents
         (derivatives) through the matrix only. ``matrix`` replaces the channel's (for rotations:
         the rotation without its scale, which normalization removes anyway)."""
@@ -77,7 +103,7 @@ class PlayerChannel:
             values[slice(1, None, 3) if self.interpolation in CUBIC else slice(None)] += self.offset
         return values
 
-    def rotation_scale(self):
+    def rotation_scale(self) -> float | None:
         """s when the map is s times a rotation of R^4 with no offset, else None."""
         gram = self.matrix.T @ self.matrix
         scale = np.trace(gram) / len(gram)
@@ -88,7 +114,7 @@ class PlayerChannel:
 
 
 class PosePlayer:
-    def __init__(self, channels):
+    def __init__(self, channels: Iterable[PlayerChannel]) -> None:
         self.channels = list(channels)
         batches = {}
         for index, channel in enumerate(self.channels):
@@ -118,7 +144,7 @@ class PosePlayer:
         self._bounds = list(zip([0] + ends[:-1], ends))
 
     @classmethod
-    def from_records(cls, records, source):
+    def from_records(cls, records: Iterable[ChannelSource], source: str) -> Self:
         """From stored channel records (core.blender_model.clip_record.ChannelRecord): 'EXTENSION' plays each
         record's sampler, 'FALLBACK' its fallback where it has one, else its sampler."""
         if source not in SOURCES:
@@ -130,12 +156,12 @@ class PosePlayer:
                                           record.path, record.matrix, record.offset))
         return cls(channels)
 
-    def at(self, time):
+    def at(self, time: float) -> list[npt.NDArray[np.float64]]:
         """Each channel's Blender value at ``time`` (seconds): a list of (k,) arrays."""
         flat = self.flat_at(time)
         return [flat[start:stop] for start, stop in self._bounds]
 
-    def flat_at(self, time):
+    def flat_at(self, time: float) -> npt.NDArray[np.float64]:
         """Every channel's Blender value at ``time`` (seconds) in one flat float64 array, channel
         after channel (``np.concatenate(at(time))``). The live preview calls this per frame: one
         array and no per-channel Python objects (each numpy call counts at ~100 channels)."""
@@ -145,7 +171,7 @@ class PosePlayer:
         grouped = parts[0] if len(parts) == 1 else np.concatenate(parts or [np.empty(0)])
         return grouped if self._flat_order is None else grouped[self._flat_order]
 
-    def over(self, times):
+    def over(self, times: npt.ArrayLike) -> list[npt.NDArray[np.float64]]:
         """Each channel's Blender values at many times: a list of (len(times), k) arrays."""
         query = np.asarray(times, dtype=np.float64).reshape(-1)
         outs = [np.empty((g.count, len(query), g.width)) for g in self._groups]

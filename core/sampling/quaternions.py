@@ -8,7 +8,10 @@ the sign of the dot product); ``log`` is the half-angle vector of the shorter of
 ``log(-q) == log(q)`` and every formula built on it ignores quaternion signs.
 """
 
+from typing import overload
+
 import numpy as np
+import numpy.typing as npt
 
 # Below this angle between the two quaternions (radians in 4D, half the rotation angle) slerp takes
 # Appendix C's "lerp, then normalize" branch. Slerp here is a cos(t angle) + e sin(t angle) with e
@@ -19,10 +22,19 @@ import numpy as np
 # The tutorial's dot > 0.9995 (angle 0.032) would add errors up to 5e-7 rad, which an exact
 # evaluator must not.
 NLERP_BELOW = 1e-6
+# slerp_ends' result: (starts, e, angle, tiny) at both ends of each arc.
+ArcEnds = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]
 
 
 def _f64(q):
     return np.asarray(q, dtype=np.float64)
+
+
+def _broadcast_f64(a, b) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    # Typed: numpy's stubs give broadcast_arrays' results any dtype, and arithmetic on those then
+    # takes the stubs' first (boolean) overload.
+    a, b = np.broadcast_arrays(_f64(a), _f64(b))
+    return a, b
 
 
 def _dot(a, b, axis):
@@ -34,9 +46,9 @@ def _per_quat(x, axis):
     return x[..., None] if axis == -1 else x[None]
 
 
-def dot(a, b):
+def dot(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Four-dimensional dot product, shape (...)."""
-    a, b = np.broadcast_arrays(_f64(a), _f64(b))
+    a, b = _broadcast_f64(a, b)
     return np.einsum("...i,...i->...", a, b)
 
 
@@ -44,19 +56,19 @@ def _norm(q):
     return np.sqrt(np.einsum("...i,...i->...", q, q))
 
 
-def normalize(q, axis=-1):
+def normalize(q: npt.ArrayLike, axis: int = -1) -> npt.NDArray[np.float64]:
     """q / |q|. A zero quaternion stays zero (no NaN): unused CUBICSLERP tangents may be zeros."""
     q = _f64(q)
     length = np.sqrt(_dot(q, q, axis))
     return q / _per_quat(np.where(length > 0.0, length, 1.0), axis)
 
 
-def conjugate(q):
+def conjugate(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """(-x, -y, -z, w): the inverse of a unit quaternion."""
     return _f64(q) * np.array([-1.0, -1.0, -1.0, 1.0])
 
 
-def multiply(a, b):
+def multiply(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Hamilton product a*b (apply b, then a, to a vector)."""
     a, b = _f64(a), _f64(b)
     # One constant quaternion against many: the product is linear in the others, one matmul.
@@ -74,7 +86,7 @@ def multiply(a, b):
     ], axis=-1)
 
 
-def sandwich(a, q, b):
+def sandwich(a: npt.ArrayLike, q: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """a * q * b for constant quaternions a, b and (n, 4) q: one matmul (q -> L(a) R(b) q)."""
     return _f64(q) @ (_left_matrix(_f64(a)) @ _right_matrix(_f64(b))).T
 
@@ -91,7 +103,8 @@ def _right_matrix(b):
     return np.array([[w, z, -y, x], [-z, w, x, y], [y, -x, w, z], [-x, -y, -z, w]])
 
 
-def slerp_basis(a, b, axis=-1):
+def slerp_basis(a: npt.ArrayLike, b: npt.ArrayLike,
+                axis: int = -1) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """Per pair (a, b): (e, angle, tiny) with slerp(a, b, t) = a cos(t angle) + e sin(t angle).
 
     Appendix C: b' = b sign(a.b) (shortest path, sign(0) counted as +1), angle = arccos(|a.b|).
@@ -101,7 +114,7 @@ def slerp_basis(a, b, axis=-1):
     tiny (angle < NLERP_BELOW), e = b' - a, for the lerp-then-normalize branch.
     `axis` is where the 4 components are: -1 for (..., 4), 0 for component-major (4, ...).
     """
-    a, b = np.broadcast_arrays(_f64(a), _f64(b))
+    a, b = _broadcast_f64(a, b)
     d = _dot(a, b, axis)
     ortho = b - a * _per_quat(d, axis)           # sign(d) * ortho is the part of b' orthogonal to a
     length = np.sqrt(_dot(ortho, ortho, axis))
@@ -116,7 +129,9 @@ def slerp_basis(a, b, axis=-1):
     return e, angle, tiny
 
 
-def slerp_from_basis(a, e, angle, tiny, u, axis=-1):
+def slerp_from_basis(a: npt.NDArray[np.float64], e: npt.NDArray[np.float64], angle: npt.NDArray[np.float64],
+                     tiny: npt.NDArray[np.bool_] | np.bool_, u: npt.NDArray[np.float64] | float,
+                     axis: int = -1) -> npt.NDArray[np.float64]:
     """a cos(u angle) + e sin(u angle), for u <= 1/2; where tiny, normalize(a + u e).
 
     With u <= 1/2 the phase is at most pi/4, where cos = sqrt((1 - sin)(1 + sin)) is exact to
@@ -135,10 +150,10 @@ def slerp_from_basis(a, e, angle, tiny, u, axis=-1):
     return q
 
 
-def slerp_ends(a, b, axis=-1):
+def slerp_ends(a: npt.ArrayLike, b: npt.ArrayLike, axis: int = -1) -> ArcEnds:
     """Both ends of each arc, for slerp_from_basis: (starts, e, angle, tiny), each with a new
     axis before the pairs' axes: index 0 starts at a (parameter t), 1 at b' (parameter 1 - t)."""
-    a, b = np.broadcast_arrays(_f64(a), _f64(b))
+    a, b = _broadcast_f64(a, b)
     e_a, angle, tiny = slerp_basis(a, b, axis)
     b_short = b * _per_quat(np.where(_dot(a, b, axis) < 0.0, -1.0, 1.0), axis)
     e_b, _, _ = slerp_basis(b_short, a, axis)
@@ -146,9 +161,9 @@ def slerp_ends(a, b, axis=-1):
             np.stack([tiny, tiny]))
 
 
-def slerp(a, b, t):
+def slerp(a: npt.ArrayLike, b: npt.ArrayLike, t: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """glTF 2.0 Appendix C slerp of unit quaternions, shortest path; broadcasts a, b and t."""
-    a, b = np.broadcast_arrays(_f64(a), _f64(b))
+    a, b = _broadcast_f64(a, b)
     t = _f64(t)
     shape = np.broadcast_shapes(a.shape[:-1], t.shape)
     starts, e, angle, tiny = slerp_ends(np.broadcast_to(a, shape + (4,)),
@@ -159,14 +174,15 @@ def slerp(a, b, t):
                             angle[0], tiny[0], np.minimum(t, 1.0 - t))
 
 
-def sqlerp(v0, b0, a1, v1, t):
+def sqlerp(v0: npt.ArrayLike, b0: npt.ArrayLike, a1: npt.ArrayLike, v1: npt.ArrayLike,
+           t: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """CUBICSLERP segment (conventions section 1):
     slerp(slerp(v0, v1, t), slerp(b0, a1, t), 2t(1-t))."""
     t = _f64(t)
     return slerp(slerp(v0, v1, t), slerp(b0, a1, t), 2.0 * t * (1.0 - t))
 
 
-def log(q):
+def log(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Half-angle rotation vector (..., 3) of the shorter of q and -q; 0 for the identity.
 
     log(q) = sign(w) * v/|v| * atan2(|v|, |w|): with |w| the angle is at most pi/2, and sign(w)
@@ -182,7 +198,7 @@ def log(q):
     return v * scale[..., None]
 
 
-def exp(v):
+def exp(v: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Unit quaternion (..., 4) of a half-angle vector: (v/|v| sin|v|, cos|v|); exp(0) = 1."""
     v = _f64(v)
     angle = _norm(v)
@@ -191,7 +207,7 @@ def exp(v):
     return np.concatenate([v * scale[..., None], np.cos(angle)[..., None]], axis=-1)
 
 
-def chord2(p, q):
+def chord2(p: npt.NDArray[np.floating], q: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
     """Squared chord |p - sign(p.q) q|^2 between (n, 4) unit quaternions (sign-free). Unlike
     1 - |p.q| it keeps full precision for tiny angles and grows with the rotation angle, so maxima
     are taken on it and converted once (chord2_to_degrees): a quarter of angle_between's cost."""
@@ -200,21 +216,26 @@ def chord2(p, q):
     return np.einsum("ij,ij->i", d, d)
 
 
-def chord2_to_degrees(chord2_):
+@overload
+def chord2_to_degrees(chord2_: float | np.floating) -> np.floating: ...
+@overload
+def chord2_to_degrees(chord2_: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]: ...
+def chord2_to_degrees(chord2_: float | np.floating | npt.NDArray[np.floating]
+                      ) -> np.floating | npt.NDArray[np.floating]:
     """Rotation angle (degrees) of a squared chord: angle = 4 asin(chord / 2)."""
     return np.degrees(4.0 * np.arcsin(np.minimum(np.sqrt(chord2_) / 2.0, 1.0)))
 
 
-def max_angle_deg(p, q):
+def max_angle_deg(p: npt.NDArray[np.floating], q: npt.NDArray[np.floating]) -> float:
     """The largest rotation angle (degrees) between rows of (n, 4) unit quaternions p and q."""
     return float(chord2_to_degrees(chord2(p, q).max()))
 
 
-def degrees_to_chord2(degrees):
+def degrees_to_chord2(degrees: float) -> float:
     return (2.0 * np.sin(np.radians(degrees) / 4.0)) ** 2
 
 
-def chord2_limit(degrees):
+def chord2_limit(degrees: float) -> float:
     """degrees_to_chord2, lowered by an ulp or two where chord2_to_degrees would report it above
     ``degrees`` (about one tolerance in nine): a check against it never reports a maximum over
     its own tolerance."""
@@ -224,13 +245,13 @@ def chord2_limit(degrees):
     return limit
 
 
-def angle_between(q1, q2):
+def angle_between(q1: npt.ArrayLike, q2: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Angle between two rotations in degrees (conventions section 4); ignores signs and lengths."""
     r = multiply(conjugate(q1), q2)
     return np.degrees(2.0 * np.arctan2(_norm(r[..., :3]), np.abs(r[..., 3])))
 
 
-def to_matrix(q):
+def to_matrix(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Rotation matrices (..., 3, 3), M[row, col], acting on column vectors. q need not be unit."""
     q = _f64(q)
     x, y, z, w = np.moveaxis(q, -1, 0)
@@ -247,7 +268,7 @@ def to_matrix(q):
     return np.stack([np.stack(r, axis=-1) for r in rows], axis=-2)
 
 
-def make_continuous(q):
+def make_continuous(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Flip signs along axis 0 so that consecutive quaternions have dot >= 0 (same rotations).
 
     Flipping q_i flips its dot with q_{i+1} too, so the sign of q_i is the running product of the
@@ -261,7 +282,7 @@ def make_continuous(q):
     return q * signs[..., None]
 
 
-def control_points(times, values):
+def control_points(times: npt.ArrayLike, values: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Time-aware CUBICSLERP control points s_i (conventions section 2), shape (n, 4).
 
     s_i = v_i exp(-(h_n log(v_i^-1 v_{i-1}) + h_p log(v_i^-1 v_{i+1})) / (2 (h_p + h_n))),

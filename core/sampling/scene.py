@@ -12,11 +12,14 @@ function works on whole arrays, one batched matmul per hierarchy depth.
 """
 
 import math
+from collections.abc import Sequence
+from typing import Any, Literal, Self, SupportsIndex, cast, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from ..gltf import read_accessor
-from ..gltf import ERROR, Finding, GltfError, pointer
+from ..gltf import ERROR, Finding, GltfError, GltfFile, pointer
 from .quaternions import to_matrix
 
 _IDENTITY = np.eye(4)
@@ -25,7 +28,7 @@ _TRS_DEFAULTS = {"translation": (0.0, 0.0, 0.0), "rotation": (0.0, 0.0, 0.0, 1.0
                  "scale": (1.0, 1.0, 1.0)}
 
 
-def trs_matrices(translation, rotation, scale):
+def trs_matrices(translation: npt.ArrayLike, rotation: npt.ArrayLike, scale: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """T · R · S as (..., 4, 4) from (..., 3), (..., 4), (..., 3)."""
     translation = np.asarray(translation, dtype=np.float64)
     scale = np.asarray(scale, dtype=np.float64)
@@ -39,30 +42,47 @@ def trs_matrices(translation, rotation, scale):
     return out
 
 
-class RestTRS(tuple):
+class RestTRS(tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]):
     """(translation (N,3), rotation (N,4), scale (N,3)) of the nodes at rest.
 
     Also readable by name (``rest["rotation"]``, ``rest.weights``): ``weights`` lists each node's
     default morph weights (empty without morph targets), or None for nodes without a mesh.
     """
+    weights: list[npt.NDArray[np.float64] | None]
 
-    def __new__(cls, translation, rotation, scale, weights):
+    def __new__(cls, translation: npt.NDArray[np.float64], rotation: npt.NDArray[np.float64],
+                scale: npt.NDArray[np.float64], weights: list[npt.NDArray[np.float64] | None]) -> Self:
         self = super().__new__(cls, (translation, rotation, scale))
         self.weights = weights
         return self
 
-    translation = property(lambda self: tuple.__getitem__(self, 0))
-    rotation = property(lambda self: tuple.__getitem__(self, 1))
-    scale = property(lambda self: tuple.__getitem__(self, 2))
+    @property
+    def translation(self) -> npt.NDArray[np.float64]:
+        return tuple.__getitem__(self, 0)
 
-    def __getitem__(self, key):
+    @property
+    def rotation(self) -> npt.NDArray[np.float64]:
+        return tuple.__getitem__(self, 1)
+
+    @property
+    def scale(self) -> npt.NDArray[np.float64]:
+        return tuple.__getitem__(self, 2)
+
+    @overload
+    def __getitem__(self, key: SupportsIndex | Literal["translation", "rotation", "scale"]
+                    ) -> npt.NDArray[np.float64]: ...
+    @overload
+    def __getitem__(self, key: Literal["weights"]) -> list[npt.NDArray[np.float64] | None]: ...
+    @overload
+    def __getitem__(self, key: slice) -> tuple[npt.NDArray[np.float64], ...]: ...
+    def __getitem__(self, key: SupportsIndex | str | slice) -> Any:  # Any: what the overloads say
         return getattr(self, key) if isinstance(key, str) else super().__getitem__(key)
 
 
 class Scene:
     """The node hierarchy of one GltfFile (checked once, on construction)."""
 
-    def __init__(self, gltf):
+    def __init__(self, gltf: GltfFile) -> None:
         self.gltf = gltf
         document = gltf.json
         self.nodes = _array(document, "nodes")
@@ -179,19 +199,21 @@ class Scene:
 
     # ----- per-frame evaluation ----------------------------------------------------------------
 
-    def rest_trs(self):
+    def rest_trs(self) -> RestTRS:
         """Copies of the nodes' own TRS (defaults for ``matrix`` nodes, see ``has_matrix``)."""
         weights = [None if w is None else w.copy() for w in self._weights]
         return RestTRS(self._rest["translation"].copy(), self._rest["rotation"].copy(),
                        self._rest["scale"].copy(), weights)
 
-    def local_matrices(self, translation, rotation, scale):
+    def local_matrices(self, translation: npt.ArrayLike, rotation: npt.ArrayLike,
+                       scale: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """(..., N, 4, 4) local matrices; ``matrix`` nodes keep it (animation can't target them)."""
         local = trs_matrices(translation, rotation, scale)
         local[..., self.has_matrix, :, :] = self.rest_matrices[self.has_matrix]
         return local
 
-    def global_matrices(self, translation, rotation, scale):
+    def global_matrices(self, translation: npt.ArrayLike, rotation: npt.ArrayLike,
+                        scale: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """(..., N, 4, 4) global matrices, parents first: one batched matmul per depth level."""
         matrices = self.local_matrices(translation, rotation, scale)
         for level in self.depth_levels[1:]:
@@ -199,12 +221,12 @@ class Scene:
                                           @ matrices[..., level, :, :])
         return matrices
 
-    def joint_matrices(self, skin, globals_):
+    def joint_matrices(self, skin: int, globals_: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """(..., J, 4, 4) = global(joint) · inverseBind(joint) for skin index ``skin``."""
         joints = np.asarray(self.skins[skin]["joints"], dtype=np.intp)
         return globals_[..., joints, :, :] @ self.inverse_bind_matrices(skin)
 
-    def inverse_bind_matrices(self, skin):
+    def inverse_bind_matrices(self, skin: int) -> npt.NDArray[np.float64]:
         """(J, 4, 4) inverse bind matrices of a skin; identity when the skin has none."""
         joint_count = len(self.skins[skin]["joints"])
         index = self.skins[skin].get("inverseBindMatrices")
@@ -219,19 +241,20 @@ class Scene:
                             f"{matrices.shape[1:]}")
         return matrices
 
-    def morph_weights(self, node):
+    def morph_weights(self, node: int) -> npt.NDArray[np.float64]:
         """Default morph weights of a node: node.weights, else mesh.weights, else zeros."""
         self._mesh_index(node)
-        return self._weights[node].copy()
+        return self._defaults(node).copy()
 
-    def mesh_positions(self, node, globals_, weights=None):
+    def mesh_positions(self, node: int, globals_: npt.NDArray[np.float64],
+                       weights: npt.ArrayLike | None = None) -> list[npt.NDArray[np.float64]]:
         """World positions (V, 3) of each primitive of the node's mesh, for one pose.
 
         ``globals_`` is (N, 4, 4) from ``global_matrices``; ``weights`` are the node's animated
         morph weights (None: its defaults). Morph targets first, then skinning or global(node).
         """
         mesh_index = self._mesh_index(node)
-        weights = self._weights[node] if weights is None else np.ravel(weights).astype(np.float64)
+        weights = self._defaults(node) if weights is None else np.ravel(weights).astype(np.float64)
         if len(weights) != self._target_count(mesh_index):
             raise GltfError("NODE_WEIGHTS_INVALID", pointer("nodes", node, "weights"),
                             f"{len(weights)} morph weights given for the "
@@ -257,13 +280,17 @@ class Scene:
                             f"node {node} has no mesh")
         return self.nodes[node]["mesh"]
 
+    def _defaults(self, node):
+        # Set for every node with a mesh, the only nodes callers ask for (after _mesh_index).
+        return cast(npt.NDArray[np.float64], self._weights[node])
+
     def _target_count(self, mesh_index):
         primitives = self.meshes[mesh_index]["primitives"]
         return len(primitives[0].get("targets", [])) if primitives else 0
 
     def _read_default_weights(self, findings):
         """node.weights, else mesh.weights, else zeros, per node with a mesh (None otherwise)."""
-        self._weights = [None] * self.node_count
+        self._weights: list[npt.NDArray[np.float64] | None] = [None] * self.node_count
         for i, node in enumerate(self.nodes):
             if "mesh" not in node:
                 continue
@@ -333,7 +360,9 @@ class Scene:
         return pairs
 
 
-def skin_positions(positions, joint_matrices, influences):
+def skin_positions(positions: npt.NDArray[np.float64], joint_matrices: npt.NDArray[np.float64],
+                   influences: Sequence[tuple[npt.NDArray[np.intp], npt.NDArray[np.float64]]]
+                   ) -> npt.NDArray[np.float64]:
     """Linear blend skinning: Σ_i w_i · jointMatrix_i · p for (V,3) positions.
 
     The weighted matrix sum is built one influence slot at a time (4 per JOINTS_n set), so memory
@@ -352,7 +381,7 @@ def _transform_points(matrix, points):
     return points @ matrix[:3, :3].T + matrix[:3, 3]
 
 
-def depth_levels(parents):
+def depth_levels(parents: npt.NDArray[np.intp]) -> list[npt.NDArray[np.intp]]:
     """Index arrays of the nodes at depth 0, 1, 2, ... (roots first); the hierarchy is a forest."""
     level, levels = np.flatnonzero(parents == -1), []
     while level.size:

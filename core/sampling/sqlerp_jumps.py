@@ -15,6 +15,7 @@ on the far side of the jump play the near side's rotation.
 """
 
 import numpy as np
+import numpy.typing as npt
 
 from . import quaternions as quat
 
@@ -25,7 +26,7 @@ BISECTIONS = 60  # halvings of a sample interval: below float64 resolution of an
 GAP_FRAMES = 0.02
 
 
-def jump_times(times: np.ndarray, values: np.ndarray) -> np.ndarray:
+def jump_times(times: npt.ArrayLike, values: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Sorted times (seconds) where the CUBICSLERP keys at ``times`` with interleaved ``values``
     (a_i, v_i, b_i rows, unit quaternions) jump."""
     times = np.asarray(times, dtype=np.float64)
@@ -81,7 +82,7 @@ def _weights(angle, t):
     return (np.where(tiny, 1.0 - t, np.sin((1.0 - t) * angle)), np.where(tiny, t, np.sin(t * angle)))
 
 
-def brackets(jumps: np.ndarray, frames_per_second: float) -> tuple:
+def brackets(jumps: npt.ArrayLike, frames_per_second: float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(before, after): key times (seconds) either side of each jump, GAP_FRAMES apart around it;
     where a whole or half frame lies within, the gap starts or ends on it, so that every frame
     and half frame plays the side of the jump it is on."""

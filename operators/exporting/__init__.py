@@ -7,9 +7,9 @@ from . import fitting, options, session
 from .motion import rotation_motion
 from .operator import EXPORT_SCENE_OT_gltf_sqlerp, ExportFailed, export
 from .outcome import ExportOptions, bundled_rewrite
-from .session import options_from
+from .session import ExportSettingsGroup, export_settings, options_from
 
 __all__ = [
-    'EXPORT_SCENE_OT_gltf_sqlerp', 'ExportFailed', 'ExportOptions', 'bundled_rewrite', 'export',
-    'fitting', 'options', 'options_from', 'rotation_motion', 'session'
+    'EXPORT_SCENE_OT_gltf_sqlerp', 'ExportFailed', 'ExportOptions', 'ExportSettingsGroup', 'bundled_rewrite', 'export',
+    'export_settings', 'fitting', 'options', 'options_from', 'rotation_motion', 'session'
 ]

@@ -17,16 +17,22 @@ says why.
 """
 
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
-import bpy
 import numpy as np
 
 from ...core.fitting import (
     PATHS, ancestor_scales, chain_budgets, channel_tolerance, model_size, spread_of, total_tolerance
 )
-from ...core.fitting import check_counts, reduce_vectors
+from ...core.fitting import ExportOptions, check_counts, reduce_vectors
+from ..blender_context import current_scene
 from .extent import scene_points
+
+if TYPE_CHECKING:
+    from ...bundled_gltf import exported as bundled_exported
+    from .outcome import Outcome
 
 
 @dataclass
@@ -43,9 +49,11 @@ class PropertyOutcome:
     skipped: str = ""
 
 
-def compact(animations, exported, options, outcome):
+def compact(animations: list[Any], exported: "bundled_exported.ExportedScene", options: ExportOptions,
+            outcome: "Outcome") -> None:
     """Reduce the channels of ``animations`` (changed in place) and append a PropertyOutcome per
-    channel to ``outcome.properties``; never raises: a failure is ``outcome.error``."""
+    channel to ``outcome.properties``; never raises: a failure is ``outcome.error``. ``animations``:
+    the bundled exporter's animation objects (untyped)."""
     fraction = getattr(options, "property_tolerance", 0.0)
     if not fraction or fraction <= 0.0:  # 0 (or an older options object): per-frame keys kept
         return
@@ -58,7 +66,7 @@ def compact(animations, exported, options, outcome):
         outcome.error = f"reducing translation, scale and weights keys: {type(error).__name__}: {error}"
 
 
-def summary_clause(properties):
+def summary_clause(properties: Sequence[PropertyOutcome]) -> str:
     """The part of export_session.summary about these channels ("" when there are none)."""
     reduced = [p for p in properties if not p.skipped]
     if not reduced:
@@ -69,16 +77,30 @@ def summary_clause(properties):
     return text + (f" ({len(skipped)} kept: {skipped[0].target}: {skipped[0].skipped})" if skipped else "")
 
 
+class _ReducedKeys(Protocol):
+    """core.fitting.vector_reduction.VectorKeys (not on the core's surface), as written here."""
+    @property
+    def times(self) -> np.ndarray: ...
+    @property
+    def values(self) -> np.ndarray: ...
+    @property
+    def interpolation(self) -> str: ...
+    @property
+    def max_error(self) -> float: ...
+    @property
+    def constant(self) -> bool: ...
+
+
 @dataclass
 class _Channel:
-    animation: object
+    animation: Any        # the bundled exporter's animation object (untyped)
     sampler: int
     node: int             # index into _Nodes
     result: PropertyOutcome
     times: np.ndarray
     values: np.ndarray    # (n, d)
     interpolation: str
-    keys: object = None   # VectorKeys once reduced
+    keys: _ReducedKeys | None = None   # once reduced
 
 
 def _compact(gltf, animations, exported, fraction, outcome):
@@ -90,7 +112,7 @@ def _compact(gltf, animations, exported, fraction, outcome):
     size = model_size(points, np.concatenate([origins, *translations]))
     budgets = {path: _budgets(channels, nodes, scales, path, total_tolerance(path, fraction, size))
                for path in PATHS}
-    scene = bpy.context.scene
+    scene = current_scene()
     rate = scene.render.fps / scene.render.fps_base  # the inputs' seconds (export_rotations._Timing)
     for channel in channels:
         path = channel.result.path
@@ -107,7 +129,7 @@ def _compact(gltf, animations, exported, fraction, outcome):
     outcome.model_size = size
 
 
-def _budgets(channels, nodes, scales, path, total):
+def _budgets(channels: list[_Channel], nodes: "_Nodes", scales: np.ndarray, path: str, total: float) -> np.ndarray:
     """Per node, its ``path`` channels' part of ``total``: split along chains for translations
     and scales, whole for weights (a mesh's weights move no other node)."""
     if path == "weights":
@@ -120,7 +142,7 @@ def _budgets(channels, nodes, scales, path, total):
     return chain_budgets(nodes.parents, spread, total)
 
 
-def _read_channels(gltf, animation, nodes, outcome):
+def _read_channels(gltf, animation, nodes, outcome) -> list[_Channel]:
     """_Channel of every translation, scale and weights channel of ``animation`` sampled LINEAR
     or STEP (one per sampler), with a PropertyOutcome in ``outcome.properties``."""
     found, seen = [], set()

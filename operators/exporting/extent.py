@@ -7,18 +7,25 @@ exported object's origin is the fallback for a scene with neither. World space i
 the exporter's turn to Y-up keeps distances, which is all the size is used for.
 """
 
+from typing import TYPE_CHECKING
+
 import bpy
 import numpy as np
+
+from ..blender_context import current_scene
+
+if TYPE_CHECKING:
+    from ...bundled_gltf import exported as bundled_exported
 
 _GEOMETRY = {'MESH', 'CURVE', 'SURFACE', 'FONT', 'META', 'CURVES', 'POINTCLOUD', 'VOLUME'}
 
 
-def scene_points(exported):
+def scene_points(exported: "bundled_exported.ExportedScene") -> tuple[np.ndarray, np.ndarray]:
     """((n, 3) world points of the exported geometry and bones, (m, 3) exported objects'
     origins), at the frame whose scene the exporter writes: frame 0 (its default; the hook runs
     after its animation sampling moved the frame, which is then put back), else the current one.
     ``exported``: bundled_gltf.exported.ExportedScene."""
-    scene = bpy.context.scene
+    scene = current_scene()
     found = scene.frame_current, scene.frame_subframe
     moved = not exported.at_current_frame and found != (0, 0.0)
     if moved:

@@ -12,15 +12,19 @@ tasks are the predicted ones. Progress shows on the cursor (a no-op in the backg
 
 import os
 import sys
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from types import TracebackType
+from typing import Literal, cast
 
 import bpy
 
-from ...core.fitting import SampleCheck
+from ...core.fitting import ChannelKeys, ChannelTask, ExportOptions, RotationMotion, SampleCheck
 from ...fit_workers import FitProcesses, WorkerError
 from ...core.sampling import SAMPLES_PER_FRAME
 from ...core.blender_model import DATA_PATHS
-from .headstart import predicted_tasks
+from .headstart import TaskKey, predicted_tasks
+from ..blender_context import current_scene, current_window_manager
 from ..fcurves import curve_sets
 
 
@@ -37,10 +41,10 @@ WORKERS = max(1, min(8, _usable_cpus()))
 # 0.15 s, and a channel's fit about 1.1 microseconds per check time (1,000-key tracks, 2 cores).
 PROCESS_MIN_CHECKS = 250_000
 _ROTATIONS = tuple({path for path, _ in DATA_PATHS.values()})  # F-curve paths of rotations
-_head = []  # the HeadStart prepare() began for the running export (one at most)
+_head: list["HeadStart"] = []  # the HeadStart prepare() began for the running export (one at most)
 
 
-def prepare(options):
+def prepare(options: ExportOptions | None) -> None:
     """At an export's start (``options``: its ExportOptions, None when the extension is off):
     when the scene's actions promise an export worth worker processes, start them and fit the
     channels the export will most likely have, on every core but the one the bundled exporter
@@ -54,19 +58,19 @@ def prepare(options):
         return  # ChannelFits tries again when the channels are read, and reports it there
     head = HeadStart(pool)
     _head.append(head)
-    scene = bpy.context.scene
+    scene = current_scene()
     for key, task in predicted_tasks(scene, scene.render.fps / scene.render.fps_base):
         head.submit(key, task)
 
 
-def release():
+def release() -> None:
     """Stop the processes prepare() started that no export took (it was small after all, or
     failed before its channels were read)."""
     while _head:
         _head.pop().pool.close()
 
 
-def expected_checks():
+def expected_checks() -> float:
     """About how many check times a full export of every action would fit: each rotation
     channel's frame range at SAMPLES_PER_FRAME (an upper bound of what the export gathers)."""
     total = 0.0
@@ -82,10 +86,11 @@ class HeadStart:
     """Fits begun at the export's start in ``pool`` (a FitProcesses) on predicted tasks
     (export_headstart), by their (object, bone, action) names."""
 
-    def __init__(self, pool):
-        self.pool, self.tasks = pool, {}  # key -> (index in the pool, task)
+    def __init__(self, pool: FitProcesses):
+        self.pool = pool
+        self.tasks: dict[TaskKey, tuple[int, ChannelTask]] = {}  # key -> (index in the pool, task)
 
-    def submit(self, key, task):
+    def submit(self, key: TaskKey, task: ChannelTask) -> None:
         self.tasks[key] = (self.pool.submit(task), task)
 
 
@@ -93,36 +98,39 @@ class ChannelFits:
     """The tasks given to ``add``, fitted with ExportOptions ``options`` by ``results``. A context
     manager: leaving it stops any worker processes."""
 
-    def __init__(self, options):
-        self.options, self.tasks, self.checks = options, [], 0.0
+    def __init__(self, options: ExportOptions):
+        self.options, self.checks = options, 0.0
+        self.tasks: list[ChannelTask] = []
         self.head = _head.pop() if _head else None  # this export's now: its pool is closed here
-        self.pool = self.head.pool if self.head else None
+        # False: the processes failed (or were closed), never tried again for this export
+        self.pool: FitProcesses | Literal[False] | None = self.head.pool if self.head else None
         if self.pool:
             self.pool.activate()  # the bundled exporter has gathered: every core fits
-        self.indices = []  # per task: its index in the pool (None before the pool starts)
-        self.early = {}  # position -> index of its SampleCheck, for the head start's keys
-        self.taken = set()  # the head start's indices of those
+        self.indices: list[int | None] = []  # per task: its index in the pool (None before the pool starts)
+        self.early: dict[int, int] = {}  # position -> index of its SampleCheck, for the head start's keys
+        self.taken: set[int] = set()  # the head start's indices of those
 
-    def __enter__(self):
+    def __enter__(self) -> "ChannelFits":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         self._close()
         release()
 
-    def motion(self, key):
+    def motion(self, key: TaskKey) -> RotationMotion | None:
         """The RotationMotion the head start read for ``key`` (object, bone, action names), or
         None: the same F-curves, read once."""
         entry = self._predicted(key)
         return entry[1].target.motion if entry else None
 
-    def add(self, task, key=None):
+    def add(self, task: ChannelTask, key: TaskKey | None = None) -> None:
         """Fit ``task``: with the head start's keys for ``key`` when its task fits_like this one
         (checked here against this one's samples), else anew."""
         entry = self._predicted(key)
-        if entry is not None and entry[0] not in self.taken:
+        if entry is not None and entry[0] not in self.taken and self.pool:  # the head start's pool
             if entry[1].fits_like(task):
-                self._adopt(task, entry[0])
+                self._adopt(self.pool, task, entry[0])
                 return
             self.pool.withdraw({entry[0]})  # mispredicted (another map or range): not worth finishing
         self.tasks.append(task)
@@ -133,28 +141,28 @@ class ChannelFits:
         elif self.pool:
             self.indices[-1] = self.pool.submit(task)
 
-    def _predicted(self, key):
+    def _predicted(self, key: TaskKey | None) -> tuple[int, ChannelTask] | None:
         """(index in the pool, task) of the head start's prediction for ``key``, or None."""
-        return self.head.tasks.get(key) if self.head else None
+        return self.head.tasks.get(key) if self.head and key is not None else None
 
-    def _adopt(self, task, index):
-        """The head start's keys (at ``index`` in the pool) for ``task``, once a worker has
+    def _adopt(self, pool: FitProcesses, task: ChannelTask, index: int) -> None:
+        """The head start's keys (at ``index`` in ``pool``) for ``task``, once a worker has
         checked them against its samples too."""
-        self.early[len(self.tasks)] = self.pool.submit(SampleCheck(task))
+        self.early[len(self.tasks)] = pool.submit(SampleCheck(task))
         self.taken.add(index)
         self.tasks.append(task)
         self.indices.append(index)
 
-    def results(self):
+    def results(self) -> list[ChannelKeys]:
         """Every task's core.fitting.rotation_export.ChannelKeys, in the order they were added."""
-        window_manager = bpy.context.window_manager
+        window_manager = current_window_manager()
         total = max(self.pool.submitted if self.pool else len(self.tasks), 1)
         window_manager.progress_begin(0, total)
         progress = _reporter(window_manager, total, "fitting")
         try:
             if self.pool:
                 try:
-                    return self._pooled(progress)
+                    return self._pooled(self.pool, progress)
                 except WorkerError as error:
                     _warn(f"{error}; fitting in Blender's process instead")
                     self._close()
@@ -163,16 +171,17 @@ class ChannelFits:
         finally:
             window_manager.progress_end()
 
-    def again(self, tasks):
+    def again(self, tasks: Sequence[ChannelTask]) -> list[ChannelKeys]:
         """ChannelKeys of ``tasks`` fitted anew (export_world's tighter shares): in this export's
         worker processes while it has them, else in threads."""
-        window_manager = bpy.context.window_manager
+        window_manager = current_window_manager()
         window_manager.progress_begin(0, max(len(tasks), 1))
         progress = _reporter(window_manager, len(tasks), "refitting")
         try:
             if self.pool:
                 try:
-                    return self.pool.collect([self.pool.submit(task) for task in tasks], progress)
+                    keys = self.pool.collect([self.pool.submit(task) for task in tasks], progress)
+                    return cast(list[ChannelKeys], keys)  # None only for withdrawn tasks
                 except WorkerError as error:
                     _warn(f"{error}; fitting in Blender's process instead")
                     self._close()
@@ -180,17 +189,19 @@ class ChannelFits:
         finally:
             window_manager.progress_end()
 
-    def _pooled(self, progress):
+    def _pooled(self, pool: FitProcesses, progress: Callable[[int], None]) -> list[ChannelKeys]:
         if self.head:  # predicted channels the export does not have
-            self.pool.withdraw({index for index, _ in self.head.tasks.values()} - self.taken)
-        fitted = self.pool.results(progress)
-        keys = [fitted[index] for index in self.indices]
+            pool.withdraw({index for index, _ in self.head.tasks.values()} - self.taken)
+        # None only for those withdrawn, which no task reads: every task's index is set once the
+        # pool runs (``add``, ``_adopt``, ``_start``).
+        fitted = cast(list[ChannelKeys], pool.results(progress))
+        keys = [fitted[cast(int, index)] for index in self.indices]
         for position, check in self.early.items():
             if fitted[check].skipped:  # Blender's samples show another motion: the bundled sampler stays
                 keys[position] = fitted[check]
         return keys
 
-    def _start(self):
+    def _start(self) -> None:
         try:
             self.pool = FitProcesses(WORKERS, self.options)
         except WorkerError as error:
@@ -199,7 +210,7 @@ class ChannelFits:
             return
         self.indices = [self.pool.submit(task) for task in self.tasks]
 
-    def _close(self):
+    def _close(self) -> None:
         if self.pool:
             self.pool.close()
         self.pool = False if self.pool is not None else None
@@ -207,10 +218,10 @@ class ChannelFits:
 
 # Who else hears the fits' progress, besides Blender's indicator: ``listener(fraction, stage)``
 # (stage "fitting" or "refitting"), set by the command line (pipeline.blender) to draw its bar.
-listener = None
+listener: Callable[[float, str], None] | None = None
 
 
-def _reporter(window_manager, total, stage):
+def _reporter(window_manager: bpy.types.WindowManager, total: int, stage: str) -> Callable[[int], None]:
     """progress(done) for one round of fits: Blender's indicator, and the listener if any."""
     def progress(done):
         window_manager.progress_update(done)
@@ -219,7 +230,8 @@ def _reporter(window_manager, total, stage):
     return progress
 
 
-def _in_threads(tasks, options, progress):
+def _in_threads(tasks: Sequence[ChannelTask], options: ExportOptions,
+                progress: Callable[[int], None]) -> list[ChannelKeys]:
     """Every task fitted in WORKERS threads (nothing in a fit touches Blender; threads gain less
     than processes, see fit_workers.processes, but cost nothing to start)."""
     with ThreadPoolExecutor(WORKERS) as pool:

@@ -12,12 +12,15 @@ range, slid to glTF time 0 when it starts before frame 0, and the constant map `
 a bone's or object's own rotation into its node's (``rest_correction``).
 """
 
+from collections.abc import Iterable, Iterator, Mapping
+from typing import cast
+
 import bpy
 import numpy as np
-from mathutils import Euler
+from mathutils import Euler, Matrix, Quaternion
 
 from ...core.sampling import quaternions as quat
-from ...core.fitting import ChannelTarget, ChannelTask
+from ...core.fitting import ChannelTarget, ChannelTask, RotationMotion
 from ...core.blender_model import DATA_PATHS
 from .motion import action_curves, rotation_motion
 from .stored import stored_keys
@@ -27,10 +30,14 @@ Y_UP = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])
 _IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 
 
-def predicted_tasks(scene, rate):
+# (object name, bone name or None: the object's own rotation, action name)
+TaskKey = tuple[str, str | None, str]
+
+
+def predicted_tasks(scene: bpy.types.Scene, rate: float) -> list[tuple[TaskKey, ChannelTask]]:
     """((object name, bone name or None, action name), ChannelTask without samples) for every
     rotation channel the scene's objects play, at ``rate`` frames per second."""
-    tasks = []
+    tasks: list[tuple[TaskKey, ChannelTask]] = []
     for obj in scene.objects:
         for action in played_actions(obj):
             curves = action_curves(action, obj)
@@ -42,7 +49,7 @@ def predicted_tasks(scene, rate):
     return tasks
 
 
-def played_actions(obj):
+def played_actions(obj: bpy.types.Object) -> list[bpy.types.Action]:
     """The actions ``obj`` plays: its active one, then its NLA strips', each once."""
     animation = obj.animation_data
     if animation is None:
@@ -51,16 +58,17 @@ def played_actions(obj):
                                                 for strip in track.strips])
 
 
-def unique_actions(actions):
+def unique_actions(actions: Iterable[bpy.types.Action | None]) -> list[bpy.types.Action]:
     """``actions`` in order, each once, without None."""
-    unique = []
+    unique: list[bpy.types.Action] = []
     for action in actions:
         if action is not None and action not in unique:
             unique.append(action)
     return unique
 
 
-def rest_correction(obj, bone_name, yup=True):
+def rest_correction(obj: bpy.types.Object, bone_name: str | None,
+                    yup: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(a, b): the bundled exporter writes ``a · q · b`` for the rotation ``q`` Blender keys.
 
     A bone's node holds its rest in its parent's rest times q (a root bone's: its rest in the
@@ -68,7 +76,7 @@ def rest_correction(obj, bone_name, yup=True):
     delta rotation and q. As measured on the exporter's output (4.2 to 5.0); where it differs
     (another parent type, say), export_rotations measures the map from the samples instead."""
     if bone_name is not None:
-        bone = obj.data.bones.get(bone_name)
+        bone = cast(bpy.types.Armature, obj.data).bones.get(bone_name)  # a bone's object is an armature
         if bone is None:
             return _IDENTITY, _IDENTITY
         if bone.parent is not None:
@@ -82,7 +90,8 @@ def rest_correction(obj, bone_name, yup=True):
     return quat.multiply(Y_UP, a), quat.conjugate(Y_UP)
 
 
-def frame_range(exported, action, motion, slide):
+def frame_range(exported: Mapping[str, float] | None, action: bpy.types.Action | None, motion: RotationMotion,
+                slide: float) -> tuple[float, float]:
     """First and last frame of the curve: the exporter's range (``exported``: its {"start",
     "end"}, else the action's), extended to a last key it drops (a fractional end frame), never
     before glTF time 0 (``slide``)."""
@@ -111,7 +120,7 @@ def _predicted_task(obj, bone, action, rate):
     return ChannelTask(target, start, end, stored_keys(action, obj, bone, target))
 
 
-def _rotated(obj, paths):
+def _rotated(obj: bpy.types.Object, paths: set[str]) -> Iterator[str | None]:
     """The bones of ``obj`` (None: the object itself) whose rotation ``paths`` key."""
     if DATA_PATHS[obj.rotation_mode][0] in paths:
         yield None
@@ -133,7 +142,7 @@ def _delta(obj):
     return _xyzw(Euler(obj.delta_rotation_euler, mode).to_quaternion())
 
 
-def _xyzw(rotation):
+def _xyzw(rotation: Matrix | Quaternion) -> np.ndarray:
     """A mathutils matrix's or quaternion's rotation as (x, y, z, w)."""
-    q = rotation.to_quaternion() if hasattr(rotation, "to_quaternion") else rotation
+    q = rotation.to_quaternion() if isinstance(rotation, Matrix) else rotation
     return np.array([q.x, q.y, q.z, q.w])

@@ -7,6 +7,10 @@ extrapolation, easing modes, drivers) is named, and the exporter then leaves tha
 bundled exporter wrote it; its own sampling also checks the emulation (export_rotations).
 """
 
+from __future__ import annotations  # LayeredAction: the type checker's only; ActionFCurves: gone from 5.0
+
+from typing import TYPE_CHECKING, cast
+
 import bpy
 import numpy as np
 
@@ -14,11 +18,15 @@ from ...core.blender_model import rotation_modes
 from ...core.fitting import RotationMotion
 from ...core.blender_model import CurveKeys
 from ..clip_curves import _not_emulated, keys_of
+from ..fcurves import ActionSlot, SlotUser, layered
+
+if TYPE_CHECKING:
+    from ..fcurves import LayeredAction
 
 
-def action_curves(action, obj):
+def action_curves(action: bpy.types.Action, obj: bpy.types.Object) -> bpy.types.ActionFCurves | None:
     """The F-curve collection ``obj`` plays from ``action`` (its slot on 4.4+), or None."""
-    if not hasattr(action, "layers"):
+    if not layered(action):
         return action.fcurves  # Blender 4.2: legacy actions
     slot = _slot_for(action, obj)
     if slot is None or not action.layers or not action.layers[0].strips:
@@ -27,19 +35,22 @@ def action_curves(action, obj):
     return bag.fcurves if bag is not None else None
 
 
-def _slot_for(action, obj):
+def _slot_for(action: LayeredAction, obj: bpy.types.Object) -> ActionSlot | None:
     animation = obj.animation_data
-    if animation is not None and animation.action == action and animation.action_slot is not None:
-        return animation.action_slot
+    if animation is not None and animation.action == action:
+        slot = cast(SlotUser, animation).action_slot  # Blender 4.4+: ``action`` is layered
+        if slot is not None:
+            return slot
     object_slots = [slot for slot in action.slots if slot.target_id_type == 'OBJECT']
     named = [slot for slot in object_slots if slot.name_display == obj.name]
     return (named or object_slots or [None])[0]
 
 
-def rotation_motion(obj, bone_name, action):
+def rotation_motion(obj: bpy.types.Object, bone_name: str | None,
+                    action: bpy.types.Action | None) -> RotationMotion | str:
     """The RotationMotion of ``obj`` (or of its pose bone ``bone_name``) under ``action``, or a
     string saying why it cannot be computed from the keys."""
-    owner = obj.pose.bones.get(bone_name) if bone_name else obj
+    owner = (obj.pose.bones.get(bone_name) if obj.pose is not None else None) if bone_name else obj
     if owner is None:
         return f"bone {bone_name!r} not found on {obj.name!r}"
     mode = owner.rotation_mode

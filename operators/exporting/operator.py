@@ -11,13 +11,14 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import bpy
 from bpy_extras.io_utils import ExportHelper
 
-from ...core import GltfError, load
+from ...core import Document, GltfError, load
 from . import options as export_properties, session as export_session
-from .outcome import ExportOptions, bundled_rewrite
+from .outcome import ExportOptions, Outcome, bundled_rewrite
 
 _FORMATS = {".glb": 'GLB', ".gltf": 'GLTF_SEPARATE'}
 
@@ -26,7 +27,8 @@ class ExportFailed(Exception):
     pass
 
 
-def export(filepath, options, use_selection=False):
+def export(filepath: str | os.PathLike[str], options: ExportOptions,
+           use_selection: bool = False) -> tuple[Outcome, Document]:
     """Export the scene to ``filepath`` (.glb or .gltf) with ``options``; returns the export's
     Outcome and the written file as the core read it back (core.Document: its warnings, its
     channels). Raises ExportFailed."""
@@ -48,11 +50,13 @@ def export(filepath, options, use_selection=False):
     return outcome, document
 
 
-def _export_into(staged, export_format, options, use_selection):
+def _export_into(staged: Path, export_format: str, options: ExportOptions,
+                 use_selection: bool) -> tuple[Outcome, Document]:
     with export_session.Override(options):
         try:
-            result = bpy.ops.export_scene.gltf(filepath=str(staged), export_format=export_format,
-                                               use_selection=use_selection)
+            # An operator call returns its result set (the stubs say None).
+            result = cast(set[str], bpy.ops.export_scene.gltf(filepath=str(staged), export_format=export_format,
+                                                              use_selection=use_selection))
         except RuntimeError as error:  # the bundled exporter reported an ERROR
             raise ExportFailed(f"the glTF exporter failed: {str(error).strip()}") from None
         outcome = export_session.last_outcome
@@ -97,14 +101,16 @@ class EXPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ExportHelper):
     property_tolerance: export_properties.property_tolerance_property()
     world_space: export_properties.world_space_property()
     use_selection: bpy.props.BoolProperty(name="Selected Objects", default=False)
+    if TYPE_CHECKING:
+        filepath: str  # ExportHelper's property, which the stubs leave out
 
-    def check(self, context):
+    def check(self, context: bpy.types.Context) -> bool:
         # ExportHelper keeps the extension in step with the name typed; .gltf is allowed too.
         if Path(self.filepath).suffix.lower() == ".gltf":
             self.filename_ext = ".gltf"
         return super().check(context)
 
-    def execute(self, context):
+    def execute(self, context: bpy.types.Context) -> set[str]:
         options = ExportOptions(self.tolerance, self.fallback, self.fallback_tolerance, self.precision,
                                 property_tolerance=self.property_tolerance, world_space=self.world_space)
         try:

@@ -2,7 +2,13 @@
 and of the scene's export settings (ui/export_properties.py: the bundled dialog, the sidebar), made
 by one function each so that the two cannot drift apart."""
 
+from typing import Any
+
 import bpy
+
+# What bpy.props' functions return: bpy.props._PropertyDeferred, a property for a class annotation.
+# The stubs lack that class (they type the calls as returning None), so it is Any here.
+PropertyDefinition = Any
 
 FALLBACK_ITEMS = (
     ('AUTO', "Smallest Fitted", "LINEAR or CUBICSPLINE (at all or some of the CUBICSLERP key times), "
@@ -25,7 +31,7 @@ PRECISION_ITEMS = (
 )
 
 
-def tolerance_property():
+def tolerance_property() -> PropertyDefinition:
     return bpy.props.FloatProperty(
         name="Tolerance", description="Largest angle (degrees) between the rotation the extension "
         "plays and Blender's, at any time (8 checks per frame): of every bone's and object's world "
@@ -33,24 +39,24 @@ def tolerance_property():
         precision=4)
 
 
-def fallback_property():
+def fallback_property() -> PropertyDefinition:
     return bpy.props.EnumProperty(name="Fallback", items=FALLBACK_ITEMS, default='AUTO')
 
 
-def precision_property():
+def precision_property() -> PropertyDefinition:
     return bpy.props.EnumProperty(name="Precision", items=PRECISION_ITEMS, default='SHORT',
                                   description="How the CUBICSLERP sampler and a LINEAR fallback store "
                                   "their quaternions")
 
 
-def fallback_tolerance_property():
+def fallback_tolerance_property() -> PropertyDefinition:
     return bpy.props.FloatProperty(
         name="Fallback Tolerance", description="Largest angle (degrees) between what viewers "
         "without the extension play (a fitted fallback) and the CUBICSLERP curve per channel, and "
         "Blender's world rotations with World Space on", default=0.1, min=0.001, max=10.0, precision=3)
 
 
-def world_space_property():
+def world_space_property() -> PropertyDefinition:
     return bpy.props.BoolProperty(
         name="World Space", default=True,
         description="Hold the tolerances for the world rotation of every bone and object: errors "
@@ -58,11 +64,13 @@ def world_space_property():
         "where they miss (slower on rigs with long animated chains). Off: per channel")
 
 
-def property_tolerance_property():
+def property_tolerance_property() -> PropertyDefinition:
     return bpy.props.FloatProperty(
         name="Location/Scale/Shape Key Tolerance", description="How far translation, scale and "
         "morph-weight channels may move from the per-frame samples, as a fraction of the model's size "
         "(the diagonal of its bounding box): translations by that share of the size, scales by that "
         "fraction of their value, weights by that much. Fewer keys are written where they stay "
         "within it; 0 keeps a key on every frame", default=1e-4, min=0.0, max=0.1, soft_min=1e-6,
-        soft_max=0.01, precision=6, step=0.001)
+        soft_max=0.01, precision=6,
+        # Blender reads step as a float (1e-5 a click here); the stubs follow its docs, which say int.
+        step=0.001)  # pyright: ignore[reportArgumentType]

@@ -2,11 +2,23 @@
 the bundled glTF add-on's internals, so that the hook, the operator and the preview import even
 where those moved (version drift is reported, not raised)."""
 
+from __future__ import annotations  # the types of the rewrite and its channels: for the type checker only
+
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import bpy
 
-from ...core.fitting import ExportOptions  # noqa: F401  (re-exported for the operators)
+from ...core.fitting import ExportOptions  # re-exported for the operators
+
+if TYPE_CHECKING:
+    from ...bundled_gltf import exported
+    from .compaction import PropertyOutcome
+
+    # rotations.rewrite(animations, scene, options): the bundled exporter's animation objects
+    # (untyped), changed in place.
+    Rewrite = Callable[[list[Any], exported.ExportedScene, ExportOptions], "Outcome"]
 
 
 @dataclass
@@ -27,28 +39,28 @@ class ChannelOutcome:
 
 @dataclass
 class Outcome:
-    channels: list = field(default_factory=list)
+    channels: list[ChannelOutcome] = field(default_factory=list)
     error: str = ""
     # Largest angles between the world rotations of every node the file plays (the extension, the
     # fallback: None when it is not meant to play) and Blender's, at 8 samples per frame; None
     # when not measured (ExportOptions.world_space off).
-    world_error_deg: float = 0.0
-    fallback_world_error_deg: float = None
+    world_error_deg: float | None = 0.0
+    fallback_world_error_deg: float | None = None
     # export_compaction.PropertyOutcome per translation, scale and weights channel (keys before
     # and after), and the model size (glTF units) their tolerance is a fraction of.
-    properties: list = field(default_factory=list)
+    properties: list[PropertyOutcome] = field(default_factory=list)
     model_size: float = 0.0
 
     @property
-    def fitted(self):
+    def fitted(self) -> list[ChannelOutcome]:
         return [c for c in self.channels if not c.skipped]
 
     @property
-    def skipped(self):
+    def skipped(self) -> list[ChannelOutcome]:
         return [c for c in self.channels if c.skipped]
 
 
-def bundled_rewrite():
+def bundled_rewrite() -> tuple[Rewrite | None, str]:
     """(export_rotations.rewrite, "") or (None, a message naming this Blender and what its bundled
     glTF exporter lacks): the CUBICSLERP export builds the exporter's own accessor objects."""
     try:

@@ -17,19 +17,24 @@ is the one predicted.
 """
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import bpy
 import numpy as np
 
 from ...core.sampling import quaternions as quat
-from ...core.fitting import AGREEMENT_DEG, ChannelTarget, ChannelTask, disagreement
+from ...core.fitting import AGREEMENT_DEG, ChannelKeys, ChannelTarget, ChannelTask, ExportOptions, disagreement
 from ...bundled_gltf import export_accessors as gltf
 from .fitting import ChannelFits
-from .headstart import frame_range, rest_correction, unique_actions
+from .headstart import TaskKey, frame_range, rest_correction, unique_actions
 from .motion import rotation_motion
+from ..blender_context import current_scene
 from .outcome import ChannelOutcome, Outcome
 from .stored import stored_keys
 from .world import AnimationWorld, hold
+
+if TYPE_CHECKING:
+    from ...bundled_gltf import exported as bundled_exported
 
 # Samples of the bundled exporter's that pick the action and measure the map here; the fit checks
 # all of them against the dense check's values (core.fitting.channel_motion.ChannelTask.samples), where
@@ -37,14 +42,15 @@ from .world import AnimationWorld, hold
 PICKED_SAMPLES = 64
 
 
-def rewrite(animations, scene, options):
-    """Add CUBICSLERP samplers to ``animations`` (the exporter's objects, changed in place);
-    ``scene``: bundled_gltf.exported.ExportedScene."""
-    render = bpy.context.scene.render
+def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", options: ExportOptions) -> Outcome:
+    """Add CUBICSLERP samplers to ``animations`` (the bundled exporter's animation objects, which
+    have no types; changed in place)."""
+    render = current_scene().render
     timing = _Timing(render.fps, render.fps_base)
     outcome = Outcome()
-    inputs = {}  # id(accessor) -> (accessor, bundled times): shared accessors are fixed once
-    jobs = []
+    # id(accessor) -> (accessor, bundled times): shared accessors are fixed once
+    inputs: dict[int, tuple[Any, np.ndarray]] = {}
+    jobs: list[_Job] = []
     with ChannelFits(options) as fits:  # fitting starts while the next channels are read
         for animation in animations:
             for sampler in animation.samplers:
@@ -62,7 +68,7 @@ def rewrite(animations, scene, options):
         refitted, outcome.world_error_deg, outcome.fallback_world_error_deg = hold(
             worlds, jobs, fitted, options, fits.again)
     early = set(fits.early)
-    shared = {}  # id(animation) -> _Inputs: equal key times share one accessor per animation
+    shared: dict[int, _Inputs] = {}  # id(animation) -> _Inputs: equal key times share one accessor per animation
     for position, (job, keys) in enumerate(zip(jobs, fitted)):
         job.result.head_start = position in early and position not in refitted
         job.result.refitted = position in refitted
@@ -146,13 +152,13 @@ def _channel(animation, channel, scene, timing, fits):
 @dataclass
 class _Job:
     """One channel to fit: its Blender-free task, and where ``write`` puts the result."""
-    animation: object
-    channel: object
+    animation: Any  # the bundled exporter's animation and channel objects (untyped)
+    channel: Any
     task: ChannelTask
     result: ChannelOutcome
-    key: tuple  # (object, bone, action) names: the head start's key
+    key: TaskKey  # (object, bone, action) names: the head start's key
 
-    def write(self, keys, options, inputs):
+    def write(self, keys: ChannelKeys, options: ExportOptions, inputs: "_Inputs") -> None:
         """The CUBICSLERP sampler, the extension on the channel, the fallback in its sampler; or,
         for a dense channel whose LINEAR (or STEP) keys alone are smaller, those keys in its
         sampler and no extension. ``inputs``: the animation's _Inputs, the bundled sampler's among
@@ -165,6 +171,8 @@ class _Job:
         if keys.linear is not None:
             self._write_linear(keys, inputs)
             return
+        if fit is None:  # neither skipped nor LINEAR keys: a ChannelKeys has its CUBICSLERP fit
+            raise ValueError(f"{result.target}: no CUBICSLERP keys were fitted")
         result.keys, result.max_error_deg = len(fit.times), fit.max_error_deg
         result.kept = keys.precision == "KEPT"
         index = len(animation.samplers)

@@ -8,18 +8,42 @@ failure is kept in ``last_outcome`` for the operator to report, and the file is 
 bundled exporter made it.
 """
 
+from __future__ import annotations  # ExportedScene: for the type checker only
+
 import traceback
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Protocol
 
 import bpy
 
 from . import compaction as export_compaction, fitting as export_fitting
 from .outcome import ExportOptions, Outcome, bundled_rewrite
 
-_override = None      # ExportOptions of the running export_scene.gltf_sqlerp
-last_outcome = None   # Outcome of the latest export (None: the extension was off)
+if TYPE_CHECKING:
+    from ...bundled_gltf import exported
+
+_override: ExportOptions | None = None  # of the running export_scene.gltf_sqlerp
+last_outcome: Outcome | None = None     # of the latest export (None: the extension was off)
 
 
-def options_from(settings):
+class ExportSettingsGroup(Protocol):
+    """The scene's ``gltf_sqlerp_export`` (ui/export_properties.py registers it; operators never
+    import ui)."""
+    enabled: bool
+    tolerance: float
+    precision: str
+    fallback: str
+    fallback_tolerance: float
+    property_tolerance: float
+    world_space: bool
+
+
+def export_settings(scene: bpy.types.Scene | None) -> ExportSettingsGroup | None:
+    """The scene's ``gltf_sqlerp_export``, None while ui/export_properties.py is not registered."""
+    return getattr(scene, "gltf_sqlerp_export", None)
+
+
+def options_from(settings: ExportSettingsGroup) -> ExportOptions | None:
     """ExportOptions from a scene's gltf_sqlerp_export group (None when switched off)."""
     if not settings.enabled:
         return None
@@ -31,28 +55,29 @@ def options_from(settings):
 class Override:
     """``with Override(options):`` an export made inside uses ``options``."""
 
-    def __init__(self, options):
+    def __init__(self, options: ExportOptions):
         self.options = options
 
-    def __enter__(self):
+    def __enter__(self) -> Override:
         global _override, last_outcome
         _override, last_outcome = self.options, None
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         global _override
         _override = None
         export_fitting.release()  # processes started for an export that failed before its hook
 
 
-def start():
+def start() -> ExportOptions | None:
     """An export begins: its ExportOptions (None: the extension is off for it), fitting prepared."""
     global last_outcome
     last_outcome = None
     if _override is not None:
         options = _override
     else:
-        settings = getattr(bpy.context.scene, "gltf_sqlerp_export", None)
+        settings = export_settings(bpy.context.scene)
         options = options_from(settings) if settings is not None else None
     try:
         export_fitting.prepare(options)
@@ -68,12 +93,12 @@ def fail(message: str) -> None:
     _to_console(last_outcome)
 
 
-def rewrite(animations: list, scene, options) -> None:
+def rewrite(animations: list[Any], scene: exported.ExportedScene, options: ExportOptions) -> None:
     """CUBICSLERP rotations and reduced translation, scale and weights keys for the exporter's
-    ``animations`` (changed in place); ``scene``: bundled_gltf.exported.ExportedScene."""
+    ``animations`` (its animation objects, untyped; changed in place)."""
     global last_outcome
     rewrite_rotations, missing = bundled_rewrite()
-    if missing:
+    if rewrite_rotations is None:  # ``missing`` says why
         fail(missing)
         return
     try:
@@ -86,14 +111,14 @@ def rewrite(animations: list, scene, options) -> None:
     _to_console(last_outcome)
 
 
-def _to_console(outcome):
+def _to_console(outcome: Outcome) -> None:
     """The outcome on the console, where an export from the bundled dialog says it; our operator
     and the command line report it themselves (once)."""
     if _override is None:
         print(summary(outcome))
 
 
-def summary(outcome):
+def summary(outcome: Outcome | None) -> str:
     """One line for reports and the console."""
     if outcome is None:
         return "EXT_animation_sqlerp: off"

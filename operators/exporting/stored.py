@@ -10,13 +10,16 @@ anew.
 """
 
 import bpy
+import numpy as np
 
 from ...core.sampling import quaternions as quat
-from ...core.blender_model import from_blender_quaternion
+from ...core.blender_model import ChannelRecord, from_blender_quaternion
+from ...core.fitting import ChannelTarget
 from .. import action_data
 
 
-def stored_keys(action, obj, bone_name, target):
+def stored_keys(action: bpy.types.Action | None, obj: bpy.types.Object, bone_name: str | None,
+                target: ChannelTarget) -> tuple[np.ndarray, np.ndarray] | None:
     """(times (n,) seconds of the new file, interleaved (3n, 4) values in its node space) of the
     CUBICSLERP sampler stored for this rotation, or None (also for a record this version cannot
     read: the channel is then fitted anew)."""
@@ -39,7 +42,7 @@ def stored_keys(action, obj, bone_name, target):
     return (frames - target.slide) / target.rate, mapped
 
 
-def _record(records, obj, bone_name):
+def _record(records: list[ChannelRecord], obj: bpy.types.Object, bone_name: str | None) -> ChannelRecord | None:
     prefix = f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].' if bone_name else ""
     for record in records:
         if (record.path == "rotation" and record.id_type == "Object" and record.id_name == obj.name

@@ -21,7 +21,11 @@ whatever the errors are) nor below MIN_CHANNEL_DEG. The export reports the world
 last.
 """
 
+from __future__ import annotations  # the export's jobs, scene and timing: for the type checker only
+
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,7 +37,12 @@ from ...core.fitting import FIT_MARGIN
 from ...core.sampling import depth_levels
 from ...core.fitting import WorldCorrection
 from ...core.fitting import chain_shares, tightened_shares
+from ...core.fitting import ChannelKeys, ChannelTask, ExportOptions
 from ...bundled_gltf import export_accessors as gltf
+
+if TYPE_CHECKING:
+    from ...bundled_gltf import exported as bundled_exported
+    from .rotations import _Job, _Timing
 
 # Rounds of tighter fallback shares after the pass down the tree.
 FALLBACK_ROUNDS = 2
@@ -49,19 +58,23 @@ class _World:
     them, as the fallback plays them (None when not measured)."""
     exact: np.ndarray
     written: np.ndarray
-    fallback: np.ndarray = None
+    fallback: np.ndarray | None = None
 
 
 class AnimationWorld:
     """One glTF animation's rotation jobs (export_rotations._Job, at ``positions`` in the
     export's list) and every glTF node above them, composed over the animation's time range."""
 
-    def __init__(self, animation, jobs, positions, scene, timing, options):
+    def __init__(self, animation: Any, jobs: Sequence[_Job], positions: Sequence[int],
+                 scene: bundled_exported.ExportedScene, timing: _Timing, options: ExportOptions):
+        """``animation``: the bundled exporter's animation object (untyped)."""
         self.jobs, self.positions = jobs, positions
-        self.nodes, self.parents, self.index = [], [], {}
+        self.nodes: list[Any] = []  # the exporter's glTF node objects
+        self.index: dict[int, int] = {}  # id(node) -> its index in ``nodes``
+        parents: list[int] = []
         for job in jobs:
-            self._add(job.channel.target.node, scene)
-        self.parents = np.array(self.parents, dtype=np.intp)
+            self._add(job.channel.target.node, scene, parents)
+        self.parents = np.array(parents, dtype=np.intp)
         self.levels = depth_levels(self.parents)
         self.job_at = {self.index[id(job.channel.target.node)]: j for j, job in enumerate(jobs)}
         self.sampled = _sampled_rotations(animation, timing)  # id(node) -> Evaluator (bundled)
@@ -77,8 +90,8 @@ class AnimationWorld:
         self.fallback_floor = np.maximum(chain_shares(self.parents, animated),
                                          MIN_CHANNEL_DEG / options.fallback_tolerance_deg)
 
-    def _add(self, node, scene):
-        """``node`` and the glTF nodes above it (``scene``: bundled_gltf.exported.ExportedScene)."""
+    def _add(self, node: Any, scene: bundled_exported.ExportedScene, parents: list[int]) -> None:
+        """``node`` and the glTF nodes above it, with their ``parents``."""
         chain = []
         while node is not None and id(node) not in self.index:
             chain.append(node)
@@ -89,10 +102,10 @@ class AnimationWorld:
         for link in reversed(chain):
             self.index[id(link)] = len(self.nodes)
             self.nodes.append(link)
-            self.parents.append(parent)
+            parents.append(parent)
             parent = self.index[id(link)]
 
-    def start(self, fitted, measure_fallback):
+    def start(self, fitted: Sequence[ChannelKeys], measure_fallback: bool) -> None:
         """Before a pass down the tree: what each job's ChannelKeys in ``fitted`` play."""
         self.measure_fallback = measure_fallback
         self.errors = np.zeros(len(self.nodes))  # per node, of the extension and of the fallback
@@ -108,7 +121,7 @@ class AnimationWorld:
             self.played[node] = (self.jobs[j].task, _written(keys, False),
                                  _written(keys, True) if self.measure_fallback else None)
 
-    def level(self, depth, tolerance, correctable):
+    def level(self, depth: int, tolerance: float, correctable: Callable[[int], bool]) -> list[int] | None:
         """Compose the nodes ``depth`` levels down (None past the deepest); returns the indices
         of the jobs there to fit again, their tasks given their corrections: those whose node's
         world rotation misses ``tolerance`` and ``correctable(position)``."""
@@ -127,7 +140,7 @@ class AnimationWorld:
                 again.append(j)
         return again
 
-    def settle(self, refitted):
+    def settle(self, refitted: Mapping[int, ChannelKeys]) -> None:
         """After a level's refits (``refitted``: {job index: ChannelKeys}): its nodes composed
         again from what they now write, and their errors taken."""
         for j, keys in refitted.items():
@@ -137,14 +150,14 @@ class AnimationWorld:
         for n, world in self.here.items():
             self.errors[n], self.fallback_errors[n] = self._errors(world)
 
-    def measure(self, fitted):
+    def measure(self, fitted: Sequence[ChannelKeys]) -> None:
         """Every node's errors (``errors``, ``fallback_errors``) as ``fitted`` plays, nothing refitted."""
         self.start(fitted, self.measure_fallback)
         for depth in range(len(self.levels)):
             self.level(depth, np.inf, lambda position: False)
             self.settle({})
 
-    def fallback_shares(self, tolerance):
+    def fallback_shares(self, tolerance: float) -> dict[int, float]:
         """{job index: new fallback share} of the jobs above a node whose fallback misses
         ``tolerance`` (core.fitting.world_error.tightened_shares), where it shrinks."""
         shares = np.ones(len(self.nodes))
@@ -236,7 +249,8 @@ def _sampled_rotations(animation, timing):
     return result
 
 
-def hold(worlds, jobs, fitted, options, refit):
+def hold(worlds: Sequence[AnimationWorld], jobs: Sequence[_Job], fitted: list[ChannelKeys], options: ExportOptions,
+         refit: Callable[[list[ChannelTask]], list[ChannelKeys]]) -> tuple[set[int], float | None, float | None]:
     """Fit again the channels whose node's world rotation misses (in place in ``fitted``;
     ``refit(tasks)`` -> their ChannelKeys): to corrections for the extension, a level of every
     animation's tree at a time, then at tighter shares for the fallback; returns (positions

@@ -5,5 +5,8 @@ properties (``pose_mapping``), NLA strips (``tracks``) and the file check (``che
 from . import session
 from .check_file import GLTF_SQLERP_OT_check_file
 from .operator import IMPORT_SCENE_OT_gltf_sqlerp, SOURCE_ITEMS
+from .pose_mapping import ChannelMap
+from .session import PlannedChannel
 
-__all__ = ['GLTF_SQLERP_OT_check_file', 'IMPORT_SCENE_OT_gltf_sqlerp', 'SOURCE_ITEMS', 'session']
+__all__ = ['ChannelMap', 'GLTF_SQLERP_OT_check_file', 'IMPORT_SCENE_OT_gltf_sqlerp', 'PlannedChannel', 'SOURCE_ITEMS',
+           'session']

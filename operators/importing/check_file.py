@@ -5,10 +5,12 @@ reports what it found: counts as INFO, each repairable problem as WARNING, and a
 used as ERROR naming the glTF-Validator code and the JSON pointer of the offending object.
 """
 
+from typing import TYPE_CHECKING
+
 import bpy
 from bpy_extras.io_utils import ImportHelper
 
-from ...core import GltfError, load
+from ...core import Document, Finding, GltfError, load
 
 CUBICSLERP = "CUBICSLERP"
 
@@ -17,11 +19,11 @@ def _plural(count, noun):
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def describe(finding, filename):
+def describe(finding: Finding, filename: str) -> str:
     return f"{filename}: {finding.message} [{finding.code} at {finding.pointer or '/'}]"
 
 
-def summary(document, filename):
+def summary(document: Document, filename: str) -> str:
     """One line with the counts a user checks first."""
     channels = [channel for animation in document.animations for channel in animation.channels]
     # A channel of EXT_animation_sqlerp evaluates its CUBICSLERP sampler (the core one is a fallback).
@@ -40,8 +42,10 @@ class GLTF_SQLERP_OT_check_file(bpy.types.Operator, ImportHelper):
     bl_options = {'REGISTER'}
 
     filter_glob: bpy.props.StringProperty(default="*.gltf;*.glb", options={'HIDDEN'})
+    if TYPE_CHECKING:
+        filepath: str  # ImportHelper's property, which the stubs leave out
 
-    def execute(self, context):
+    def execute(self, context: bpy.types.Context) -> set[str]:
         filename = bpy.path.basename(self.filepath)
         try:
             document = load(self.filepath)

@@ -7,6 +7,7 @@ removed again.
 """
 
 import time
+from typing import TYPE_CHECKING
 
 import bpy
 from bpy_extras.io_utils import ImportHelper
@@ -18,7 +19,7 @@ from . import session as import_session
 from .. import transaction
 
 
-def scene_rate(scene):
+def scene_rate(scene: bpy.types.Scene) -> float:
     """Frames per second Blender really plays (the 29.97 preset is fps 30, fps_base 1.001)."""
     return scene.render.fps / scene.render.fps_base
 
@@ -46,28 +47,34 @@ class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
     bake: bpy.props.BoolProperty(
         name="Bake Every Frame", description="Write a LINEAR key on every frame instead of "
         "fitted curves (exact on frames only)", default=False)
+    if TYPE_CHECKING:
+        filepath: str  # ImportHelper's property, which the stubs leave out
 
-    def execute(self, context):
+    def execute(self, context: bpy.types.Context) -> set[str]:
         started = time.perf_counter()
+        window_manager = context.window_manager
+        if context.scene is None or window_manager is None:  # a context no import runs in
+            self.report({'ERROR'}, "no scene to import into")
+            return {'CANCELLED'}
         settings = ImportSettings(self.source, self.rotation_tolerance, self.bake,
                                   scene_rate(context.scene))
-        window_manager = context.window_manager
         window_manager.progress_begin(0, 3)
         try:
-            return self._import(context, settings, started)
+            return self._import(window_manager, settings, started)
         finally:
             window_manager.progress_end()
 
-    def _import(self, context, settings, started):
+    def _import(self, window_manager: bpy.types.WindowManager, settings: ImportSettings,
+                started: float) -> set[str]:
         try:
             document = load(self.filepath)
         except GltfError as error:
             for finding in error.findings:
                 self.report({'ERROR'}, _finding_text(finding))
             return {'CANCELLED'}
-        context.window_manager.progress_update(1)
+        window_manager.progress_update(1)
         session = import_session.ImportSession(document, plan_document(document, settings), settings)
-        context.window_manager.progress_update(2)
+        window_manager.progress_update(2)
         before = transaction.snapshot()
         with import_session.active(session):
             try:

@@ -14,8 +14,13 @@ put together as matrices.
 
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 import bpy
 import numpy as np
+
+if TYPE_CHECKING:  # the bundled importer's view imports the operators
+    from ...bundled_gltf import imported
 
 
 @dataclass
@@ -25,7 +30,7 @@ class ChannelMap:
     matrix: np.ndarray  # (k, k): Blender components from glTF components
     offset: np.ndarray  # (k,)
 
-    def apply(self, values):
+    def apply(self, values: np.ndarray) -> np.ndarray:
         """Map (..., k) glTF values to Blender values."""
         return values @ self.matrix.T + self.offset
 
@@ -74,7 +79,7 @@ _MAPS = {"translation": (_translation_map, "location"),
          "scale": (_scale_map, "scale")}
 
 
-def node_channel_map(rest, path: str, group_name: str) -> ChannelMap:
+def node_channel_map(rest: "imported.NodeRest", path: str, group_name: str) -> ChannelMap:
     """The ChannelMap of a translation/rotation/scale channel on a node with ``rest``
     (bundled_gltf.imported.NodeRest)."""
     build, blender_path = _MAPS[path]
@@ -85,6 +90,6 @@ def node_channel_map(rest, path: str, group_name: str) -> ChannelMap:
     return ChannelMap(blender_path, group_name, matrix, offset)
 
 
-def weight_channel_map(target_count):
+def weight_channel_map(target_count: int) -> ChannelMap:
     """Morph weights land unchanged on shape-key values."""
     return ChannelMap("", "", np.eye(target_count), np.zeros(target_count))

@@ -8,40 +8,97 @@ what the spec plays, fixes the timing, lines the NLA strips up with the action, 
 original sampler data on the action. It sees the importer through bundled_gltf.imported only.
 """
 
+from __future__ import annotations  # the importer's view: for the type checker only
+
 import contextlib
 import traceback
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import bpy
 import numpy as np
 
+from ...core import Channel, Document, Sampler
+from ...core.blender_model import ChannelRecord, ImportSettings
 from ...core.gltf import GltfError
 from .. import action_data, fcurves
 from . import tracks
-from .pose_mapping import node_channel_map, weight_channel_map
+from .pose_mapping import ChannelMap, node_channel_map, weight_channel_map
+
+if TYPE_CHECKING:  # the bundled importer's view imports the operators
+    from ...bundled_gltf import imported
 
 EXTENSION = "EXT_animation_sqlerp"
 
-_active = None
+
+class PlannedKeys(Protocol):
+    """core.blender_model.keyframes.Keyframes as written here (not on the core's surface)."""
+    @property
+    def times(self) -> np.ndarray: ...
+    @property
+    def values(self) -> np.ndarray: ...
+    @property
+    def left_times(self) -> np.ndarray: ...
+    @property
+    def left_values(self) -> np.ndarray: ...
+    @property
+    def right_times(self) -> np.ndarray: ...
+    @property
+    def right_values(self) -> np.ndarray: ...
+    @property
+    def interpolation(self) -> np.ndarray: ...
+
+
+class PlannedChannel(Protocol):
+    """core.blender_model.import_plan.ChannelPlan (not on the core's surface): what plays, its keys."""
+    @property
+    def channel(self) -> Channel: ...
+    @property
+    def sampler(self) -> Sampler: ...
+    @property
+    def keyframes(self) -> PlannedKeys: ...
+    @property
+    def frames_per_second(self) -> float: ...
+    @property
+    def source(self) -> str: ...
+    def jumps(self) -> np.ndarray: ...
+
+
+class ImportSettingsGroup(Protocol):
+    """The scene's ``gltf_sqlerp_import`` (ui/properties.py registers it; operators never import ui)."""
+    exact_animation: bool
+    source: str
+    rotation_tolerance: float
+    bake: bool
+
+
+# Per component of a channel: (data_path, index, F-curve group) of its F-curve, or None.
+_Paths = list[tuple[str, int, str] | None]
 
 
 class ImportSession:
     """What one import needs: the core document, the fitted keys per channel, and the outcome."""
 
-    def __init__(self, document, plans, settings):
+    def __init__(self, document: Document, plans: Mapping[int, Sequence[PlannedChannel]],
+                 settings: ImportSettings):
         self.document = document
         self.plans = plans              # {animation index: [ChannelPlan, ...]}
-        self.settings = settings        # ImportSettings
-        self.errors = []                # readable messages; any makes the operator roll back
+        self.settings = settings
+        self.errors: list[str] = []     # readable messages; any makes the operator roll back
         self.animations_done = 0
         self.channels_written = 0
-        self.targets = {}               # (node, path) -> _channel_targets: the same in every clip
+        # (node, path) -> _channel_targets: the same in every clip
+        self.targets: dict[tuple[int, str], tuple[ChannelMap, _Paths]] = {}
 
-    def fail(self, where):
+    def fail(self, where: str) -> None:
         self.errors.append(f"{where}: {traceback.format_exc(limit=3).strip().splitlines()[-1]}")
 
 
+_active: ImportSession | None = None
+
+
 @contextlib.contextmanager
-def active(session):
+def active(session: ImportSession) -> Iterator[ImportSession]:
     """Make ``session`` the one the hook serves while the bundled importer runs."""
     global _active
     previous, _active = _active, session
@@ -51,7 +108,7 @@ def active(session):
         _active = previous
 
 
-def current():
+def current() -> ImportSession | None:
     """The session an import through our operator runs (None: File > Import > glTF 2.0)."""
     return _active
 
@@ -64,12 +121,12 @@ def exact_wanted() -> bool:
     return settings is not None and settings.exact_animation
 
 
-def session_for_bundled_dialog(scene):
-    """File > Import > glTF 2.0 with the 'Exact animation' panel on: plan from the scene settings
-    (``scene``: bundled_gltf.imported.ImportedScene)."""
+def session_for_bundled_dialog(scene: imported.ImportedScene) -> ImportSession | None:
+    """File > Import > glTF 2.0 with the 'Exact animation' panel on: plan from the scene settings."""
     from ...core.blender_model import plan_document
-    settings = getattr(bpy.context.scene, "gltf_sqlerp_import", None)
-    if settings is None or not settings.exact_animation:
+    blender_scene = bpy.context.scene
+    settings = getattr(blender_scene, "gltf_sqlerp_import", None)
+    if blender_scene is None or settings is None or not settings.exact_animation:
         return None
     from ...core import load
     try:
@@ -77,29 +134,29 @@ def session_for_bundled_dialog(scene):
     except GltfError as error:
         scene.log_error(f"Exact animation skipped: {error}")
         return None
-    chosen = import_settings(settings, bpy.context.scene)
+    chosen = import_settings(settings, blender_scene)
     return ImportSession(document, plan_document(document, chosen), chosen)
 
 
-def import_settings(group, scene):
+def import_settings(group: ImportSettingsGroup, scene: bpy.types.Scene) -> ImportSettings:
     """The core's ImportSettings from the scene's gltf_sqlerp_import group. A module function on
     purpose: Blender 4.2 crashes at exit once a PropertyGroup with an ordinary Python method has
     been registered."""
-    from ...core.blender_model import ImportSettings
     rate = scene.render.fps / scene.render.fps_base
     return ImportSettings(group.source, group.rotation_tolerance, group.bake, rate)
 
 
-def rewrite_animation(session, scene, anim_idx: int, track_name: str) -> None:
-    """Write the fitted keys of animation ``anim_idx`` into the actions the importer just made
-    (``scene``: bundled_gltf.imported.ImportedScene)."""
+def rewrite_animation(session: ImportSession, scene: imported.ImportedScene, anim_idx: int,
+                      track_name: str) -> None:
+    """Write the fitted keys of animation ``anim_idx`` into the actions the importer just made."""
     stashed = scene.stashed()
-    by_id = {}
+    by_id: dict[int, tuple[bpy.types.Action, fcurves.ActionSlot | None]] = {}
     for data, action, slot in stashed:
         # The first (TRS and weights) slot per ID: Blender 5.3 may stash a second one for the
         # same object when a file animates its custom properties (versions: extras_pointer_slot).
         by_id.setdefault(data.as_pointer(), (action, slot))
-    records, indexes = {}, {}
+    records: dict[int, tuple[bpy.types.Action, list[ChannelRecord]]] = {}
+    indexes: dict[int, fcurves.CurveIndex] = {}
     for plan in session.plans.get(anim_idx, []):
         channel = plan.channel
         node = scene.channel_node(channel.node, channel.path)
@@ -116,8 +173,9 @@ def rewrite_animation(session, scene, anim_idx: int, track_name: str) -> None:
             session.targets[key] = _channel_targets(scene, node, channel)
         mapping, paths = session.targets[key]
         for component, curve in _mapped_curves(plan.keyframes, plan.frames_per_second, mapping):
-            if paths[component] is not None:
-                fcurves.write_keyframes(index.ensure(*paths[component]), *curve)
+            path = paths[component]
+            if path is not None:
+                fcurves.write_keyframes(index.ensure(*path), *curve)
         records.setdefault(action.as_pointer(), (action, []))[1].append(
             action_data.channel_record(plan, target, slot, mapping,
                                        [(c[0], c[1]) if c is not None else None for c in paths]))
@@ -128,8 +186,9 @@ def rewrite_animation(session, scene, anim_idx: int, track_name: str) -> None:
     tracks.align_strips(stashed, track_name)
 
 
-def _channel_targets(scene, node, channel):
-    """The ChannelMap of a channel and, per component, (data_path, index, group) or None."""
+def _channel_targets(scene: imported.ImportedScene, node: Any, channel: Channel) -> tuple[ChannelMap, _Paths]:
+    """The ChannelMap of a channel and, per component, (data_path, index, group) or None (``node``:
+    the importer's handle of the node, untyped)."""
     if channel.path == "weights":
         names = scene.shape_key_names(channel.node)
         mapping = weight_channel_map(len(names))

@@ -5,8 +5,19 @@ keys start at frame 0, so soloing a clip on the NLA plays it one frame late comp
 action assigned directly. We start every strip at the action's first key instead.
 """
 
+from __future__ import annotations  # the types below are for the type checker only
 
-def align_strips(stashed, track_name):
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import bpy
+
+    from ..fcurves import ActionSlot
+
+
+def align_strips(stashed: Iterable[tuple[bpy.types.ID, bpy.types.Action, ActionSlot | None]],
+                 track_name: str) -> None:
     """Line up the strips of ``track_name`` for every (ID, action, slot) the importer stashed."""
     for data, action, _slot in stashed:
         animation_data = getattr(data, "animation_data", None)
@@ -20,7 +31,7 @@ def align_strips(stashed, track_name):
                     align_strip(strip, action)
 
 
-def align_strip(strip, action):
+def align_strip(strip: bpy.types.NlaStrip, action: bpy.types.Action) -> None:
     start, end = action.frame_range
     # Widen first, then narrow: Blender refuses a start after the current end and vice versa.
     strip.action_frame_end = max(end, strip.action_frame_end)

@@ -7,5 +7,5 @@ from .live import GLTF_SQLERP_OT_preview_toggle, refresh
 
 __all__ = [
     'GLTF_SQLERP_OT_add_keys', 'GLTF_SQLERP_OT_deviation_report', 'GLTF_SQLERP_OT_preview_toggle',
-    'deviation', 'live', 'refresh', 'report'
+    'deviation', 'live', 'refresh', 'report', 'world_fidelity'
 ]

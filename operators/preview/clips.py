@@ -11,12 +11,16 @@ and the tracks below the played one are not mixed in: the clip's channels show t
 """
 
 import bisect
+from collections.abc import Hashable, Iterator
+from typing import cast
 
 import bpy
 import numpy as np
 
+from ...core.blender_model import ChannelRecord
 from ...core.sampling import PosePlayer
 from .. import action_data
+from ..fcurves import SlotUser
 from . import exported as preview_exported, write as preview_write
 
 KEY = action_data.KEY
@@ -28,10 +32,14 @@ _KEY_SNAP_ULPS = 4
 _MAX_CACHED = 256
 # Looked up once, not per frame: a failed attribute lookup on a Blender struct raises, slowly.
 _SLOTS = "action_slot" in bpy.types.AnimData.bl_rna.properties  # Blender 4.4+
-_KEYED = {}  # type of an object's data -> whether it can have shape keys
+_KEYED: dict[type, bool] = {}  # type of an object's data -> whether it can have shape keys
+
+# What plays now: (action, slot identifier or None, action frame)
+Played = tuple[bpy.types.Action, str | None, float]
 
 
-def playing(scene, exported=False):
+def playing(scene: bpy.types.Scene,
+            exported: bool = False) -> Iterator[tuple[bpy.types.ID, bpy.types.Action, str | None, float]]:
     """(ID, action, slot identifier or None, action frame) for every object of ``scene`` and
     every shape-key block of its objects that plays an imported clip now; ``exported``: actions
     keyed in Blender too (the "as exported" sources)."""
@@ -47,7 +55,8 @@ def playing(scene, exported=False):
         keyed = _KEYED.get(type(data))
         if keyed is None:
             keyed = _KEYED[type(data)] = data is not None and "shape_keys" in data.bl_rna.properties
-        key = data.shape_keys if keyed else None
+        # A Mesh, Curve or Lattice: the data that can have shape keys
+        key = cast(bpy.types.Mesh, data).shape_keys if keyed else None
         if key is not None and key.animation_data is not None and key.as_pointer() not in keys:
             keys.add(key.as_pointer())  # a mesh shared by several objects: its key block once
             found = clip_of(key.animation_data, frame)
@@ -55,7 +64,7 @@ def playing(scene, exported=False):
                 yield (key,) + found
 
 
-def clip_of(animation_data, frame, exported=False):
+def clip_of(animation_data: bpy.types.AnimData, frame: float, exported: bool = False) -> Played | None:
     """(action, slot identifier or None, action frame) of the imported clip it plays (or, with
     ``exported``, of any action), or None."""
     action = animation_data.action
@@ -73,12 +82,13 @@ def clip_of(animation_data, frame, exported=False):
     return _imported(strip.action, strip, strip_frame(strip, _clamped(strip, frame)), exported)
 
 
-def _imported(action, owner, frame, exported=False):
+def _imported(action: bpy.types.Action, owner: bpy.types.AnimData | bpy.types.NlaStrip, frame: float,
+              exported: bool = False) -> Played | None:
     if action.get(KEY) is None and not exported:
         return None
     if not _SLOTS:  # before Blender 4.4: no slots, one action per ID
         return action, None, frame
-    slot = owner.action_slot
+    slot = cast(SlotUser, owner).action_slot  # Blender 4.4+ (the stubs are 4.2's)
     return None if slot is None else (action, slot.identifier, frame)
 
 
@@ -92,7 +102,7 @@ def _tweaked_strip(animation_data, action):
     return min(candidates, key=lambda c: c[:4])[4] if candidates else None
 
 
-def top_strip(tracks, frame):
+def top_strip(tracks: bpy.types.NlaTracks, frame: float) -> bpy.types.NlaStrip | None:
     """The strip of the topmost playing track that plays at ``frame`` (None if none does)."""
     solo = any(track.is_solo for track in tracks)
     for track in reversed(tracks):
@@ -129,7 +139,7 @@ def _clamped(strip, frame):
     return min(max(frame, strip.frame_start), strip.frame_end)
 
 
-def strip_frame(strip, frame):
+def strip_frame(strip: bpy.types.NlaStrip, frame: float) -> float:
     """Scene frame to action frame inside a strip (Blender's nlastrip_get_frame_actionclip, the
     evaluation mode): scale and repeat wrap the action range; reversed strips play it backwards."""
     scale = abs(strip.scale)
@@ -149,7 +159,7 @@ def strip_frame(strip, frame):
 class Clip:
     """One (action, slot, ID type, source): the records it plays, their player, the rate."""
 
-    def __init__(self, frames_per_second, records, source):
+    def __init__(self, frames_per_second: float, records: list[ChannelRecord], source: str):
         self.records = records  # core.blender_model.clip_record.ChannelRecord
         self.frames_per_second = float(frames_per_second)
         self.player = PosePlayer.from_records(records, source) if records else None
@@ -157,11 +167,13 @@ class Clip:
         times = np.unique(np.concatenate([s.times for s in played])) if played else np.empty(0)
         self.key_times = times.tolist()
 
-    def values(self, action_frame):
+    def values(self, action_frame: float) -> np.ndarray:
         """Blender values of every record at ``action_frame``: one flat float64 array."""
+        if self.player is None:  # no records: the preview skips such a clip
+            raise ValueError("a clip without records plays no values")
         return self.player.flat_at(self.time(action_frame))
 
-    def time(self, action_frame):
+    def time(self, action_frame: float) -> float:
         t = float(action_frame) / self.frames_per_second
         keys = self.key_times
         i = bisect.bisect_left(keys, t)                  # keys[i - 1] < t <= keys[i]
@@ -173,10 +185,11 @@ class Clip:
         return t
 
 
-_clips = {}
+_clips: dict[Hashable, Clip] = {}
 
 
-def clip_for(action, slot, id_type, source, owner=None):
+def clip_for(action: bpy.types.Action, slot: str | None, id_type: str, source: str,
+             owner: bpy.types.ID | None = None) -> tuple[Hashable, Clip]:
     """The cached Clip; rebuilt when the action's stored data is replaced (a new ID property
     group: a re-import or ``action_data.store``) or the source changes. Edits of single values
     inside the stored group are not seen: call ``forget()`` after such an edit. With an "as
@@ -194,6 +207,8 @@ def clip_for(action, slot, id_type, source, owner=None):
             _clips.clear()
         with preview_exported.unplayable_on_failure(_clips, key, Clip, source):
             stored = action_data.load(action)
+            if stored is None:  # an action keyed in Blender plays for "as exported" sources only
+                raise ValueError(f"'{action.name}' carries no glTF clip record")
             records = [r for r in stored.channels if r.id_type == id_type
                        and (slot is None or r.slot in (slot, ""))]
             _clips[key] = Clip(stored.frames_per_second, records, source)
@@ -201,7 +216,7 @@ def clip_for(action, slot, id_type, source, owner=None):
     return key, clip
 
 
-def forget():
+def forget() -> None:
     """Drop every cached player and writer (file loads, undo, add-on disabled)."""
     _clips.clear()
     action_data.forget()

@@ -15,10 +15,13 @@ from the glTF one: the same shares as the import. Other channels are fitted exac
 they deviate when they differ by more than float32 rounding could explain (VALUE_TOLERANCE).
 """
 
+from collections.abc import Sequence
+from typing import cast
+
 import bpy
 import numpy as np
 
-from ...core.blender_model import deviation
+from ...core.blender_model import ChannelRecord, ClipRecord, deviation
 from ...core.blender_model import rotation_budgets
 from ...core.blender_model import keyframes_for
 from .. import action_data, clip_curves
@@ -33,8 +36,12 @@ SUMMARY_ROWS = 10
 # float32 keys explain (they round values by 6e-8 relative); anything larger is a real deviation.
 VALUE_TOLERANCE = 1e-5
 
+Row = deviation.ChannelDeviation
+# A rotation target in Blender: (object name, bone name or None for the object itself)
+Target = tuple[str, str | None]
 
-def clip_action(obj_or_action):
+
+def clip_action(obj_or_action: bpy.types.ID) -> bpy.types.Action:
     """The imported Action to report: the action itself, or an ID's active action (for a mesh
     object without one, its shape keys' action)."""
     if isinstance(obj_or_action, bpy.types.Action):
@@ -50,34 +57,46 @@ def clip_action(obj_or_action):
     return action
 
 
-def _active_action(data):
+def _active_action(data: bpy.types.ID) -> bpy.types.Action | None:
     animation_data = getattr(data, "animation_data", None)
     return animation_data.action if animation_data is not None else None
 
 
-def report(obj_or_action, source=None, data=None):
+def report(obj_or_action: bpy.types.ID, source: str | None = None, data: ClipRecord | None = None) -> list[Row]:
     """Rows (core.blender_model.deviation.ChannelDeviation), worst first, for the clip of ``obj_or_action``.
     ``source``: 'EXTENSION' or 'FALLBACK' to compare Blender's curves with that source; None (or
     'RECORD'): with the one each channel was written to play. ``data``: the action's stored clip
     when the caller has loaded it already (action_data.load)."""
     action = clip_action(obj_or_action)
-    return _rows(action, action_data.load(action) if data is None else data, source)
+    return _rows(action, _clip_record(action) if data is None else data, source)
 
 
-def worst_rotation(rows):
+def _clip_record(action: bpy.types.Action) -> ClipRecord:
+    """The clip record of an action clip_action accepted (RecordError for one this version cannot
+    read)."""
+    data = action_data.load(action)
+    if data is None:
+        raise ValueError(f"'{action.name}' has no clip imported by glTF Sqlerp (no stored samplers)")
+    return data
+
+
+def worst_rotation(rows: Sequence[Row]) -> Row | None:
     """The rotation row whose Blender curves are farthest from the spec, or None."""
-    compared = [r for r in rows if r.rotation and r.blender_vs() is not None]
-    return max(compared, key=lambda r: r.blender_vs().max, default=None)
+    compared = [(r, peak) for r in rows if r.rotation and (peak := r.blender_vs()) is not None]
+    worst = max(compared, key=lambda pair: pair[1].max, default=None)
+    return worst[0] if worst is not None else None
 
 
-def _rows(action, data, source, times=None):
+def _rows(action: bpy.types.Action, data: ClipRecord, source: str | None,
+          times: np.ndarray | None = None) -> list[Row]:
     records = data.channels
     keys = [clip_curves.channel_keys(action, record) for record in records]
     return deviation.channel_deviations(records, keys, data.frames_per_second, times,
                                         None if source == 'RECORD' else source)
 
 
-def add_keys(obj_or_action, source=None, tolerance_deg=None):
+def add_keys(obj_or_action: bpy.types.ID, source: str | None = None,
+             tolerance_deg: float | None = None) -> tuple[list[tuple[Row, int, int]], list[tuple[Row, str]]]:
     """Refit every channel of the clip whose F-curves miss ``source`` (default: each channel's
     own) by more than the tolerance (default: the one stored at import), with
     core.blender_model.keyframes.keyframes_for on the stored sampler, and rewrite its F-curves where the new
@@ -88,12 +107,13 @@ def add_keys(obj_or_action, source=None, tolerance_deg=None):
     tolerance that were left alone (curves that cannot be compared, or a refit that would play
     no closer: Blender's float32 key frames limit very dense, fast curves)."""
     action = clip_action(obj_or_action)
-    data = action_data.load(action)
+    data = _clip_record(action)
     tolerance = float(tolerance_deg or data.tolerance_deg)
     records, rate = data.channels, data.frames_per_second
     times = deviation.clip_times(records, rate)
     chains = chain_counts(data)
-    refitted, skipped = [], []
+    refitted: list[tuple[Row, int, int]] = []
+    skipped: list[tuple[Row, str]] = []
     for row in _rows(action, data, source, times):
         record = records[row.index]
         measured = row.blender_vs()
@@ -106,7 +126,11 @@ def add_keys(obj_or_action, source=None, tolerance_deg=None):
         keys = keyframes_for(deviation.stored_sampler(record, row.source),
                              limit if row.rotation else tolerance, frames_per_second=rate)
         curves = deviation.planned_curves(record, keys, rate)
-        if not deviation.blender_peak(record, curves, row.source, times, rate).max < measured.max:
+        refit = deviation.blender_peak(record, curves, row.source, times, rate)
+        if isinstance(refit, str):  # the new keys cannot be compared: left as they are
+            skipped.append((row, refit))
+            continue
+        if not refit.max < measured.max:
             skipped.append((row, "a refit plays no closer (Blender's float32 keys)"))
             continue
         before, after = clip_curves.rewrite(action, record, curves)
@@ -116,7 +140,7 @@ def add_keys(obj_or_action, source=None, tolerance_deg=None):
     return refitted, skipped
 
 
-def _limit(record, row, tolerance, chains):
+def _limit(record: ChannelRecord, row: Row, tolerance: float, chains: dict[Target, int]) -> float:
     if row.rotation:
         return tolerance / chains.get(_rotation_target(record), 1)
     matrix, offset = deviation.affine_map(record)
@@ -124,17 +148,17 @@ def _limit(record, row, tolerance, chains):
     return VALUE_TOLERANCE * max(1.0, float(np.abs(values).max(initial=0.0)))
 
 
-def _rotation_target(record):
+def _rotation_target(record: ChannelRecord) -> Target:
     """(object name, bone name or None) of a rotation record."""
     bone = record.data_path.startswith("pose.bones[")
     return record.id_name, deviation.target_name(record) if bone else None
 
 
-def chain_counts(data):
+def chain_counts(data: ClipRecord) -> dict[Target, int]:
     """Per rotation target of the clip: the rotation-animated targets on the longest chain through
     it in Blender's hierarchy. The clip is every action imported from the same file and animation
     (Blender 4.2 keeps one action per object)."""
-    targets = []
+    targets: list[Target] = []
     for other in bpy.data.actions:
         try:
             stored = action_data.load(other)
@@ -144,9 +168,11 @@ def chain_counts(data):
             continue
         targets += [_rotation_target(r) for r in stored.channels
                     if r.path == "rotation" and r.id_type == "Object"]
-    index, parents = {}, []
+    index: dict[Target, int] = {}
+    parents: list[int] = []
     for target in targets:
-        chain, key = [], target
+        chain: list[Target] = []
+        key: Target | None = target
         while key is not None and key not in index:  # up to the first one already placed
             chain.append(key)
             key = _hierarchy_parent(key)
@@ -162,14 +188,14 @@ def chain_counts(data):
     return {t: int(counts[index[t]]) for t in targets}
 
 
-def _hierarchy_parent(key):
+def _hierarchy_parent(key: Target) -> Target | None:
     """The parent of a (object name, bone name or None) target in Blender's hierarchy, or None."""
     name, bone = key
     obj = bpy.data.objects.get(name)
     if obj is None:
         return None
     if bone is not None:
-        data = obj.data.bones.get(bone) if obj.type == 'ARMATURE' else None
+        data = cast(bpy.types.Armature, obj.data).bones.get(bone) if obj.type == 'ARMATURE' else None
         return (name, data.parent.name if data is not None and data.parent is not None else None)
     if obj.parent is None:
         return None
@@ -180,7 +206,8 @@ def _hierarchy_parent(key):
 
 # --- operators ------------------------------------------------------------------------------------
 
-def _resolve(operator, context):
+def _resolve(operator: "GLTF_SQLERP_OT_deviation_report | GLTF_SQLERP_OT_add_keys",
+             context: bpy.types.Context) -> bpy.types.Action | None:
     """The action named by the operator, else the active object's clip; None after an ERROR
     (also for a clip record this version cannot read: RecordError is a ValueError)."""
     try:
@@ -200,7 +227,7 @@ def _resolve(operator, context):
         return None
 
 
-def _header(action, data, source):
+def _header(action: bpy.types.Action, data: ClipRecord, source: str | None) -> str:
     times = deviation.clip_times(data.channels, data.frames_per_second)
     against = "each channel's own source" if source in (None, 'RECORD') else source
     return (f"Deviation of '{action.name}' (BLENDER against {against}): "
@@ -208,7 +235,7 @@ def _header(action, data, source):
             f"({deviation.SAMPLES_PER_FRAME} per frame at {data.frames_per_second:g} fps)")
 
 
-def store_summary(scene, action, rows):
+def store_summary(scene: bpy.types.Scene | None, action: bpy.types.Action, rows: Sequence[Row]) -> None:
     """Keep the top rows on ``scene.gltf_sqlerp_deviation`` for the panel (if registered)."""
     state = getattr(scene, "gltf_sqlerp_deviation", None)
     if state is None:
@@ -232,16 +259,16 @@ def store_summary(scene, action, rows):
     state.lines = "\n".join(lines)
 
 
-def _summary(action, rows):
+def _summary(action: bpy.types.Action, rows: Sequence[Row]) -> str:
     worst = worst_rotation(rows)
-    if worst is None:
+    played = worst.blender_vs() if worst is not None else None  # a worst row has one
+    if worst is None or played is None:
         return f"{action.name}: no rotation curves compared"
-    played = worst.blender_vs()
     return (f"{action.name}: Blender within {played.max:.4f}° of the spec "
             f"(worst {worst.target}, frame {played.frame:.1f})")
 
 
-def _short(peak, unit):
+def _short(peak: deviation.Peak | None, unit: str) -> str:
     return "-" if peak is None else f"{peak.max:.4f}{unit}"
 
 
@@ -258,11 +285,11 @@ class GLTF_SQLERP_OT_deviation_report(bpy.types.Operator):
         name="Action", description="Imported action to report (empty: the active object's)")
     source: bpy.props.EnumProperty(name="Against", items=SOURCE_ITEMS, default='RECORD')
 
-    def execute(self, context):
+    def execute(self, context: bpy.types.Context) -> set[str]:
         action = _resolve(self, context)
         if action is None:
             return {'CANCELLED'}
-        data = action_data.load(action)
+        data = _clip_record(action)
         rows = _rows(action, data, self.source)
         lines = [_header(action, data, self.source)] + deviation.format_table(rows)
         for line in lines:
@@ -289,12 +316,12 @@ class GLTF_SQLERP_OT_add_keys(bpy.types.Operator):
         "rotations and the spec; 0 uses the tolerance chosen at import", default=0.0, min=0.0,
         max=10.0, precision=4)
 
-    def execute(self, context):
+    def execute(self, context: bpy.types.Context) -> set[str]:
         action = _resolve(self, context)
         if action is None:
             return {'CANCELLED'}
         refitted, skipped = add_keys(action, self.source, self.tolerance or None)
-        reasons = {}
+        reasons: dict[str, list[str]] = {}
         for row, reason in skipped:
             reasons.setdefault(reason, []).append(f"{row.target} {row.path}")
         for reason, names in reasons.items():
@@ -308,5 +335,5 @@ class GLTF_SQLERP_OT_add_keys(bpy.types.Operator):
                             for row, before, after in refitted)
         self.report({'INFO'}, f"'{action.name}': {added:+d} keys on {len(refitted)} "
                               f"channel{'s' * (len(refitted) != 1)} ({details})")
-        store_summary(context.scene, action, _rows(action, action_data.load(action), self.source))
+        store_summary(context.scene, action, _rows(action, _clip_record(action), self.source))
         return {'FINISHED'}

@@ -10,34 +10,47 @@ player and writer play them; quaternions are turned into the mode's values (Eule
 frame.
 """
 
+from __future__ import annotations  # Clip: for the type checker only
+
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import bpy
 import numpy as np
+import numpy.typing as npt
 from bpy.app.handlers import persistent
 
 from ...core.fitting import ChannelTarget, ChannelTask
 from ...core.blender_model import ChannelRecord, CurveTarget, SamplerRecord
 from ...core.sampling import normalize
 from ...core.blender_model import DATA_PATHS, from_quaternions
-from ..exporting import options_from
+from ..exporting import export_settings, options_from
 from ..exporting import rotation_motion
 from ..exporting import bundled_rewrite
+from ..fcurves import layered
+from ..blender_context import current_scene
+
+if TYPE_CHECKING:  # preview_clips imports this module
+    from ...core.fitting import ExportOptions, RotationMotion
+    from .clips import Clip
 
 SOURCES = ("EXPORTED", "EXPORTED_FALLBACK")
 _MAX_CACHED = 64  # "as exported" clips kept (each holds a fit); more clears them all
 _NO_TURN = np.array([0.0, 0.0, 0.0, 1.0])
 
 
-def exported_records(obj, action, slot, scene):
+def exported_records(obj: bpy.types.Object, action: bpy.types.Action, slot: str | None,
+                     scene: bpy.types.Scene) -> list[ChannelRecord]:
     """Records (action_data layout) of every rotation ``action`` keys on ``obj`` and its bones."""
-    options = options_from(scene.gltf_sqlerp_export)
+    settings = export_settings(scene)
+    options = options_from(settings) if settings is not None else None
     if options is None or bundled_rewrite()[1]:
         return []  # the export is off (or cannot run here): it would write the bundled samplers
     rate = scene.render.fps / scene.render.fps_base
     bones = [bone.name for bone in obj.pose.bones] if obj.pose is not None else []
-    records = []
-    for bone in [None] + bones:
+    records: list[ChannelRecord] = []
+    for bone in [None, *bones]:
         motion = rotation_motion(obj, bone, action)
         if isinstance(motion, str) or len(motion.key_frames) < 2:
             continue  # not keyed here, or not emulated: Blender's own curves play
@@ -45,7 +58,8 @@ def exported_records(obj, action, slot, scene):
     return records
 
 
-def _record(obj, bone, slot, motion, rate, options):
+def _record(obj: bpy.types.Object, bone: str | None, slot: str | None, motion: RotationMotion, rate: float,
+            options: ExportOptions) -> ChannelRecord:
     start, end = float(motion.key_frames[0]), float(motion.key_frames[-1])
     # The exporter's fit in the target's own space (time 0 at frame 0): an isometry away from it.
     keys = ChannelTask(ChannelTarget(motion, _NO_TURN, _NO_TURN, 0.0, rate), start, end).fit(options)
@@ -62,6 +76,8 @@ def _record(obj, bone, slot, motion, rate, options):
         sampler = _sampler(keys.interpolation, keys.linear.times, normalize(keys.linear.values))
         return record(sampler, sampler)
     written = keys.fit  # as a file stores it; played normalized, as an import reads it
+    if written is None:  # skipped: nothing fitted
+        raise ValueError(f"{prefix + prop}: no CUBICSLERP keys were fitted")
     extension = _sampler("CUBICSLERP", written.times, normalize(written.interleaved()))
     if keys.fallback is not None:
         interpolation, times, values = keys.fallback
@@ -78,7 +94,7 @@ def _sampler(interpolation, times, values):
                          np.asarray(values, dtype=np.float64).reshape(-1, 4))
 
 
-def to_mode_values(records, quaternions):
+def to_mode_values(records: Sequence[ChannelRecord], quaternions: npt.ArrayLike) -> np.ndarray:
     """The flat values the writer expects (each record's own components, in its curves' order)
     from the player's flat quaternions (4 per record, x y z w): one conversion per rotation mode."""
     q = np.asarray(quaternions, dtype=np.float64).reshape(-1, 4)
@@ -95,15 +111,18 @@ def to_mode_values(records, quaternions):
 
 
 
-_clips = {}
+_clips: dict[Hashable, Clip] = {}
 
 
-def clip_for(action, slot, owner, source, clip_class):
+def clip_for(action: bpy.types.Action, slot: str | None, owner: bpy.types.ID | None, source: str,
+             clip_class: type[Clip]) -> tuple[Hashable, Clip]:
     """(cache key, clip) of ``owner`` playing ``action`` keyed in Blender, as the export would
     write it. Rebuilt when the scene's export settings or rate change, when the action's keys
     change in number, or on any edit of the action seen by the depsgraph (on_depsgraph_update)."""
-    scene = bpy.context.scene
-    settings = scene.gltf_sqlerp_export
+    scene = current_scene()
+    settings = export_settings(scene)
+    if settings is None:
+        raise RuntimeError("the scene has no export settings (the add-on's ui is not registered)")
     state = (settings.enabled, settings.tolerance, settings.fallback, settings.fallback_tolerance,
              settings.precision, scene.render.fps, scene.render.fps_base)
     key = ("exported", action.session_uid, slot, getattr(owner, "session_uid", None), source, state,
@@ -114,14 +133,14 @@ def clip_for(action, slot, owner, source, clip_class):
         played = "FALLBACK" if source == "EXPORTED_FALLBACK" else "EXTENSION"
         exported_class = _exported_class(clip_class)
         with unplayable_on_failure(_clips, key, exported_class, played):
-            is_object = isinstance(owner, bpy.types.Object)
-            records = exported_records(owner, action, slot, scene) if is_object else []
+            records = exported_records(owner, action, slot, scene) if isinstance(owner, bpy.types.Object) else []
             _clips[key] = exported_class(scene.render.fps / scene.render.fps_base, records, played)
     return key, _clips[key]
 
 
 @contextmanager
-def unplayable_on_failure(cache, key, clip_class, source):
+def unplayable_on_failure(cache: dict[Hashable, Clip], key: Hashable, clip_class: type[Clip],
+                          source: str) -> Iterator[None]:
     """A clip that cannot be built (damaged stored data, a failed fit) is cached as one that plays
     nothing before the error goes on to be reported: later frame changes skip it at once instead
     of building it again (a fit, for an "as exported" source), until its key changes."""
@@ -132,8 +151,8 @@ def unplayable_on_failure(cache, key, clip_class, source):
         raise
 
 
-def _key_count(action):
-    curves = action.fcurves if not hasattr(action, "layers") else [
+def _key_count(action: bpy.types.Action) -> int:
+    curves = action.fcurves if not layered(action) else [
         curve for layer in action.layers for strip in layer.strips for bag in strip.channelbags
         for curve in bag.fcurves]
     return sum(len(curve.keyframe_points) for curve in curves)
@@ -153,12 +172,12 @@ def _exported_class(clip_class):
     return exported
 
 
-def forget(*_):
+def forget() -> None:
     _clips.clear()
 
 
 @persistent
-def on_depsgraph_update(scene, depsgraph):
+def on_depsgraph_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
     """An edited action (keys moved in the Graph Editor, a script's fcurve.update()) drops the
     "as exported" clips: they are fitted again when next played."""
     if _clips and any(isinstance(update.id, bpy.types.Action) for update in depsgraph.updates):

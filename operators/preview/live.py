@@ -22,6 +22,8 @@ up through the message bus and shown at once; a script that sets them sees the c
 frame change, or at once with ``refresh(scene)`` or the ``gltf_sqlerp.preview_toggle`` operator.
 """
 
+from typing import Protocol
+
 import bpy
 from bpy.app.handlers import persistent
 
@@ -30,22 +32,30 @@ from . import clips as preview_clips, exported as preview_exported, write as pre
 PROPERTY = "gltf_sqlerp_preview"
 PLAYED = ('EXTENSION', 'FALLBACK') + preview_exported.SOURCES
 
-_held = set()      # why the preview is held now: "save", "export"
-_applied = set()   # session_uid of scenes the handler wrote into since their last restore
-_seen = {}         # session_uid -> the scene's (on, source) when the preview last acted on it
+_held: set[str] = set()      # why the preview is held now: "save", "export"
+_applied: set[int] = set()   # session_uid of scenes the handler wrote into since their last restore
+# session_uid -> the scene's (on, source) when the preview last acted on it
+_seen: dict[int, tuple[bool, str | None]] = {}
 
 
-def settings(scene):
+class PreviewSettings(Protocol):
+    """The scene's ``gltf_sqlerp_preview`` (ui/preview_properties.py registers it; operators never
+    import ui)."""
+    enabled: bool
+    source: str
+
+
+def settings(scene: bpy.types.Scene | None) -> PreviewSettings | None:
     return getattr(scene, PROPERTY, None)
 
 
-def is_on(scene):
+def is_on(scene: bpy.types.Scene) -> bool:
     """The scene's preview is switched on with a core source (held or not)."""
     group = settings(scene)
     return group is not None and group.enabled and group.source in PLAYED
 
 
-def _state(scene):
+def _state(scene: bpy.types.Scene) -> tuple[bool, str | None]:
     """(is_on(scene), source), reading each setting once: called on every frame change."""
     group = getattr(scene, PROPERTY, None)
     if group is None:
@@ -54,13 +64,19 @@ def _state(scene):
     return (group.enabled and source in PLAYED, source)
 
 
-def apply(scene, source=None):
+def apply(scene: bpy.types.Scene, source: str | None = None) -> None:
     """Write the core's values of every imported clip ``scene`` plays at its current time."""
-    source = source or settings(scene).source
+    if not source:
+        group = settings(scene)
+        if group is None:
+            raise ValueError(f"scene '{scene.name}' has no {PROPERTY} (the add-on's ui is not registered)")
+        source = group.source
     exported = source in preview_exported.SOURCES
     for data, action, slot, action_frame in preview_clips.playing(scene, exported):
         try:
-            clip_key, clip = preview_clips.clip_for(action, slot, data.bl_rna.identifier, source, data)
+            # bl_rna is the struct's definition (a bpy.types.Struct); the stubs say BlenderRNA.
+            id_type = data.bl_rna.identifier  # pyright: ignore[reportAttributeAccessIssue]
+            clip_key, clip = preview_clips.clip_for(action, slot, id_type, source, data)
             if clip.player is None:
                 continue
             writer = preview_write.writer_for(data, clip_key, clip)
@@ -72,7 +88,7 @@ def apply(scene, source=None):
     _applied.add(scene.session_uid)
 
 
-_failures = set()  # failures said already (cleared with the data: file loads, unregister)
+_failures: set[tuple[int, str, str]] = set()  # failures said already (cleared with the data: file loads, unregister)
 _MAX_FAILURES = 256
 
 
@@ -86,7 +102,7 @@ def _report_failure(action, error):
 
 
 @persistent
-def on_frame_change(scene, depsgraph=None):
+def on_frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
     if _held:
         return
     state = _state(scene)
@@ -97,7 +113,7 @@ def on_frame_change(scene, depsgraph=None):
         _applied.discard(scene.session_uid)  # Blender's own evaluation just ran
 
 
-def on_settings_change(*args):
+def on_settings_change() -> None:
     """Message bus: ``enabled`` or ``source`` of some scene changed (UI or script). Notified by
     the UI's event loop (never in background runs): the scenes whose settings differ from what the
     preview last acted on are shown again at once."""
@@ -106,7 +122,7 @@ def on_settings_change(*args):
             refresh(scene)
 
 
-def evaluate(scene):
+def evaluate(scene: bpy.types.Scene) -> None:
     """Re-evaluate ``scene`` at its current frame and subframe: the preview's values where it is
     on and not held, else Blender's own evaluation of every action (the preview's values gone)."""
     scene.frame_set(scene.frame_current, subframe=scene.frame_subframe)
@@ -116,7 +132,7 @@ def evaluate(scene):
         _seen[scene.session_uid] = _state(scene)
 
 
-def refresh(scene):
+def refresh(scene: bpy.types.Scene) -> None:
     """Show a change of the scene's preview settings now (the preview, or Blender's own values
     back) instead of at the next frame change."""
     if is_on(scene) or scene.session_uid in _applied:
@@ -129,7 +145,7 @@ def _scenes_to_restore():
     return [s for s in bpy.data.scenes if s.session_uid in _applied or is_on(s)]
 
 
-def hold(reason):
+def hold(reason: str) -> None:
     """Restore Blender's own evaluation everywhere until ``release(reason)``."""
     first = not _held
     _held.add(reason)
@@ -138,7 +154,7 @@ def hold(reason):
             evaluate(scene)
 
 
-def release(reason):
+def release(reason: str) -> None:
     if reason not in _held:
         return
     _held.discard(reason)
@@ -150,7 +166,7 @@ def release(reason):
 
 # --- the bundled glTF exporter (its callbacks: bundled_gltf.export_hooks) --------------------------
 
-def hold_for_export():
+def hold_for_export() -> None:
     """The exporter samples the scene with frame_set: it must see Blender's own evaluation."""
     hold("export")
     # An export that fails half-way never calls the post callback: release once it is over (the
@@ -161,29 +177,31 @@ def hold_for_export():
         bpy.app.timers.register(_release_export, first_interval=0.0)
 
 
-def release_after_export():
+def release_after_export() -> None:
     release("export")
 
 
-def _release_export():
+def _release_export() -> None:
     release("export")
     return None  # once
 
 
 # --- saving, loading, undo ------------------------------------------------------------------------
 
+# Blender calls the save and load handlers with (the .blend's path, None), undo and redo with
+# (the scene, None): unused here.
 @persistent
-def on_save_pre(*args):
+def on_save_pre(*args: str | None) -> None:
     hold("save")
 
 
 @persistent
-def on_save_post(*args):
+def on_save_post(*args: str | None) -> None:
     release("save")
 
 
 @persistent
-def on_load_post(*args):
+def on_load_post(*args: str | None) -> None:
     """A new file: nothing is held or applied any more, cached players belong to old data; a
     scene saved with the preview on plays it again at once."""
     _held.clear()
@@ -198,7 +216,7 @@ def on_load_post(*args):
 
 
 @persistent
-def on_undo_redo(*args):
+def on_undo_redo(*args: bpy.types.Scene | None) -> None:
     """Undo and redo reload data blocks: drop the cache and bring each scene's pose in line with
     its (restored) setting."""
     preview_clips.forget()
@@ -219,14 +237,18 @@ class GLTF_SQLERP_OT_preview_toggle(bpy.types.Operator):
     bl_options = {'REGISTER', 'UNDO'}
 
     @classmethod
-    def poll(cls, context):
+    def poll(cls, context: bpy.types.Context) -> bool:
         return context.scene is not None and settings(context.scene) is not None
 
-    def execute(self, context):
+    def execute(self, context: bpy.types.Context) -> set[str]:
         release("export")  # held by an export that failed half-way (see the export callbacks)
-        group = settings(context.scene)
+        scene = context.scene
+        group = settings(scene)
+        if scene is None or group is None:  # poll asks for both; a script's context may lack them
+            self.report({'ERROR'}, "no scene with glTF preview settings")
+            return {'CANCELLED'}
         group.enabled = not group.enabled
-        refresh(context.scene)
+        refresh(scene)
         state = "on" if group.enabled else "off"
         self.report({'INFO'}, f"Play glTF Exactly: {state} ({group.source})")
         return {'FINISHED'}
@@ -249,7 +271,7 @@ _HANDLERS = (
 _BUS_OWNER = object()
 
 
-def watch_settings():
+def watch_settings() -> None:
     """Subscribe on_settings_change to both settings (again after a file load, which drops
     message-bus subscriptions). Needs the settings' type registered (ui/preview_properties), found
     by name: operators never import ui."""
@@ -261,7 +283,7 @@ def watch_settings():
                                      args=(), notify=on_settings_change)
 
 
-def unwatch_settings():
+def unwatch_settings() -> None:
     # A subscription left behind makes the bpy module of Blender 4.2 crash at exit.
     bpy.msgbus.clear_by_owner(_BUS_OWNER)
 
@@ -274,11 +296,11 @@ def _ensure_handlers():
     watch_settings()
 
 
-def register():
+def register() -> None:
     _ensure_handlers()
 
 
-def unregister():
+def unregister() -> None:
     """Disabling the add-on restores Blender's own evaluation in every scene the preview posed."""
     for name, handler in _HANDLERS:
         handlers = getattr(bpy.app.handlers, name, None)

@@ -11,10 +11,19 @@ Writers keep names and indices only, never Blender structs: a struct kept across
 can be freed under it (undo, file loads).
 """
 
+from __future__ import annotations  # Clip: for the type checker only
+
 import re
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, cast
 
 import bpy
 import numpy as np
+
+from ...core.blender_model import ChannelRecord
+
+if TYPE_CHECKING:  # preview_clips imports this module
+    from .clips import Clip
 
 _TARGET = re.compile(r'^(pose\.bones|key_blocks)\["((?:[^"\\]|\\.)*)"\]\.(\w+)$')
 _MAX_CACHED = 256
@@ -40,11 +49,12 @@ class _Batch:
 
     def __init__(self, collection_path, prop, width, size):
         self.collection_path, self.prop, self.width, self.size = collection_path, prop, width, size
-        self.destination, self.source = [], []
+        self.destinations: list[int] = []  # gathered by Writer, then made arrays by ``finish``
+        self.sources: list[int] = []
 
     def finish(self):
-        self.destination = np.asarray(self.destination, dtype=np.intp)
-        self.source = np.asarray(self.source, dtype=np.intp)
+        self.destination = np.asarray(self.destinations, dtype=np.intp)
+        self.source = np.asarray(self.sources, dtype=np.intp)
         self.gather = None
         if len(np.unique(self.destination)) == self.size * self.width:
             # Every element of the collection written: nothing to read back, and the buffer is
@@ -70,9 +80,10 @@ class _Batch:
 class Writer:
     """Where each component of a clip's values goes on one ID (an object or a shape-key block)."""
 
-    def __init__(self, data, records):
-        self.batches = {}     # (collection path, property) -> _Batch
-        self.properties = {}  # (owner path, property) -> [(array index or -1, source index)]
+    def __init__(self, data: bpy.types.ID, records: list[ChannelRecord]):
+        self.batches: dict[tuple[str, str], _Batch] = {}  # (collection path, property) -> _Batch
+        # (owner path, property) -> [(array index or -1, source index)]
+        self.properties: dict[tuple[str, str], list[tuple[int, int]]] = {}
         source = 0
         for record in records:
             for component, curve in enumerate(record.curves):
@@ -109,11 +120,11 @@ class Writer:
         if batch is None:
             batch = self.batches[collection_path, prop] = _Batch(collection_path, prop, width,
                                                                    len(collection))
-        batch.destination.append(element * width + (index if width > 1 else 0))
-        batch.source.append(source)
+        batch.destinations.append(element * width + (index if width > 1 else 0))
+        batch.sources.append(source)
         return True
 
-    def write(self, data, values):
+    def write(self, data: bpy.types.ID, values: np.ndarray) -> None:
         for batch in self.batches.values():
             batch.write(data, values)
         if self.tag_pose:
@@ -124,9 +135,10 @@ class Writer:
         if self.tag_key:
             # key_blocks.foreach_set runs the shape keys' own update in 4.2 to 5.0; tagged anyway,
             # as a shape-key edit tags the key and the geometry it shapes.
-            data.update_tag()
-            if data.user is not None:
-                data.user.update_tag()
+            key = cast(bpy.types.Key, data)  # key_blocks batches are made for a Key only (_batched)
+            key.update_tag()
+            if key.user is not None:
+                key.user.update_tag()
         for (owner_path, prop), targets in self.properties.items():
             _set(data, owner_path, prop, targets, values)
 
@@ -148,10 +160,10 @@ def _set(data, owner_path, prop, targets, values):
     setattr(owner, prop, new)
 
 
-_writers = {}
+_writers: dict[tuple[int, Hashable, int], Writer] = {}
 
 
-def writer_for(data, clip_key, clip):
+def writer_for(data: bpy.types.ID, clip_key: Hashable, clip: Clip) -> Writer:
     """The cached Writer of ``clip`` on ``data``; rebuilt when its bones or shape keys change in
     number (file loads and undo drop every writer: preview_clips.forget)."""
     pose = getattr(data, "pose", None)
@@ -165,5 +177,5 @@ def writer_for(data, clip_key, clip):
     return writer
 
 
-def forget():
+def forget() -> None:
     _writers.clear()

@@ -21,6 +21,8 @@ and scenes Blender's importer builds from (validate_document). A file without a 
 is not checked any further (neither is it by the validator).
 """
 
+from ..errors import Finding
+from ..file import GltfFile
 from .bounds import check_bounds
 from .data import check_data
 from .document import check_document
@@ -31,7 +33,7 @@ from .sqlerp import link_sqlerp
 from .structure import parse_animations
 
 
-def validate(gltf):
+def validate(gltf: GltfFile) -> list[Finding]:
     """All findings for ``gltf`` (a GltfFile), errors, warnings and infos, without duplicates."""
     document = gltf.json
     report = Report(document)

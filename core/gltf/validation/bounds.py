@@ -10,12 +10,14 @@ the bundled importer, whose failure the import operator rolls back.
 
 from ..accessors import check_extent
 from ..errors import GltfError
+from ..file import GltfFile
+from .json_checks import Report
 
 # The extent errors this pass reports; anything else check_extent raises is another pass's concern.
 SIZE_CODES = ("ACCESSOR_TOO_LONG", "BUFFER_VIEW_TOO_LONG", "ACCESSOR_TOO_LARGE")
 
 
-def check_bounds(report, gltf):
+def check_bounds(report: Report, gltf: GltfFile) -> None:
     accessors = gltf.json.get("accessors")
     if not isinstance(accessors, list):
         return

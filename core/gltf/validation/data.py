@@ -5,18 +5,24 @@ CUBICSLERP). Every accessor is decoded once with ``read_accessor``; a GltfError 
 of bounds, missing buffer, ...) becomes findings instead of escaping.
 """
 
+from collections.abc import Callable
+
 import numpy as np
+import numpy.typing as npt
 
 from ..accessors import read_accessor
 from ..errors import ERROR, WARNING, GltfError
-from .json_checks import show_number
+from ..file import GltfFile
+from .json_checks import Report, show_number
+from .links import Plan
 from .sqlerp import UNIT_LENGTH_TOLERANCE, ZERO_LENGTH, check_quaternions
 
 # A broken accessor of a million keys would otherwise give a million findings.
 LIMIT = 100
 
 
-def report_elements(report, code, where, indices, message, severity=ERROR):
+def report_elements(report: Report, code: str, where: str, indices: npt.NDArray[np.intp],
+                    message: Callable[[int], str], severity: str = ERROR) -> None:
     """One finding per element index (the first LIMIT of them, then a count of the rest)."""
     for index in indices[:LIMIT]:
         report.add(code, where, message(int(index)), severity)
@@ -42,7 +48,7 @@ class _Data:
         return self.cache[index]
 
 
-def check_data(report, gltf, plan):
+def check_data(report: Report, gltf: GltfFile, plan: Plan) -> None:
     data = _Data(report, gltf)
     for index in sorted(plan.reads):
         data.get(index)

@@ -16,10 +16,11 @@ right JSON type is judged.
 """
 
 import re
+from typing import Any
 
 from ..accessors import COMPONENT_TYPES, TYPE_SIZES
 from ..errors import pointer
-from .json_checks import as_index, show
+from .json_checks import Report, as_index, show
 from .links import Format, accessor_facts
 
 COMPONENT_SIZES = {component: dtype.itemsize for component, dtype in COMPONENT_TYPES.items()}
@@ -41,7 +42,7 @@ QUANTIZED = ("POSITION", "NORMAL", "TANGENT", "TEXCOORD")
 _SEMANTIC = re.compile(r"^(POSITION|NORMAL|TANGENT)$|^(TEXCOORD|COLOR|JOINTS|WEIGHTS)_\d+$")
 
 
-def check_document(report, document: dict) -> None:
+def check_document(report: Report, document: dict[str, Any]) -> None:
     """Report every problem of the document's accessors, buffer views, meshes and scenes."""
     quantized = "KHR_mesh_quantization" in report.extensions_used
     accessors = _list(document, "accessors")

@@ -7,8 +7,13 @@ a sanitized value: an index or -1, a string or None, a list of objects or None.
 
 import json
 import math
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, SupportsFloat
 
 from ..errors import ERROR, INFO, WARNING, Finding, pointer
+
+if TYPE_CHECKING:  # links imports this module
+    from .links import AccessorFacts
 
 EXTENSIONS = "extensions"
 EXTRAS = "extras"
@@ -23,14 +28,15 @@ MAX_FINDINGS = 10_000
 class Report:
     """Findings of one validation run plus the document-wide facts the checks need."""
 
-    def __init__(self, document):
-        self.findings = []
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.findings: list[Finding] = []
         self._kept = {True: 0, False: 0}  # by "is an error": a full report still holds an error
         self.extensions_used = _string_set(document.get("extensionsUsed"))
         self.extensions_required = _string_set(document.get("extensionsRequired"))
-        self.accessor_facts = {}  # accessor index -> facts, shared by every sampler using it
+        # accessor index -> facts (None: unresolved), shared by every sampler using it
+        self.accessor_facts: "dict[int, AccessorFacts | None]" = {}
 
-    def add(self, code, where, message, severity=ERROR):
+    def add(self, code: str, where: str, message: str, severity: str = ERROR) -> None:
         error = severity == ERROR
         if self._kept[error] >= MAX_FINDINGS:
             return
@@ -42,7 +48,7 @@ def _string_set(value):
     return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
 
 
-def show_number(value):
+def show_number(value: SupportsFloat) -> str:
     """A number as Dart prints it (NaN, Infinity, 1.0), so messages read like the validator's."""
     value = float(value)
     if math.isnan(value):
@@ -52,7 +58,7 @@ def show_number(value):
     return repr(value)
 
 
-def show(value, limit=80):
+def show(value: Any, limit: int = 80) -> str:
     """A JSON value in a message: strings quoted, the rest as JSON (the validator's _mbq),
     shortened so that a huge misplaced array does not flood the message."""
     if isinstance(value, str):
@@ -64,11 +70,11 @@ def show(value, limit=80):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def show_list(values):
+def show_list(values: Iterable[Any]) -> str:
     return "(" + ", ".join(show(v) for v in values) + ")"
 
 
-def as_index(value):
+def as_index(value: Any) -> int | None:
     """The validator's integer reading: ints and integral floats (1.0), never bools; else None."""
     if isinstance(value, bool):
         return None
@@ -77,12 +83,12 @@ def as_index(value):
     return value if isinstance(value, int) else None
 
 
-def type_mismatch(report, where: str, value, kind: str) -> None:
+def type_mismatch(report: Report, where: str, value: Any, kind: str) -> None:
     report.add("TYPE_MISMATCH", where,
                f"Type mismatch. Property value {show(value)} is not a '{kind}'.")
 
 
-def undefined(report, where: str, name: str) -> None:
+def undefined(report: Report, where: str, name: str) -> None:
     report.add("UNDEFINED_PROPERTY", where, f"Property '{name}' must be defined.")
 
 
@@ -97,7 +103,7 @@ def _present(report, obj, name, where, kind, required=False):
     return value
 
 
-def get_index(report, obj, name, where, required=True):
+def get_index(report: Report, obj: dict[str, Any], name: str, where: str, required: bool = True) -> int:
     value = _present(report, obj, name, where, "integer", required)
     if value is None:
         return -1
@@ -111,7 +117,9 @@ def get_index(report, obj, name, where, required=True):
     return index
 
 
-def get_string(report, obj, name, where, required=False, allowed=None, default=None, quiet=()):
+def get_string(report: Report, obj: dict[str, Any], name: str, where: str, required: bool = False,
+               allowed: Sequence[str] | None = None, default: str | None = None,
+               quiet: Sequence[str] = ()) -> str | None:
     """A string property; a value outside ``allowed`` is a warning (and still returned), unless
     it is one of ``quiet`` (values this project defines, e.g. "CUBICSLERP")."""
     value = _present(report, obj, name, where, "string", required)
@@ -126,7 +134,8 @@ def get_string(report, obj, name, where, required=False, allowed=None, default=N
     return value
 
 
-def get_object(report, obj, name, where, required=False):
+def get_object(report: Report, obj: dict[str, Any], name: str, where: str,
+               required: bool = False) -> dict[str, Any] | None:
     value = _present(report, obj, name, where, "object", required)
     if value is None:
         return None
@@ -136,7 +145,7 @@ def get_object(report, obj, name, where, required=False):
     return value
 
 
-def get_object_list(report, obj, name, where):
+def get_object_list(report: Report, obj: dict[str, Any], name: str, where: str) -> list[dict[str, Any]] | None:
     """A required, non-empty array of objects (the validator's getMapList), or None."""
     value = _present(report, obj, name, where, "array", required=True)
     if value is None:
@@ -144,7 +153,7 @@ def get_object_list(report, obj, name, where):
     return object_list(report, value, f"{where}/{name}")
 
 
-def object_list(report, value, where):
+def object_list(report: Report, value: Any, where: str) -> list[dict[str, Any]] | None:
     if not isinstance(value, list):
         type_mismatch(report, where, value, "array")
         return None
@@ -158,7 +167,8 @@ def object_list(report, value, where):
     return None if wrong else value
 
 
-def check_common(report, obj, where, members):
+def check_common(report: Report, obj: dict[str, Any], where: str,
+                 members: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Unknown members, ``extensions`` and ``extras`` of any glTF property; returns the
     extension objects keyed by name (only those that are JSON objects)."""
     for key in obj:
@@ -170,12 +180,12 @@ def check_common(report, obj, where, members):
     return check_extensions(report, obj[EXTENSIONS], f"{where}/{EXTENSIONS}")
 
 
-def check_extras(report, value, where: str) -> None:
+def check_extras(report: Report, value: Any, where: str) -> None:
     if value is not None and not isinstance(value, dict):
         report.add("NON_OBJECT_EXTRAS", where, "Prefer JSON Objects for extras.", INFO)
 
 
-def check_extensions(report, value, where: str) -> dict:
+def check_extensions(report: Report, value: Any, where: str) -> dict[str, dict[str, Any]]:
     """The ``extensions`` object of any glTF property, ``value`` found at ``where``: its extension
     objects keyed by name (only those that are JSON objects)."""
     if not isinstance(value, dict):

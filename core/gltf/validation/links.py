@@ -7,11 +7,12 @@ passed, so that data is only read when it can be decoded meaningfully.
 """
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..accessors import TYPE_SIZES
 from ..errors import INFO, WARNING, pointer
-from .json_checks import as_index, show_list
-from .structure import CUBICSLERP, PATHS
+from .json_checks import Report, as_index, show_list
+from .structure import CUBICSLERP, PATHS, Animation
 
 COMPONENT_NAMES = {5120: "BYTE", 5121: "UNSIGNED_BYTE", 5122: "SHORT", 5123: "UNSIGNED_SHORT",
                    5125: "UNSIGNED_INT", 5126: "FLOAT"}
@@ -20,11 +21,11 @@ FLOAT = 5126
 
 @dataclass(frozen=True)
 class Format:
-    type: str
-    component_type: int
+    type: str | None  # None when the accessor's type is not a string
+    component_type: int  # -1 when not a glTF component type
     normalized: bool = False
 
-    def __str__(self):
+    def __str__(self) -> str:
         name = COMPONENT_NAMES.get(self.component_type, "null")
         return f"{{{self.type or 'null'}, {name}{' normalized' if self.normalized else ''}}}"
 
@@ -46,23 +47,24 @@ class AccessorFacts:
     count: int
     has_data: bool
     strided: bool
-    min: list
-    max: list
+    min: list[float] | None  # None unless a list of numbers, one per component
+    max: list[float] | None
 
     @property
-    def where(self):
+    def where(self) -> str:
         return pointer("accessors", self.index)
 
 
 @dataclass
 class Plan:
     """Data checks queued by the link passes (see validate_data and validate_sqlerp)."""
-    reads: dict = field(default_factory=dict)        # accessor index -> facts: read once
-    inputs: list = field(default_factory=list)       # (facts, pointer) key-time checks
-    quaternions: list = field(default_factory=list)  # (facts, cubic, pointer) core rotations
-    sqlerp_outputs: list = field(default_factory=list)  # (facts, pointer) CUBICSLERP outputs
-    float_checks: set = field(default_factory=set)   # accessor indices: NaN / infinity
-    bounds: set = field(default_factory=set)         # input accessor indices: min / max
+    reads: dict[int, AccessorFacts] = field(default_factory=dict)  # accessor index -> facts: read once
+    inputs: list[tuple[AccessorFacts, str]] = field(default_factory=list)  # (facts, pointer) key-time checks
+    # (facts, cubic, pointer) core rotations
+    quaternions: list[tuple[AccessorFacts, bool, str]] = field(default_factory=list)
+    sqlerp_outputs: list[tuple[AccessorFacts, str]] = field(default_factory=list)  # (facts, pointer) CUBICSLERP
+    float_checks: set[int] = field(default_factory=set)  # accessor indices: NaN / infinity
+    bounds: set[int] = field(default_factory=set)        # input accessor indices: min / max
 
 
 def _item(document, name, index):
@@ -72,7 +74,7 @@ def _item(document, name, index):
     return items[index] if isinstance(items[index], dict) else None
 
 
-def accessor_facts(document, index):
+def accessor_facts(document: dict[str, Any], index: int) -> AccessorFacts | None:
     """What the link checks need to know about accessor ``index``, or None when unresolved."""
     accessor = _item(document, "accessors", index)
     if accessor is None:
@@ -82,7 +84,7 @@ def accessor_facts(document, index):
     count = as_index(accessor.get("count"))
     view_index = as_index(accessor.get("bufferView"))
     view = _item(document, "bufferViews", view_index) if view_index is not None else None
-    size = TYPE_SIZES.get(kind)
+    size = TYPE_SIZES.get(kind) if kind is not None else None
     return AccessorFacts(
         index=index,
         format=Format(kind, component if component in COMPONENT_NAMES else -1,
@@ -123,8 +125,8 @@ def _morph_target_count(document, node):
     return len(targets) if isinstance(targets, list) and targets else None
 
 
-def link_samplers(report, document, animation):
-    for sampler in animation.samplers:
+def link_samplers(report: Report, document: dict[str, Any], animation: Animation) -> None:
+    for sampler in animation.linked()[1]:
         _link_input(report, document, sampler)
         _link_output(report, document, sampler)
 
@@ -178,8 +180,8 @@ def _strided(report, where):
                "sampler accessors.")
 
 
-def link_channels(report, document, animation, plan):
-    samplers, channels = animation.samplers, animation.channels
+def link_channels(report: Report, document: dict[str, Any], animation: Animation, plan: Plan) -> None:
+    channels, samplers = animation.linked()
     for channel in channels:
         node = _link_target(report, document, channel.target)
         if channel.sampler == -1:
@@ -230,7 +232,7 @@ def _link_output_use(report, channel, sampler, node, plan):
                    "extensions.EXT_animation_sqlerp.sampler and give the channel a fallback.")
     formats = OUTPUT_FORMATS.get(path)
     format_ok = formats is None or output.format in formats
-    if not format_ok:
+    if formats is not None and not format_ok:
         report.add("ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_FORMAT", where,
                    f"Invalid animation sampler output accessor format '{output.format}' for path "
                    f"'{path}'. Must be one of {show_list([str(f) for f in formats])}.")
@@ -299,9 +301,9 @@ def _duplicates(report, channels, counted, code):
                                f"after channel {group[k + MAX_DUPLICATE_PAIRS].index}.")
 
 
-def finish_animation(report, animation, plan):
+def finish_animation(report: Report, animation: Animation, plan: Plan) -> None:
     """Unused samplers and the key-time data checks of every sampler."""
-    for sampler in animation.samplers:
+    for sampler in animation.linked()[1]:
         if not sampler.used:
             report.add("UNUSED_OBJECT", sampler.where, "This object may be unused.", INFO)
         facts = sampler.input_accessor
@@ -320,7 +322,7 @@ def finish_animation(report, animation, plan):
                           "the key times are not strictly increasing")
 
 
-def duplicates_for_draft_channels(report, animation):
+def duplicates_for_draft_channels(report: Report, animation: Animation) -> None:
     """Duplicate targets the validator cannot see: draft-form channels have no core sampler."""
-    _duplicates(report, animation.channels, lambda channel: channel.draft_form,
+    _duplicates(report, animation.linked()[0], lambda channel: channel.draft_form,
                 "SQLERP_DUPLICATE_TARGET")

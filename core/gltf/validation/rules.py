@@ -10,8 +10,10 @@ every rule's own type test: a TYPE_MISMATCH, as in the validator.
 """
 
 import math
+import re
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Any, Optional
 
 from ..errors import WARNING, pointer
 from .json_checks import (
@@ -19,7 +21,9 @@ from .json_checks import (
     undefined
 )
 
-Rule = Callable[[Report, object, str], None]
+# rule(report, value, where): ``value`` is whatever JSON value the property holds.
+Rule = Callable[[Report, Any, str], None]
+Whole = Callable[[Report, dict[str, Any], str], None]
 INF = math.inf
 
 
@@ -27,19 +31,19 @@ INF = math.inf
 class Kind:
     """One object of the glTF schema: rules by property name, the required properties, and
     ``whole(report, obj, where)`` for checks across properties."""
-    rules: dict
-    required: tuple = ()
-    whole: Optional[Callable] = None
-    plain: dict = field(init=False, repr=False)
+    rules: dict[str, Rule]
+    required: tuple[str, ...] = ()
+    whole: Optional[Whole] = None
+    plain: dict[str, type] = field(init=False, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # The properties whose rule accepts any value of one JSON type (a string, a boolean, a
         # non-negative integer): check_object settles those without calling the rule.
         object.__setattr__(self, "plain", {name: rule.plain for name, rule in self.rules.items()
                                            if getattr(rule, "plain", None) is not None})
 
 
-def check_object(report: Report, obj: dict, where: str, kind: Kind) -> None:
+def check_object(report: Report, obj: dict[str, Any], where: str, kind: Kind) -> None:
     """Every property of ``obj`` (a JSON object at ``where``) against ``kind``."""
     rules, plain = kind.rules, kind.plain
     for key, value in obj.items():
@@ -62,16 +66,16 @@ def check_object(report: Report, obj: dict, where: str, kind: Kind) -> None:
         kind.whole(report, obj, where)
 
 
-def is_number(value) -> bool:
+def is_number(value: Any) -> bool:
     # bool is an int in Python, never a number in JSON.
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def out_of_range(report: Report, value, where: str) -> None:
+def out_of_range(report: Report, value: Any, where: str) -> None:
     report.add("VALUE_NOT_IN_RANGE", where, f"Value {show(value)} is out of range.")
 
 
-def not_in_list(report: Report, value, values, where: str, severity=WARNING) -> None:
+def not_in_list(report: Report, value: Any, values: Collection[Any], where: str, severity: str = WARNING) -> None:
     report.add("VALUE_NOT_IN_LIST", where,
                f"Invalid value {show(value)}. Valid values are {show_list(values)}.", severity)
 
@@ -80,14 +84,14 @@ def empty(report: Report, where: str) -> None:
     report.add("EMPTY_ENTITY", where, "Entity cannot be empty.")
 
 
-def array_type_mismatch(report: Report, where: str, value, kind: str) -> None:
+def array_type_mismatch(report: Report, where: str, value: Any, kind: str) -> None:
     report.add("ARRAY_TYPE_MISMATCH", where,
                f"Type mismatch. Array element {show(value)} is not a '{kind}'.")
 
 
 # ----- scalars ------------------------------------------------------------------------------------
 
-def known(report: Report, value, where: str) -> None:
+def known(report: Report, value: Any, where: str) -> None:
     """A property checked by another pass (validate_document, validate_structure)."""
 
 
@@ -97,7 +101,7 @@ def _integer(value):
     return value if type(value) is int else as_index(value)
 
 
-def index(report: Report, value, where: str) -> None:
+def index(report: Report, value: Any, where: str) -> None:
     number = _integer(value)
     if number is None:
         type_mismatch(report, where, value, "integer")
@@ -108,7 +112,8 @@ def index(report: Report, value, where: str) -> None:
 index.plain = int
 
 
-def uint(low=0, high=INF, values=None, severity=WARNING) -> Rule:
+def uint(low: float = 0, high: float = INF, values: Collection[int] | None = None,
+         severity: str = WARNING) -> Rule:
     """An integer in [low, high], or one of ``values`` (the validator's VALUE_NOT_IN_LIST is a
     warning; ``severity`` makes it an error where Blender's importer cannot read the rest)."""
     def rule(report, value, where):
@@ -124,7 +129,7 @@ def uint(low=0, high=INF, values=None, severity=WARNING) -> Rule:
     return rule
 
 
-def number(low=-INF, high=INF, above=-INF) -> Rule:
+def number(low: float = -INF, high: float = INF, above: float = -INF) -> Rule:
     """A finite number in [low, high] and greater than ``above`` (the schema's exclusiveMinimum)."""
     def rule(report, value, where):
         if not is_number(value):
@@ -134,7 +139,7 @@ def number(low=-INF, high=INF, above=-INF) -> Rule:
     return rule
 
 
-def boolean(report: Report, value, where: str) -> None:
+def boolean(report: Report, value: Any, where: str) -> None:
     if not isinstance(value, bool):
         type_mismatch(report, where, value, "boolean")
 
@@ -142,7 +147,7 @@ def boolean(report: Report, value, where: str) -> None:
 boolean.plain = bool
 
 
-def string(values=None, pattern=None) -> Rule:
+def string(values: Collection[str] | None = None, pattern: re.Pattern[str] | None = None) -> Rule:
     def rule(report, value, where):
         if not isinstance(value, str):
             type_mismatch(report, where, value, "string")
@@ -174,7 +179,7 @@ def _array(report, value, where, lengths=None):
 NUMBER_TYPES = frozenset((int, float))
 
 
-def all_numbers(value: list, low=-INF, high=INF) -> bool:
+def all_numbers(value: list[Any], low: float = -INF, high: float = INF) -> bool:
     """Whether every item of a non-empty list is a finite number in [low, high], tested in C
     (accessor bounds, node transforms): the common case, before any per-item Python. A finite sum
     means finite items; False (also for a sum that overflows) only sends the caller to its
@@ -183,7 +188,7 @@ def all_numbers(value: list, low=-INF, high=INF) -> bool:
             and (low == -INF or min(value) >= low) and (high == INF or max(value) <= high))
 
 
-def numbers(lengths=None, low=-INF, high=INF) -> Rule:
+def numbers(lengths: Collection[int] | None = None, low: float = -INF, high: float = INF) -> Rule:
     """getFloatList: an array of numbers (short JSON arrays: node transforms, factors, weights)."""
     def rule(report, value, where):
         if type(value) is list and value and (lengths is None or len(value) in lengths) \
@@ -199,7 +204,7 @@ def numbers(lengths=None, low=-INF, high=INF) -> Rule:
     return rule
 
 
-def indices(report: Report, value, where: str) -> None:
+def indices(report: Report, value: Any, where: str) -> None:
     """getIndicesList: a non-empty array of unique indices."""
     if not _array(report, value, where):
         return
@@ -214,7 +219,7 @@ def indices(report: Report, value, where: str) -> None:
             seen.add(number)
 
 
-def strings(report: Report, value, where: str) -> None:
+def strings(report: Report, value: Any, where: str) -> None:
     """getStringList (extensionsUsed, extensionsRequired): a non-empty array of unique strings."""
     if not _array(report, value, where):
         return
@@ -275,7 +280,7 @@ def _index_values(report, mapping, where):
             report.add("INVALID_INDEX", where + pointer(key), "Index must be a non-negative integer.")
 
 
-def index_map(report: Report, value, where: str) -> None:
+def index_map(report: Report, value: Any, where: str) -> None:
     """getIndicesMap (a primitive's attributes): a non-empty object of indices."""
     if not isinstance(value, dict):
         type_mismatch(report, where, value, "object")
@@ -285,7 +290,7 @@ def index_map(report: Report, value, where: str) -> None:
         _index_values(report, value, where)
 
 
-def index_maps(report: Report, value, where: str) -> None:
+def index_maps(report: Report, value: Any, where: str) -> None:
     """getIndicesMapsList (morph targets): a non-empty array of non-empty objects of indices."""
     if not _array(report, value, where):
         return

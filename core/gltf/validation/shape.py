@@ -16,6 +16,7 @@ core.sampling.scene), animations (validate_structure), and the objects of extens
 """
 
 import re
+from typing import Any
 
 import numpy as np
 
@@ -282,7 +283,7 @@ def _asset_usable(report, document):
     return match is not None and int(match.group(1)) == 2
 
 
-def check_shape(report: Report, document: dict) -> bool:
+def check_shape(report: Report, document: dict[str, Any]) -> bool:
     """Report the JSON shape of ``document``'s objects outside ``animations``. False when its
     ``asset`` makes the validator stop there (no version 2.x): then nothing else is worth
     reporting, and nothing else of the file was checked."""

@@ -7,12 +7,15 @@ quaternions interleaved a_i, v_i, b_i), the output is a rotation format, and eve
 evaluation uses is unit length. Key times go through the same input checks as every sampler.
 """
 
+from collections.abc import Callable
+
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ERROR, WARNING
-from .json_checks import show_list, show_number
-from .links import ROTATION_FORMATS
-from .structure import CUBICSLERP
+from .json_checks import Report, show_list, show_number
+from .links import ROTATION_FORMATS, Plan
+from .structure import CUBICSLERP, Animation
 
 # The validator's rotation tolerance (errors.dart unitLengthThresholdVec4): just above the error
 # of signed 8-bit quantization.
@@ -21,11 +24,13 @@ UNIT_LENGTH_TOLERANCE = 0.00769
 # (The shortest non-zero normalized-byte quaternion is 1/127 long, far above.)
 ZERO_LENGTH = 1e-6
 ROLES = ("in-tangent a", "value v", "out-tangent b")
+# data.report_elements: (report, code, where, element indices, message of an index, severity).
+ReportElements = Callable[[Report, str, str, npt.NDArray[np.intp], Callable[[int], str], str], None]
 
 
-def link_sqlerp(report, animation, plan):
-    samplers = animation.samplers
-    for channel in animation.channels:
+def link_sqlerp(report: Report, animation: Animation, plan: Plan) -> None:
+    channels, samplers = animation.linked()
+    for channel in channels:
         link = channel.extension
         if link is None or link.sampler == -1:
             continue
@@ -78,7 +83,8 @@ def _link_sampler(report, sampler, plan):
         plan.sqlerp_outputs.append((out, where))
 
 
-def check_quaternions(report, values, where, report_elements):
+def check_quaternions(report: Report, values: npt.NDArray[np.float64], where: str,
+                      report_elements: ReportElements) -> None:
     """Unit length of every CUBICSLERP quaternion but a_1 and b_n, which evaluation never uses
     (conventions §1): those may hold anything, zeros included."""
     length = np.sqrt(np.sum(values * values, axis=1))

@@ -4,10 +4,16 @@ Turns each animation into small records holding sanitized indices (-1 when absen
 reports schema problems. Nothing here follows a reference; that is the link pass's job.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..errors import WARNING, pointer
-from .json_checks import check_common, get_index, get_object, get_object_list, get_string, object_list, show
+from .json_checks import Report, check_common, get_index, get_object, get_object_list, get_string, object_list, show
+
+if TYPE_CHECKING:  # links imports this module
+    from .links import AccessorFacts
 
 EXTENSION = "EXT_animation_sqlerp"
 ANIMATION_POINTER = "KHR_animation_pointer"
@@ -18,8 +24,8 @@ CUBICSLERP = "CUBICSLERP"
 
 @dataclass
 class Target:
-    node: int
-    path: str
+    node: int  # -1 when absent or invalid
+    path: str | None  # None when absent or not a string
     where: str
 
 
@@ -34,12 +40,12 @@ class SqlerpLink:
 class Channel:
     index: int
     sampler: int
-    target: Target
-    extension: SqlerpLink
+    target: Target | None  # None when absent or not an object
+    extension: SqlerpLink | None  # None without EXT_animation_sqlerp
     where: str
 
     @property
-    def draft_form(self):
+    def draft_form(self) -> bool:
         """The draft's channel without a core sampler (conventions §3, import only)."""
         return self.sampler == -1 and self.extension is not None
 
@@ -49,11 +55,11 @@ class Sampler:
     index: int
     input: int
     output: int
-    interpolation: str
+    interpolation: str | None  # None when not a string
     where: str
     # Filled by the link pass: accessor facts, whether data may be read, how the sampler is used.
-    input_accessor: object = None
-    output_accessor: object = None
+    input_accessor: AccessorFacts | None = None
+    output_accessor: AccessorFacts | None = None
     input_ok: bool = False
     output_ok: bool = False
     used: bool = False
@@ -63,12 +69,18 @@ class Sampler:
 @dataclass
 class Animation:
     index: int
-    channels: list
-    samplers: list
+    channels: list[Channel] | None  # None when not a non-empty array of objects
+    samplers: list[Sampler] | None  # likewise
     where: str
 
+    def linked(self) -> tuple[list[Channel], list[Sampler]]:
+        """(channels, samplers) of an animation that has both, as every one the link passes get."""
+        if self.channels is None or self.samplers is None:
+            raise ValueError(f"animation {self.index} lacks channels or samplers: it is not linked")
+        return self.channels, self.samplers
 
-def parse_animations(report, document):
+
+def parse_animations(report: Report, document: dict[str, Any]) -> list[Animation]:
     """Records of every animation that is a JSON object; schema findings go to ``report``."""
     if "animations" not in document:
         return []

@@ -1,6 +1,6 @@
 """Which Blender object or bone plays each glTF node after an import, and how its axes differ.
 
-Part of the fidelity measure (tools/fidelity.py). The bundled importer names objects and bones after
+Part of the fidelity measure (world_fidelity.py). The bundled importer names objects and bones after
 the nodes (``node.name``, else the mesh's name for mesh nodes, else ``Node_<i>``), turns every skin
 joint and every node between the joints and their deepest common ancestor into a bone of one
 armature, and gives bones constant extra rotations (its bone-direction heuristic) on top of the
@@ -235,15 +235,18 @@ def activate_clip(document, animation_index):
     name = track_names(document)[animation_index]
     stale = set()
     for data in animated_ids():
-        track = next((t for t in data.animation_data.nla_tracks if t.name == name and t.strips), None)
+        animation = data.animation_data
+        assert animation is not None, "animated_ids() keeps IDs with animation data"
+        track = next((t for t in animation.nla_tracks if t.name == name and t.strips), None)
         if track is None:
-            data.animation_data.action = None
+            animation.action = None
             stale.add(data.as_pointer())
             continue
         strip = track.strips[0]
-        data.animation_data.action = strip.action
+        animation.action = strip.action
         if hasattr(strip, "action_slot"):
-            data.animation_data.action_slot = strip.action_slot
+            # Blender 4.4+ (hence hasattr), newer than the 4.2 bpy stubs.
+            animation.action_slot = strip.action_slot  # pyright: ignore[reportAttributeAccessIssue]
     return stale
 
 
