@@ -2,7 +2,7 @@
 the world rotations an exported file plays (dev module, needs the real ``bpy``; not shipped).
 
 Conventions: rotation matrices are numpy (..., 3, 3), M[row, col]; ``AXES`` maps glTF axes to
-Blender's (operators/preview/world_nodes.py), so a file's world rotation R_g and Blender's R_b of the same
+Blender's (bundled_gltf/node_objects.py), so a file's world rotation R_g and Blender's R_b of the same
 node satisfy R_g = AXES.T @ R_b @ C with one constant C per node (the exporter's bone-axis
 correction; for objects the inverse axis change), measured once from the bundled exporter's file.
 """

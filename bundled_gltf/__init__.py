@@ -15,6 +15,8 @@ differs per Blender version: a new Blender release means reading that table and 
 - ``exported``: a view of one running export (the node tree and the export settings we read).
 - ``export_accessors``: its accessor and sampler objects, read into numpy and built from numpy.
 - ``dialogs``: its export dialog's table of add-on panels.
+- ``node_objects``: which object or bone its import made of each glTF node, by its own rules
+  (names, bones, bind pose), for the world fidelity measure.
 
 The exporter's glTF objects (animations, channels, samplers, accessors) are read elsewhere by their
 glTF property names, as the spec spells them; building them and reading their bytes is done here.
@@ -25,5 +27,5 @@ from .dialogs import register_export_draw, unregister_export_draw
 
 # Modules the rest of the add-on uses, imported by name when needed (each needs bpy but the views'
 # ``exported`` and ``imported``, which the rest of the add-on names as types).
-__all__ = ['draft_form', 'export_accessors', 'export_hooks', 'exported', 'import_hooks', 'imported',
+__all__ = ['draft_form', 'export_accessors', 'export_hooks', 'exported', 'import_hooks', 'imported', 'node_objects',
            'register_export_draw', 'unregister_export_draw', 'versions']

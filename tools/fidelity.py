@@ -35,7 +35,7 @@ import addon_utils  # noqa: E402  (bpy's own module, importable once bpy is)
 package = devpath.import_package()
 # The measure is the add-on's (pipeline_run.py check uses it too); this file adds what the tests and
 # benchmarks need around it: enabling the add-on the way Blender does, importing, a clean scene.
-from gltf_sqlerp.operators.preview import world_nodes as nodes  # noqa: E402
+from gltf_sqlerp.bundled_gltf import node_objects as nodes  # noqa: E402
 from gltf_sqlerp.operators.preview.world_fidelity import (  # noqa: E402
     Fidelity, bundled_time, measure, sample_frames, spec_time)
 

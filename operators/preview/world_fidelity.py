@@ -9,8 +9,8 @@ conventions §4 angle) and every vertex of every mesh after shape keys and armat
 uses frame = t * fps * fps_base, so its timing error shows as deviation when fps_base != 1. Bones
 differ from their nodes by a constant rotation (the importer's bone-direction heuristic), calibrated
 once per bone at rest: the edit bone (what pose_position 'REST' shows) against the importer's bind
-pose of the node (world_nodes.bind_rotations). Vertices are matched to the file's once, at the
-clip's first sample, and that match is reused. Nodes whose Blender ID the clip does not animate keep
+pose of the node (bundled_gltf.node_objects.bind_rotations). Vertices are matched to the file's
+once, at the clip's first sample, and that match is reused. Nodes whose Blender ID the clip does not animate keep
 what an earlier clip left there (Blender's behaviour when switching actions, not the import's):
 they are left out and listed in ``skipped``.
 
@@ -26,7 +26,7 @@ import numpy as np
 
 from ...core.sampling import quaternions
 from ..blender_context import current_scene
-from . import world_nodes as nodes
+from ...bundled_gltf import node_objects as nodes
 
 MATCH_TOLERANCE = 1e-3  # vertex match at the first sample, relative to the bounding-box diagonal
 

@@ -1,6 +1,6 @@
 """Which Blender object or bone plays each glTF node after an import, and how its axes differ.
 
-Part of the fidelity measure (world_fidelity.py). The bundled importer names objects and bones after
+Part of the fidelity measure (operators/preview/world_fidelity.py). The bundled importer names objects and bones after
 the nodes (``node.name``, else the mesh's name for mesh nodes, else ``Node_<i>``), turns every skin
 joint and every node between the joints and their deepest common ancestor into a bone of one
 armature, and gives bones constant extra rotations (its bone-direction heuristic) on top of the
