@@ -1,43 +1,52 @@
-"""Channel fits (core.fitting.channel_motion.ChannelTask) in worker processes.
+"""Channel fits (core.fitting's ChannelTask and SampleCheck) in worker processes.
 
 A channel's fit is thousands of numpy calls on arrays of 1,000 to 64,000 numbers: Python's lock is
 held between them, and numpy's idle OpenBLAS threads spin, so threads of one process gained 10 to
-25 % on two cores, while two worker processes fit 1.7 to 1.9 times as fast as one. The workers
-run the calling interpreter (``sys.executable``: Blender's own Python inside Blender) in isolated
-mode, load this folder as a package of their own
-(numpy only, never bpy) and fit the tasks they are sent; tasks and results travel as pickles, each
-preceded by its length, over the workers' stdin and stdout. Classes of this folder are renamed on
-the way (the caller's package name in one process, WORKER_PACKAGE in the other), so the same
-modules serve both sides wherever Blender installed the add-on.
+25 % on two cores, while two worker processes fit 1.7 to 1.9 times as fast as one.
+
+The workers are a concurrent.futures.ProcessPoolExecutor of spawned processes that run the caller's
+interpreter (``sys.executable``: Blender's own Python inside Blender, the venv's under the bpy
+module). fit_workers/boot.py starts each of them: one BLAS thread, a lower priority, and this
+add-on importable under the caller's own package name, so tasks, results and a fit's own errors
+travel as plain pickles. Every worker starts at once, but a fit holds one of the pool's permits:
+``active`` of them until ``activate``. The pool's thread hands the executor one task more than
+there are permits, so that a worker finds its next task waiting (handing one over takes the
+executor's threads tens of milliseconds while Blender's thread keeps Python busy); the others wait
+here, where ``withdraw`` still drops them unsent.
 """
 
-import io
+from __future__ import annotations
+
+import multiprocessing
 import os
-import pickle
 import queue
-import struct
-import subprocess
+import runpy
 import sys
 import threading
+import types
+from collections import deque
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import replace
-from importlib import import_module
+from multiprocessing import spawn
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
 
-WORKER_PACKAGE = "gltf_sqlerp_fit_worker"
-_HEADER = struct.Struct("<Q")
-# One BLAS thread per worker: OpenBLAS's idle threads spin, and the workers fill the cores already.
-_ENVIRONMENT = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-# The worker's start: load this folder as WORKER_PACKAGE, then serve() (argv: package, folder).
-_BOOT = ("import sys\n"
-         "from importlib import import_module, util\n"
-         "name, folder = sys.argv[1], sys.argv[2]\n"
-         "spec = util.spec_from_file_location(name, folder + '/__init__.py',\n"
-         "                                    submodule_search_locations=[folder])\n"
-         "package = util.module_from_spec(spec)\n"
-         "sys.modules[name] = package\n"
-         "spec.loader.exec_module(package)\n"
-         "import_module(name + '.fit_processes').serve()\n"
-         "import os\n"
-         "os._exit(0)\n")  # nothing to tidy: skips the interpreter's teardown (tens of ms)
+# Not for type checking only: boot.py imports this module as a worker starts, so that it loads
+# numpy and core.fitting then, not when the first channel has come.
+from ..core.fitting import ChannelKeys, ExportOptions
+from . import boot
+
+if TYPE_CHECKING:  # importing it fails where the system has no semaphores: the add-on must load there
+    from multiprocessing.synchronize import Semaphore
+
+_permits: Semaphore | None = None  # in a worker: the pool's fit permits (worker_started)
+
+
+class Task(Protocol):
+    """What the workers fit: core.fitting's ChannelTask and SampleCheck, pickled by reference."""
+
+    def fit(self, options: ExportOptions) -> ChannelKeys: ...
 
 
 class WorkerError(RuntimeError):
@@ -45,233 +54,251 @@ class WorkerError(RuntimeError):
     fit in its own process instead."""
 
 
-def start_workers(count):
-    """``count`` started worker processes, for FitProcesses. Raises WorkerError, leaving none
-    running, when one cannot start."""
-    workers = []
-    try:
-        for _ in range(count):
-            workers.append(_Worker(__package__))
-    except WorkerError as error:
-        stop_workers(workers, kill=True)
-        raise WorkerError(f"could not start a fit process ({error})") from error
-    return workers
-
-
-def stop_workers(workers, kill=False):
-    """Stop worker processes: idle ones exit once their input closes; ``kill`` for busy ones.
-    All are told before any is waited for, so they exit together."""
-    for worker in workers:
-        worker.stop(kill=kill, wait=False)
-    for worker in workers:
-        worker.stop()
-
-
 class FitProcesses:
     """``count`` worker processes fitting the tasks given to ``submit`` with ``options``, in any
     order, while the caller goes on (reading the next channels from Blender, say). Only
     ``active`` of them fit (all when None) until ``activate``: a caller leaves a core to another
-    job meanwhile."""
+    job meanwhile. Raises WorkerError when the workers cannot start."""
 
-    def __init__(self, count, options, active=None):
-        self._tasks, self._done = queue.Queue(), queue.Queue()
-        self._submitted, self._finished, self._withdrawn = 0, False, set()
-        self._results = {}  # index -> ChannelKeys (None: withdrawn), as they arrive
-        self._workers = start_workers(count)
-        self._options, self._feeders = options, []
+    def __init__(self, count: int, options: ExportOptions, active: int | None = None) -> None:
+        self._count, self._options = count, options
+        self._executor, self._starts, self._permits = _start(count)
+        self._changed = threading.Condition()  # guards what follows, but the arrivals
+        self._waiting: deque = deque()  # (index, task) not handed to the executor yet
+        # Permits given (workers that may fit), tasks the executor holds, tasks submit() took.
+        self._active = self._running = self._submitted = 0
+        self._futures: dict = {}  # index -> its Future, or the WorkerError that kept it from one
+        self._withdrawn: set = set()
+        self._closed = False
+        self._arrivals: queue.SimpleQueue = queue.SimpleQueue()  # indices, as their fits end
+        self._feeder = threading.Thread(target=self._feed, name="fit_workers", daemon=True)
+        self._feeder.start()
         self.activate(active)
 
-    def activate(self, count=None):
-        """Let ``count`` workers fit (all when None)."""
-        for worker in self._workers[len(self._feeders):count]:
-            feeder = threading.Thread(target=self._feed, args=(worker, self._options), daemon=True)
-            self._feeders.append(feeder)
-            feeder.start()
+    def activate(self, count: int | None = None) -> None:
+        """Let ``count`` workers fit (all when None); never fewer than before."""
+        with self._changed:
+            more = (self._count if count is None else min(count, self._count)) - self._active
+            for _ in range(more):
+                self._permits.release()
+            self._active += max(more, 0)
+            self._changed.notify()
 
     @property
-    def submitted(self):
+    def submitted(self) -> int:
         """How many tasks ``submit`` queued."""
         return self._submitted
 
-    def submit(self, task):
+    def submit(self, task: Task) -> int:
         """Queue ``task``; returns its index in ``results``."""
-        self._tasks.put((self._submitted, task))
-        self._submitted += 1
-        return self._submitted - 1
+        with self._changed:
+            index = self._submitted
+            self._submitted += 1
+            self._waiting.append((index, task))
+            self._changed.notify()
+        return index
 
-    def withdraw(self, indices):
-        """Tasks no longer wanted: those not begun are never fitted, and a failure of one that
-        began is not raised; their results are None."""
-        self._withdrawn.update(indices)
+    def withdraw(self, indices: Iterable[int]) -> None:
+        """Tasks no longer wanted: those not handed to a worker yet (all but one more than those
+        fitting) are never fitted, and a failure of one that was is not raised; their results are
+        None."""
+        with self._changed:
+            indices = set(indices)
+            self._withdrawn.update(indices)
+            futures = [self._futures.get(index) for index in indices]
+        for future in futures:  # outside the lock: a cancel runs _arrived here
+            if isinstance(future, Future):
+                future.cancel()  # one the executor has not sent yet
 
-    def results(self, progress=None):
+    def results(self, progress: Callable[[int], None] | None = None) -> list[ChannelKeys | None]:
         """The ChannelKeys of every submitted task, in order of submission, once all are fitted;
-        ``progress(done)`` after each. Raises the first failure to arrive: a fit's ValueError, or
-        WorkerError. The workers go on taking tasks (``submit`` and ``collect`` more)."""
+        ``progress(done)`` after each. Raises the first failure to arrive: a fit's own exception,
+        or WorkerError. The workers go on taking tasks (``submit`` and ``collect`` more)."""
         self.activate()
         return self.collect(range(self._submitted), progress)
 
-    def collect(self, indices, progress=None):
+    def collect(self, indices: Iterable[int],
+                progress: Callable[[int], None] | None = None) -> list[ChannelKeys | None]:
         """The ChannelKeys of the tasks at ``indices``, once those are fitted (as ``results``)."""
         indices = list(indices)
-        missing = set(indices) - self._results.keys()
+        with self._changed:
+            missing = {index for index in indices if not self._settled(index)}
         while missing:
-            index, result, error = self._done.get()
-            if error is not None and not (isinstance(error, ValueError) and index in self._withdrawn):
-                raise error
-            self._results[index] = None if index in self._withdrawn else result
-            missing.discard(index)
-            if progress is not None:
-                progress(len(indices) - len(missing))
-        self._finished = len(self._results) == self._submitted
-        return [self._results[index] for index in indices]
+            index = self._arrivals.get()
+            if index in missing:
+                missing.discard(index)
+                self._outcome(index)  # raises a failure as it arrives
+                if progress is not None:
+                    progress(len(indices) - len(missing))
+        return [self._outcome(index) for index in indices]
 
-    def close(self):
-        """Stop the workers: they exit once their input closes, or are killed when the results
-        were not all read (a failure: a worker may be busy still)."""
-        for _ in self._workers:
-            self._tasks.put(None)
-        stop_workers(self._workers, kill=not self._finished)
+    def close(self) -> None:
+        """Stop the workers without waiting: idle ones exit by themselves; busy ones (results not
+        all read: a failure, a cancelled export) are terminated."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify()
+        self._feeder.join(timeout=1.0)  # it only waits for this lock and the executor's
+        with self._changed:
+            begun = [*self._starts, *self._futures.values()]
+        _stop(self._executor, kill=any(isinstance(f, Future) and not f.done() for f in begun))
 
-    def __enter__(self):
+    def __enter__(self) -> FitProcesses:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _feed(self, worker, options):
-        while True:
-            item = self._tasks.get()
-            if item is None:
-                return
+    def _feed(self) -> None:
+        """The pool's thread: hands the executor each task once a worker may take it. Never here
+        while holding the lock: the executor calls _arrived under its own."""
+        while (item := self._next()) is not None:
             index, task = item
-            if index in self._withdrawn:
-                self._done.put((index, None, None))
-                continue
             try:
-                self._done.put((index, worker.fit(task, options), None))
-            except ValueError as error:  # the fit's own: the export fails as it would here
-                self._done.put((index, None, error))
-            except Exception as error:  # noqa: BLE001 - any other is the worker's, never a hang
-                failure = error if isinstance(error, WorkerError) else WorkerError(repr(error))
-                self._done.put((index, None, failure))
-                return
+                future = self._executor.submit(_fit, task, self._options)
+            except Exception as error:  # noqa: BLE001 - broken or shut down: an answer, never a hang
+                with self._changed:
+                    self._futures[index] = WorkerError(f"a fit process stopped ({error})")
+                self._arrived(index)
+                continue
+            with self._changed:
+                self._futures[index] = future
+            future.add_done_callback(lambda _, index=index: self._arrived(index))
 
-
-class _Worker:
-    """One worker process and its two pipes; the first message tells it the caller's package."""
-
-    def __init__(self, package):
-        self.package = package
-        folder = os.path.dirname(os.path.abspath(__file__))
-        flags = getattr(subprocess, "CREATE_NO_WINDOW", 0)  # no console window on Windows
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-c", _BOOT, WORKER_PACKAGE, folder],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, **_ENVIRONMENT},
-                creationflags=flags)
-        except (OSError, ValueError, TypeError) as error:  # no such file; no interpreter path
-            raise WorkerError(f"{error}") from error
-        try:
-            self._send(package)
-        except WorkerError:
-            self.stop(kill=True)  # started: never left running untracked
-            raise
-
-    def fit(self, task, options):
-        self._send((task, options))
-        try:
-            reply = _receive(self.process.stdout)
-        except (OSError, ValueError) as error:  # ValueError: a pipe closed by stop()
-            raise WorkerError(f"a fit process stopped ({error})") from error
-        if reply is None:
-            raise WorkerError(f"a fit process stopped (exit code {self.process.poll()})")
-        status, value = _load(reply, WORKER_PACKAGE, self.package)
-        if status == "error":
-            raise ValueError(value)
-        return value
-
-    def _send(self, value):
-        try:
-            _send(self.process.stdin, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-        except (OSError, ValueError) as error:  # ValueError: a pipe closed by stop()
-            raise WorkerError(f"a fit process stopped ({error})") from error
-
-    def stop(self, kill=False, wait=True):
-        """Close its input (killed first if ``kill``), and with ``wait`` wait for its exit."""
-        try:
-            if kill:
-                self.process.kill()
-            self.process.stdin.close()
-            if wait:
-                self.process.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
-            self.process.kill()
-            self.process.wait()
-        finally:
-            if wait:
-                self.process.stdout.close()
-
-
-def serve():
-    """A worker's loop: fit each task read from stdin, write its result (or the failed fit's
-    message) to stdout, until stdin closes."""
-    source, sink = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # a stray print must not break the replies
-    _give_way()
-    caller = _receive(source)
-    if caller is None:
-        return
-    caller = pickle.loads(caller)
-    for message in iter(lambda: _receive(source), None):
-        task, options = _load(message, caller, WORKER_PACKAGE)
-        try:
-            keys = task.fit(options)
-            if keys.fit is not None:  # the dense check's arrays stay here: keys are written
-                keys = replace(keys, fit=replace(keys.fit, check_times=None, played=None))
-            reply = ("keys", keys)
-        except ValueError as error:
-            reply = ("error", str(error))
-        _send(sink, pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL))
-
-
-def _give_way():
-    """Lower this worker's priority: where Blender's own threads want a core too (the bundled
-    exporter gathers while the export's head start fits), they get it; idle cores stay ours."""
-    try:
-        os.nice(10)
-    except (AttributeError, OSError):  # no nice on Windows
-        pass
-
-
-def _send(stream, data):
-    stream.write(_HEADER.pack(len(data)))
-    stream.write(data)
-    stream.flush()
-
-
-def _receive(stream):
-    """The next message's bytes, or None at the end of the stream."""
-    header = stream.read(_HEADER.size)
-    if len(header) < _HEADER.size:
+    def _next(self) -> tuple[int, Task] | None:
+        """The next task a worker may take, once one may; None once closed."""
+        with self._changed:
+            while not self._closed:
+                while self._waiting and self._waiting[0][0] in self._withdrawn:
+                    self._waiting.popleft()  # never sent
+                if self._waiting and self._has_room():
+                    self._running += 1
+                    return self._waiting.popleft()
+                self._changed.wait()
         return None
-    size, = _HEADER.unpack(header)
-    data = stream.read(size)
-    return data if len(data) == size else None
+
+    def _has_room(self) -> bool:
+        """Whether the executor may take another task: one more than may fit, none before any may."""
+        return self._running < (self._active + 1 if self._active else 0)
+
+    def _arrived(self, index: int) -> None:
+        """A task's fit ended (or it was cancelled, or never sent): its worker may take another."""
+        with self._changed:
+            self._running -= 1
+            self._changed.notify()
+        self._arrivals.put(index)
+
+    def _settled(self, index: int) -> bool:
+        """Whether task ``index`` needs no more waiting for: withdrawn, refused, or ended."""
+        future = self._futures.get(index)
+        if index in self._withdrawn or isinstance(future, WorkerError):
+            return True
+        return isinstance(future, Future) and future.done()
+
+    def _outcome(self, index: int) -> ChannelKeys | None:
+        """A settled task's keys; None when withdrawn. Raises its fit's error, or WorkerError."""
+        if index in self._withdrawn:
+            return None
+        future = self._futures[index]
+        if isinstance(future, WorkerError):
+            raise future
+        try:
+            return future.result()
+        except (BrokenProcessPool, CancelledError) as error:
+            raise WorkerError(f"a fit process stopped ({error or 'cancelled'})") from error
 
 
-def _load(data, old, new):
-    """Unpickle ``data`` with the classes of package ``old`` taken from package ``new``."""
-    return _Renaming(io.BytesIO(data), old, new).load()
+def worker_started(permits: Semaphore) -> None:
+    """In a new worker (boot.py): the pool's fit permits, one held by each fit."""
+    global _permits
+    _permits = permits
 
 
-class _Renaming(pickle.Unpickler):
-    def __init__(self, stream, old, new):
-        super().__init__(stream)
-        self.old, self.new = old, new
+def _fit(task: Task, options: ExportOptions) -> ChannelKeys:
+    """A worker's fit of ``task``, once it holds a permit. The dense check's arrays stay here: the
+    keys are written, not checked again."""
+    if _permits is None:
+        raise RuntimeError("not a worker: boot.py gives a worker its permits")
+    with _permits:
+        keys = task.fit(options)
+    if keys.fit is not None:
+        keys = replace(keys, fit=replace(keys.fit, check_times=None, played=None))
+    return keys
 
-    def find_class(self, module, name):
-        if module == self.old or module.startswith(self.old + "."):
-            module = self.new + module[len(self.old):]
-            import_module(module)
-        return super().find_class(module, name)
+
+def _start(count: int) -> tuple[ProcessPoolExecutor, list[Future], Semaphore]:
+    """An executor of ``count`` workers, all of them starting now (while the caller goes on), the
+    futures of their first, empty tasks, and the fit permits they share (none given yet). Raises
+    WorkerError, leaving none running, when a worker cannot start."""
+    package = __name__.rsplit(".", 2)[0]  # the add-on's, whatever Blender named it
+    folder = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    context = multiprocessing.get_context("spawn")
+    executor = None
+    try:
+        with _spawning(_interpreter()):
+            permits = context.Semaphore(0)  # a worker has it from its start: the only way to share it
+            start = (package, folder, _parents(package), __name__, permits)
+            executor = ProcessPoolExecutor(count, mp_context=context, initializer=runpy.run_path,
+                                           initargs=(boot.__file__, {boot.ARGUMENTS: start}, boot.RUN_NAME))
+            # The executor spawns a worker per task while none is idle: these start every worker
+            # here, where _spawning holds, and never later from another thread.
+            starts = [executor.submit(os.getpid) for _ in range(count)]
+    except Exception as error:  # whatever stops a start: the caller fits in threads instead
+        if executor is not None:
+            _stop(executor, kill=True)
+        raise WorkerError(f"could not start a fit process ({error})") from error
+    return executor, starts, permits
+
+
+def _parents(package: str) -> dict[str, list[str]]:
+    """The packages around ``package`` (``bl_ext`` and ``bl_ext.user_default`` around
+    ``bl_ext.user_default.gltf_sqlerp``), outermost first, with their search paths here."""
+    names = package.split(".")[:-1]
+    found = {}
+    for end in range(1, len(names) + 1):
+        name = ".".join(names[:end])
+        found[name] = [str(path) for path in getattr(sys.modules.get(name), "__path__", [])]
+    return found
+
+
+def _interpreter() -> str:
+    """The Python the workers run: this one (Blender's own from Blender 4.2 on, where
+    ``sys.executable`` is it, no longer the blender binary; the venv's with the bpy module).
+    Checked here: multiprocessing does not report a program it could not run, whose worker
+    would only seem to stop later."""
+    executable = sys.executable
+    if not (executable and os.path.isfile(executable) and os.access(executable, os.X_OK)):
+        raise WorkerError(f"no interpreter at {executable!r}")
+    return executable
+
+
+@contextmanager
+def _spawning(executable: str) -> Iterator[None]:
+    """While workers spawn: multiprocessing starts ``executable``, and this process has no main
+    module. A spawned child runs the parent's main script again (as __mp_main__) before anything
+    else, unless it is a package's __main__: in Blender that is the ``--python`` script, which
+    imports bpy (a worker has none); under the bpy module the user's script, which need not guard
+    its work with ``if __name__ == "__main__"``. The workers need nothing of it."""
+    main, previous = sys.modules.get("__main__"), spawn.get_executable()
+    changed = previous is None or os.fsdecode(previous) != executable
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    if changed:  # set when multiprocessing was imported: the same, unless sys.executable changed
+        spawn.set_executable(executable)
+    try:
+        yield
+    finally:
+        if changed:
+            spawn.set_executable(previous)
+        if main is None:
+            del sys.modules["__main__"]
+        else:
+            sys.modules["__main__"] = main
+
+
+def _stop(executor: ProcessPoolExecutor, kill: bool) -> None:
+    """Shut ``executor`` down without waiting for it; with ``kill``, its busy workers too."""
+    # Before Python 3.14 (terminate_workers) the executor has no public way to stop a busy worker.
+    processes = list((getattr(executor, "_processes", None) or {}).values()) if kill else []
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()

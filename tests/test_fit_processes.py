@@ -1,8 +1,17 @@
 """fit_workers.processes: channel fits in worker processes give what the same fits give in this
 process, bit for bit, and every failure is an exception naming it, never a hang."""
 
+import json
+import multiprocessing
+import os
+import subprocess
 import sys
+import time
+import types
 from dataclasses import dataclass
+from multiprocessing.connection import wait
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,6 +22,7 @@ from gltf_sqlerp.fit_workers.processes import FitProcesses, WorkerError
 from gltf_sqlerp.core.fitting.rotation_export import ExportOptions
 
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
+JOB = Path(__file__).with_name("fit_pool_job.py")
 
 
 def euler_task(seed, keys=40, interpolation="BEZIER"):
@@ -33,6 +43,13 @@ def euler_task(seed, keys=40, interpolation="BEZIER"):
     return ChannelTask(target, frames[0], frames[-1])
 
 
+def fitted(results):
+    """``results`` of tasks none of which was withdrawn: the keys of every one."""
+    keys = [each for each in results if each is not None]
+    assert len(keys) == len(results)
+    return keys
+
+
 def same_keys(a, b):
     return (np.array_equal(a.fit.times, b.fit.times)
             and np.array_equal(a.fit.interleaved(), b.fit.interleaved())
@@ -51,10 +68,11 @@ def test_processes_fit_what_this_process_fits(fallback):
         for task in tasks:
             pool.submit(task)
         done = []
-        there = pool.results(progress=done.append)
+        there = fitted(pool.results(progress=done.append))
     assert done == [1, 2, 3, 4, 5]
     assert all(same_keys(a, b) for a, b in zip(here, there))
     # The dense check's samples stay in the worker; the keys carry what a writer needs.
+    assert there[0].fit is not None and here[0].fit is not None
     assert there[0].fit.played is None and here[0].fit.played is not None
 
 
@@ -81,7 +99,8 @@ def test_a_task_checks_every_sample_blender_gave_it():
     played = task.target.at_frames(frames)
     plain = task.fit(options)
     checked = ChannelTask(task.target, task.start, task.end, samples=(frames, played)).fit(options)
-    assert not checked.skipped and np.array_equal(checked.fit.interleaved(), plain.fit.interleaved())
+    assert not checked.skipped and checked.fit is not None and plain.fit is not None
+    assert np.array_equal(checked.fit.interleaved(), plain.fit.interleaved())
     for at, degrees, skipped in ((7, 0.01, True), (len(frames) - 2, 0.01, True), (7, 0.004, False)):
         half = np.radians(degrees) / 2.0  # a turn about x by ``degrees``, on the right
         turned = quat_multiply_x(played[at], half)
@@ -92,7 +111,7 @@ def test_a_task_checks_every_sample_blender_gave_it():
         if skipped:
             assert keys.fit is None and f"({degrees:.3g} deg off" in keys.skipped
         else:
-            assert np.array_equal(keys.fit.interleaved(), plain.fit.interleaved())
+            assert keys.fit is not None and np.array_equal(keys.fit.interleaved(), plain.fit.interleaved())
 
 
 def test_a_sample_check_in_a_worker_says_what_the_fit_says():
@@ -109,7 +128,7 @@ def test_a_sample_check_in_a_worker_says_what_the_fit_says():
     with FitProcesses(2, ExportOptions()) as pool:
         for checked in (agreeing, refusing):
             pool.submit(SampleCheck(checked))
-        passed, refused = pool.results()
+        passed, refused = fitted(pool.results())
     assert passed.fit is None and passed.skipped == ""
     assert refused.skipped == refusing.fit(ExportOptions()).skipped and "(0.01 deg off" in refused.skipped
     assert task.fits_like(agreeing) and task.fits_like(refusing)
@@ -141,12 +160,45 @@ def quat_multiply_x(q, half):
     return np.array([w * s + x * c, y * c + z * s, z * c - y * s, w * c - x * s])
 
 
+# A module only this process has. The workers see this test module (they start with this
+# process's sys.path), but not this one.
+PARENT_ONLY = types.ModuleType("gltf_sqlerp_tests_parent_only")
+sys.modules[PARENT_ONLY.__name__] = PARENT_ONLY
+
+
 @dataclass
 class Unknown:
-    """A class the workers cannot import (this test module is not theirs): the worker stops."""
+    """A class the workers cannot import (its module is not theirs): the worker stops."""
 
     def fit(self, options):
-        return None
+        raise AssertionError("no worker has this class")
+
+
+Unknown.__module__ = PARENT_ONLY.__name__
+vars(PARENT_ONLY)["Unknown"] = Unknown
+
+
+@dataclass
+class Nap:
+    """A task that sleeps in a worker and says when (the workers import this module: they start
+    with this process's sys.path)."""
+    seconds: float
+
+    def fit(self, options) -> Any:
+        start = time.time()
+        time.sleep(self.seconds)
+        return types.SimpleNamespace(fit=None, span=(start, time.time()))
+
+
+def test_only_the_active_workers_fit_until_activate():
+    """The export's head start: one of two workers fits while the bundled exporter gathers (the
+    other waits, a task in hand), both once activated."""
+    with FitProcesses(2, ExportOptions(), active=1) as pool:
+        spans = sorted(vars(keys)["span"] for keys in pool.collect([pool.submit(Nap(0.3)) for _ in range(3)]))
+        assert all(before[1] <= after[0] for before, after in zip(spans, spans[1:]))
+        pool.activate()
+        first, second = (vars(keys)["span"] for keys in pool.collect([pool.submit(Nap(0.5)) for _ in range(2)]))
+        assert first[0] < second[1] and second[0] < first[1]
 
 
 def test_a_worker_that_stops_is_an_error_not_a_hang():
@@ -160,3 +212,67 @@ def test_workers_that_cannot_start_are_an_error(monkeypatch, tmp_path):
     monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
     with pytest.raises(WorkerError, match="could not start"):
         FitProcesses(2, ExportOptions())
+
+
+def test_a_pool_started_from_blenders_package_name_fits_there_too():
+    """The package loaded as Blender loads an installed extension (bl_ext.user_default.gltf_sqlerp,
+    under modules no new interpreter has) from an unguarded main script (as blender --python runs
+    one): the workers fit what that process fits, the keys are that package's classes, and no
+    worker ran the script again (it stops any worker that does)."""
+    done = subprocess.run([sys.executable, str(JOB)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    job = json.loads(done.stdout.strip().splitlines()[-1])
+    assert job == {"same_keys": True, "plain_package_loaded": False,
+                   "modules": ["bl_ext.user_default.gltf_sqlerp.core.fitting.rotation_export"]}
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="POSIX priorities")
+def test_workers_give_way_to_blender():
+    """Workers run at a lower priority than this process (Blender's threads get a core first),
+    with one BLAS thread each: on Linux, numpy loaded and no other thread than the main one."""
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    before = set(multiprocessing.active_children())
+    with FitProcesses(2, ExportOptions()) as pool:
+        workers = set(multiprocessing.active_children()) - before
+        for seed in range(4):
+            pool.submit(euler_task(seed))
+        pool.results()
+        assert len(workers) == 2
+        deadline = time.monotonic() + 30.0  # the workers' starts end on their own
+        while not all(started(worker.pid) for worker in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for pid in (worker.pid or 0 for worker in workers):
+            assert os.getpriority(os.PRIO_PROCESS, pid) == min(ours + 10, 19)
+            if os.path.isdir(f"/proc/{pid}/task"):
+                assert len(os.listdir(f"/proc/{pid}/task")) == 1
+
+
+def started(pid):
+    """Whether worker ``pid`` has loaded numpy (where /proc tells; else its start has ended)."""
+    try:
+        with open(f"/proc/{pid}/maps") as maps:
+            return "numpy" in maps.read()
+    except OSError:
+        return True
+
+
+def test_closing_a_pool_stops_the_workers_that_fit():
+    """An export cancelled while its workers fit: close() returns at once, and the workers are
+    gone long before their fits would have ended (4,000 keys: about 4 s each)."""
+    before = set(multiprocessing.active_children())
+    pool = FitProcesses(2, ExportOptions())
+    workers = set(multiprocessing.active_children()) - before
+    for seed in range(4):
+        pool.submit(euler_task(seed, keys=4000))
+    deadline = time.monotonic() + 30.0
+    while not all(started(worker.pid) for worker in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # the workers have taken their tasks
+    start = time.monotonic()
+    pool.close()
+    assert time.monotonic() - start < 0.5
+    sentinels = [worker.sentinel for worker in workers]
+    deadline = start + 2.0
+    while len(ended := wait(sentinels, timeout=0.1)) < len(sentinels) and time.monotonic() < deadline:
+        pass
+    assert len(workers) == 2 and len(ended) == 2
