@@ -32,8 +32,8 @@ from dataclasses import replace
 from multiprocessing import spawn
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
 
-# Not for type checking only: boot.py imports this module as a worker starts, so that it loads
-# numpy and core.fitting then, not when the first channel has come.
+# Not for type checking only: boot.py imports this module as a worker starts, so that numpy and
+# core load then, before the worker lowers its priority (see boot.start).
 from ..core.fitting import ChannelKeys, ExportOptions
 from . import boot
 

@@ -238,11 +238,12 @@ def test_workers_give_way_to_blender():
             pool.submit(euler_task(seed))
         pool.results()
         assert len(workers) == 2
-        deadline = time.monotonic() + 30.0  # the workers' starts end on their own
-        while not all(started(worker.pid) for worker in workers) and time.monotonic() < deadline:
+        pids, lowered = [worker.pid or 0 for worker in workers], min(ours + 10, 19)
+        deadline = time.monotonic() + 30.0  # a worker's start ends on its own, lowering it last
+        while any(os.getpriority(os.PRIO_PROCESS, pid) != lowered for pid in pids) and time.monotonic() < deadline:
             time.sleep(0.05)
-        for pid in (worker.pid or 0 for worker in workers):
-            assert os.getpriority(os.PRIO_PROCESS, pid) == min(ours + 10, 19)
+        for pid in pids:
+            assert os.getpriority(os.PRIO_PROCESS, pid) == lowered and started(pid)
             if os.path.isdir(f"/proc/{pid}/task"):
                 assert len(os.listdir(f"/proc/{pid}/task")) == 1
 
