@@ -18,6 +18,8 @@ import numpy as np
 if __name__ != "__main__":  # a worker running this script again, as spawn does unless told not to
     raise SystemExit("fit_pool_job.py ran again in a worker")
 
+from euler_tasks import euler_task
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "bl_ext.user_default.gltf_sqlerp"
 
@@ -36,30 +38,9 @@ def load_as_blender_does():
     vars(sys.modules["bl_ext.user_default"])["gltf_sqlerp"] = package
 
 
-def euler_task(seed, keys=30):
-    """An XYZ Euler rotation, Bezier keys 4 to 12 frames apart (as tests/test_fit_processes.py)."""
-    curve_keys = import_module(PACKAGE + ".core.blender_model").CurveKeys
-    fitting = import_module(PACKAGE + ".core.fitting")
-    rng = np.random.default_rng(seed)
-    frames = np.cumsum(rng.integers(4, 13, keys)).astype(float)
-    curves = []
-    for _ in range(3):
-        values = np.cumsum(rng.normal(0.0, 0.3, keys))
-        third = np.diff(frames, prepend=frames[0] - 8.0) / 3.0
-        slope = np.gradient(values, frames)
-        curves.append(curve_keys(np.column_stack([frames, values]),
-                                 np.column_stack([frames - third, values - slope * third]),
-                                 np.column_stack([frames + third, values + slope * third]),
-                                 np.array(["BEZIER"] * keys)))
-    identity = np.array([0.0, 0.0, 0.0, 1.0])
-    motion = fitting.RotationMotion("XYZ", frames, curves)
-    target = fitting.ChannelTarget(motion, identity, identity, slide=frames[0], rate=24.0)
-    return fitting.ChannelTask(target, frames[0], frames[-1])
-
-
 load_as_blender_does()
 options = import_module(PACKAGE + ".core.fitting").ExportOptions()
-tasks = [euler_task(seed) for seed in range(4)]
+tasks = [euler_task(seed, keys=30, package=PACKAGE) for seed in range(4)]
 with import_module(PACKAGE + ".fit_workers").FitProcesses(2, options, active=1) as pool:
     for task in tasks:
         pool.submit(task)

@@ -16,31 +16,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core.fitting.channel_motion import ChannelTarget, ChannelTask, RotationMotion, SampleCheck
-from gltf_sqlerp.core.blender_model.deviation import CurveKeys
+from gltf_sqlerp.core.fitting.channel_motion import ChannelTarget, ChannelTask, SampleCheck
 from gltf_sqlerp.fit_workers.processes import FitProcesses, WorkerError
 from gltf_sqlerp.core.fitting.rotation_export import ExportOptions
 
-IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
+from euler_tasks import IDENTITY, euler_task
+
 JOB = Path(__file__).with_name("fit_pool_job.py")
-
-
-def euler_task(seed, keys=40, interpolation="BEZIER"):
-    """An XYZ Euler rotation keyed every 4 to 12 frames, Bezier handles a third of the way."""
-    rng = np.random.default_rng(seed)
-    frames = np.cumsum(rng.integers(4, 13, keys)).astype(float)
-    curves = []
-    for _ in range(3):
-        values = np.cumsum(rng.normal(0.0, 0.3, keys))
-        third = np.diff(frames, prepend=frames[0] - 8.0) / 3.0
-        slope = np.gradient(values, frames)
-        curves.append(CurveKeys(np.column_stack([frames, values]),
-                                np.column_stack([frames - third, values - slope * third]),
-                                np.column_stack([frames + third, values + slope * third]),
-                                np.array([interpolation] * keys)))
-    motion = RotationMotion("XYZ", frames, curves)
-    target = ChannelTarget(motion, IDENTITY, IDENTITY, slide=frames[0], rate=24.0)
-    return ChannelTask(target, frames[0], frames[-1])
 
 
 def fitted(results):

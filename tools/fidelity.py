@@ -36,6 +36,7 @@ package = devpath.import_package()
 # The measure is the add-on's (pipeline_run.py check uses it too); this file adds what the tests and
 # benchmarks need around it: enabling the add-on the way Blender does, importing, a clean scene.
 from gltf_sqlerp.bundled_gltf import node_objects as nodes  # noqa: E402
+from gltf_sqlerp.operators.blender_context import current_scene  # noqa: E402
 from gltf_sqlerp.operators.preview.world_fidelity import (  # noqa: E402
     Fidelity, bundled_time, measure, sample_frames, spec_time)
 
@@ -45,14 +46,6 @@ _enabled_by = None      # how enable_addon() made the hooks run: "addon_utils" o
 
 
 # --- add-on --------------------------------------------------------------------------------------
-
-def current_scene() -> bpy.types.Scene:
-    """bpy.context.scene (None only in contexts without one, which the bpy module never is in)."""
-    scene = bpy.context.scene
-    if scene is None:
-        raise RuntimeError("bpy has no current scene")
-    return scene
-
 
 def _preferences() -> bpy.types.Preferences:
     preferences = bpy.context.preferences

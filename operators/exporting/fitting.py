@@ -38,7 +38,8 @@ def _usable_cpus():
 
 WORKERS = max(1, min(8, _usable_cpus()))
 # Worker processes pay off from about this many check times in all: starting two costs about
-# 0.15 s, and a channel's fit about 1.1 microseconds per check time (1,000-key tracks, 2 cores).
+# 0.25 s (spawn, an idle Blender), and a channel's fit about 1.1 microseconds per check time
+# (1,000-key tracks, 2 cores).
 PROCESS_MIN_CHECKS = 250_000
 _ROTATIONS = tuple({path for path, _ in DATA_PATHS.values()})  # F-curve paths of rotations
 _head: list["HeadStart"] = []  # the HeadStart prepare() began for the running export (one at most)
