@@ -48,6 +48,10 @@ class glTF2ImportUserExtension:
             bone_children.place_at_bone_heads(args[-1])
         except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             self.session.fail("placing objects parented to bones")
+        try:
+            import_session.bind_rig(self.session, ImportedScene.of(args[-1]))
+        except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
+            self.session.fail("matching the file with the rig")
 
     # The animation hooks take (anim_idx, ..., gltf) from 4.2 to 5.3; read by position from both
     # ends so that an argument added in between does not break the import.

@@ -8,6 +8,7 @@ nothing outside this package reads those.
 
 from __future__ import annotations  # bpy's types: for the type checker only (no bpy needed here)
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}
 _PLACEHOLDER = ("LINEAR", "STEP", "CUBICSPLINE")
 _TRS_AND_WEIGHTS = ("translation", "rotation", "scale", "weights")
+_SUFFIX = re.compile(r"\.\d{3,}$")  # Blender's ".001" on a name that was taken
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,41 @@ class ImportedScene:
         if _is_bone(handle):
             return self._gltf.vnodes[handle.bone_arma].blender_object
         return handle.blender_object
+
+    def node_handles(self) -> list[Any]:
+        """The importer's handle of every node it made an object or a bone of (its vnodes, the
+        root it adds left out)."""
+        return [v for v in self._gltf.vnodes.values() if v.type != type(v).DummyRoot]
+
+    def is_bone(self, handle: Any) -> bool:
+        return _is_bone(handle)
+
+    def is_armature(self, handle: Any) -> bool:
+        return not _is_bone(handle) and bool(getattr(handle, "is_arma", False))
+
+    def parent_handle(self, handle: Any) -> Any | None:
+        """The handle of the node's parent; None under the importer's root."""
+        parent = self._gltf.vnodes.get(handle.parent) if handle.parent is not None else None
+        return None if parent is None or parent.type == type(parent).DummyRoot else parent
+
+    def armature_of(self, handle: Any) -> Any:
+        """A bone's armature handle."""
+        return self._gltf.vnodes[handle.bone_arma]
+
+    def blender_object(self, handle: Any) -> bpy.types.Object:
+        """The object made of the node; a bone's armature object."""
+        return self.armature_of(handle).blender_object if _is_bone(handle) else handle.blender_object
+
+    def bone_name(self, handle: Any) -> str:
+        return handle.blender_bone_name
+
+    def object_names(self, handle: Any) -> list[str]:
+        """Names the node's object may have in a scene imported from the same file: the node's
+        own name, else the name it got here and that name without Blender's ".001" (a name the
+        importer derived, from a mesh say, that was already taken)."""
+        made = handle.blender_object.name
+        names = [handle.name] if handle.name else []
+        return names + [made, _SUFFIX.sub("", made)]
 
     def shape_key_names(self, node: int) -> list[str | None]:
         """Per morph target of the node's mesh, the shape key's name (None: none was made)."""

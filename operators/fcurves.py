@@ -150,6 +150,7 @@ class CurveIndex:
         self.action, self.slot = action, slot
         self.curves: dict[tuple[str, int], bpy.types.FCurve] = {(c.data_path, c.array_index): c
                                                                 for c in curves_of(action, slot)}
+        self.written: set[tuple[str, int]] = set()
 
     def ensure(self, data_path: str, index: int, group: str = "") -> bpy.types.FCurve:
         """ensure_fcurve() through the index."""
@@ -157,7 +158,14 @@ class CurveIndex:
         if fcurve is None:
             fcurve = self.curves[data_path, index] = ensure_fcurve(self.action, self.slot,
                                                                    data_path, index, group)
+        self.written.add((data_path, index))
         return fcurve
+
+    def remove_unwritten(self) -> None:
+        """Remove every F-curve of the slot that ``ensure`` did not hand out."""
+        collection = curves_of(self.action, self.slot)
+        for key in [k for k in self.curves if k not in self.written]:
+            collection.remove(self.curves.pop(key))
 
 
 def interpolation_codes(names: Sequence[str] | np.ndarray) -> npt.NDArray[np.int32]:

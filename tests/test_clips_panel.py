@@ -145,7 +145,10 @@ def test_panel_draws_import_clips_and_the_active_clip(fidelity):
     activate(bpy, arm.name)
     calls = draw_panel(bpy)
     operators = [c for c in calls if c[0] == "operator"]
-    assert [c[1] for c in operators[:2]] == ["import_scene.gltf_sqlerp", "gltf_sqlerp.check_file"]
+    assert [(c[1], c[2]) for c in operators[:3]] == [
+        ("import_scene.gltf_sqlerp", "Import glTF (Exact)"),
+        ("import_scene.gltf_sqlerp", "Add Clips to Rig"), ("gltf_sqlerp.check_file", None)]
+    assert operators[1][4].values["onto"] == 'ACTIVE'
     clip_buttons = [c for c in operators if c[1] == "gltf_sqlerp.activate_clip"]
     assert [(c[2], c[3]) for c in clip_buttons] == [("Wave", True)]
     assert clip_buttons[0][4].values["action"] == playing(arm.name)

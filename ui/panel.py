@@ -16,6 +16,11 @@ class _ClipButton(Protocol):
     action: str
 
 
+class _ImportButton(Protocol):
+    """import_scene.gltf_sqlerp's property that the Add Clips to Rig button sets."""
+    onto: str
+
+
 class _ExportButton(Protocol):
     """export_scene.gltf_sqlerp's properties that its button sets."""
     tolerance: float
@@ -44,6 +49,10 @@ class GLTF_SQLERP_PT_animation(bpy.types.Panel):
             return
         column = layout.column(align=True)
         column.operator("import_scene.gltf_sqlerp", text="Import glTF (Exact)", icon='IMPORT')
+        add = column.row(align=True)
+        add.enabled = context.active_object is not None
+        cast(_ImportButton, add.operator("import_scene.gltf_sqlerp", text="Add Clips to Rig",
+                                         icon='ARMATURE_DATA')).onto = 'ACTIVE'
         column.operator("gltf_sqlerp.check_file", icon='CHECKMARK')
         draw_clips(layout.box(), context)
         draw_preview(layout, context)

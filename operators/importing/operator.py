@@ -6,6 +6,7 @@ every animation channel; if anything failed on the way, every data-block the imp
 removed again.
 """
 
+import os
 import time
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,8 @@ from ...core.blender_model import ImportSettings, plan_document
 from ...bundled_gltf import draft_form
 from . import session as import_session
 from .. import transaction
+from . import rig_placement as onto_rig
+from .rig_match import RigMatch
 
 
 def scene_rate(scene: bpy.types.Scene) -> float:
@@ -27,6 +30,11 @@ def scene_rate(scene: bpy.types.Scene) -> float:
 SOURCE_ITEMS = (
     ('EXTENSION', "CUBICSLERP Extension", "Play EXT_animation_sqlerp channels as the extension says"),
     ('FALLBACK', "Fallback", "Play the fallback sampler: what viewers without the extension show"),
+)
+ONTO_ITEMS = (
+    ('NEW', "New Objects", "Build the file's objects, as the bundled importer does"),
+    ('ACTIVE', "Active Rig", "Add every animation of the file as a clip of the active object (an "
+               "armature, its children and objects of the same names); nothing else is added"),
 )
 
 
@@ -47,6 +55,13 @@ class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
     bake: bpy.props.BoolProperty(
         name="Bake Every Frame", description="Write a LINEAR key on every frame instead of "
         "fitted curves (exact on frames only)", default=False)
+    onto: bpy.props.EnumProperty(name="Onto", items=ONTO_ITEMS, default='NEW')
+    prefix_map: bpy.props.StringProperty(
+        name="Name Prefixes", description="Onto a rig: file=rig name prefixes, comma-separated "
+        "(e.g. 'mixamorig:=' matches the file's 'mixamorig:Hips' with the rig's 'Hips')", default="")
+    files: bpy.props.CollectionProperty(type=bpy.types.OperatorFileListElement,
+                                        options={'HIDDEN', 'SKIP_SAVE'})
+    directory: bpy.props.StringProperty(subtype='DIR_PATH', options={'HIDDEN', 'SKIP_SAVE'})
     if TYPE_CHECKING:
         filepath: str  # ImportHelper's property, which the stubs leave out
 
@@ -58,41 +73,76 @@ class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
             return {'CANCELLED'}
         settings = ImportSettings(self.source, self.rotation_tolerance, self.bake,
                                   scene_rate(context.scene))
-        window_manager.progress_begin(0, 3)
+        paths = self._paths()
+        rig = self._rig(context) if self.onto == 'ACTIVE' else None
+        if self.onto == 'ACTIVE' and rig is None:
+            return {'CANCELLED'}
+        window_manager.progress_begin(0, 3 * len(paths))
+        before, kept = transaction.snapshot(), onto_rig.selection(context)
         try:
-            return self._import(window_manager, settings, started)
+            for number, path in enumerate(paths):
+                problem = self._import(window_manager, 3 * number, path, settings, rig, started)
+                if problem is not None:
+                    removed = transaction.rollback(before)
+                    if problem:  # "": the file's findings are reported already
+                        self.report({'ERROR'}, f"{problem}; the scene is unchanged ({removed} "
+                                               "data-blocks removed)")
+                    return {'CANCELLED'}
         finally:
+            if rig is not None:
+                onto_rig.restore_selection(context, kept)
             window_manager.progress_end()
+        return {'FINISHED'}
 
-    def _import(self, window_manager: bpy.types.WindowManager, settings: ImportSettings,
-                started: float) -> set[str]:
+    def _paths(self) -> list[str]:
+        """The file, or every file selected in the browser."""
+        names = [f.name for f in self.files if f.name]
+        if not names or not self.directory:
+            return [self.filepath]
+        return [os.path.join(self.directory, name) for name in names]
+
+    def _rig(self, context: bpy.types.Context) -> RigMatch | None:
+        obj, scene = context.active_object, context.scene
+        if obj is None or scene is None:
+            self.report({'ERROR'}, "no active object to add the clips to: select the rig")
+            return None
         try:
-            document = load(self.filepath)
+            return RigMatch.of(obj, scene, self.prefix_map)
+        except ValueError as error:
+            self.report({'ERROR'}, str(error))
+            return None
+
+    def _import(self, window_manager: bpy.types.WindowManager, progress: int, filepath: str,
+                settings: ImportSettings, rig: RigMatch | None, started: float) -> str | None:
+        """Import one file; returns what went wrong ("" once reported), or None."""
+        try:
+            document = load(filepath)
         except GltfError as error:
             for finding in error.findings:
                 self.report({'ERROR'}, _finding_text(finding))
-            return {'CANCELLED'}
-        window_manager.progress_update(1)
+            return ""
+        name = document.path.name if document.path else "file"
+        window_manager.progress_update(progress + 1)
         session = import_session.ImportSession(document, plan_document(document, settings), settings)
-        window_manager.progress_update(2)
-        before = transaction.snapshot()
+        session.rig = rig.fresh() if rig is not None else None
+        window_manager.progress_update(progress + 2)
+        before = transaction.snapshot() if rig is not None else set()
         with import_session.active(session):
             try:
-                result = bpy.ops.import_scene.gltf(filepath=self.filepath)
+                result = bpy.ops.import_scene.gltf(filepath=filepath)
             except RuntimeError as error:  # the bundled importer reported an ERROR
                 result, session.errors = {'CANCELLED'}, session.errors + [_one_line(str(error))]
             finally:
                 draft_form.unpatch()
         problem = _problem(result, session)
         if problem:
-            removed = transaction.rollback(before)
-            self.report({'ERROR'}, f"{problem} ({document.path.name if document.path else 'file'}); "
-                                   f"the scene is unchanged ({removed} data-blocks removed)")
-            return {'CANCELLED'}
+            return f"{problem} ({name})"
+        if session.rig is not None:
+            onto_rig.settle(session, before)
         for warning in document.warnings:
             self.report({'WARNING'}, _finding_text(warning))
         self.report({'INFO'}, _summary(document, session, time.perf_counter() - started))
-        return {'FINISHED'}
+        return None
 
 
 def _finding_text(finding):
@@ -116,10 +166,17 @@ def _one_line(message):
 
 
 def _problem(result, session):
+    if session.misfit is not None:
+        return f"the file does not fit the rig: {session.misfit}"
     if result != {'FINISHED'}:
         return "Blender's glTF importer did not finish" + "".join(f": {e}" for e in session.errors)
     if session.errors:
         return "exact animation failed: " + "; ".join(session.errors)
+    if session.rig is not None and session.plans and not session.channels_written:
+        nodes = {p.channel.node for plans in session.plans.values() for p in plans}
+        return (f"none of the {len(nodes)} animated nodes of the file is on the rig "
+                f"'{session.rig.root.name}' (its bones and objects have other names: a prefix map "
+                "such as 'mixamorig:=' matches prefixed ones)")
     if session.animations_done < len(session.plans):
         # Either the add-on is registered but not enabled in the preferences (the bundled importer
         # only calls enabled add-ons), or this Blender's importer no longer calls these hooks.
@@ -134,9 +191,19 @@ def _summary(document, session, seconds):
     keys = sum(len(p.keyframes.times) for p in plans)
     file_keys = sum(len(p.sampler.times) for p in plans)
     name = document.path.name if document.path else "file"
-    return (f"Imported {name}: {len(document.animations)} animation(s), "
+    onto = f" onto '{session.rig.root.name}'" if session.rig is not None else ""
+    return (f"Imported {name}{onto}: {len(document.animations)} animation(s), "
             f"{session.channels_written} channel(s) exact, {keys} keys ({keys - file_keys:+d} vs "
-            f"the file) in {seconds:.2f} s{_jumps(document, plans)}")
+            f"the file) in {seconds:.2f} s{_jumps(document, plans)}{_unmatched(session)}")
+
+
+def _unmatched(session, shown=5):
+    """'; not on the rig: ...' naming the animated nodes the rig has not, or ''."""
+    missing = session.rig.unmatched_animated if session.rig is not None else []
+    if not missing:
+        return ""
+    more = f" and {len(missing) - shown} more" if len(missing) > shown else ""
+    return f"; {len(missing)} animated node(s) not on the rig: {', '.join(missing[:shown])}{more}"
 
 
 def _jumps(document, plans, shown=3):

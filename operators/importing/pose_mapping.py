@@ -93,3 +93,58 @@ def node_channel_map(rest: "imported.NodeRest", path: str, group_name: str) -> C
 def weight_channel_map(target_count: int) -> ChannelMap:
     """Morph weights land unchanged on shape-key values."""
     return ChannelMap("", "", np.eye(target_count), np.zeros(target_count))
+
+
+def roll_difference(rest: np.ndarray, rig_rest: np.ndarray) -> np.ndarray:
+    """(4, 4) K: the rig's bone at rest is the imported bone turned by a swing (which moves the
+    bone's Y axis) and then by K, a twist about Y (its roll). A clip keeps the rig's roll:
+    the rig's bone plays A @ K where the imported bone plays A, its direction the file's."""
+    w, _, y, _ = _quaternion(rest[:3, :3].T @ rig_rest[:3, :3])
+    norm = np.hypot(w, y)
+    twist = np.eye(4)
+    if norm > 1e-12:  # no twist is defined when the swing is half a turn: none
+        c, s = (w * w - y * y) / norm ** 2, 2 * w * y / norm ** 2  # cos, sin of the twist angle
+        twist[[0, 0, 2, 2], [0, 2, 0, 2]] = c, s, -s, c
+    return twist
+
+
+def rest_change(rest: np.ndarray, parent_rest: np.ndarray | None, rig_rest: np.ndarray,
+                rig_parent_rest: np.ndarray | None, parent_roll: np.ndarray) -> np.ndarray:
+    """(4, 4) rigid M with rig basis = M @ imported basis @ K (K: roll_difference), so that the rig's
+    bone plays A @ K wherever the imported one plays A, its parent playing A_parent @ K_parent
+    (Blender's pose chain A = A_parent @ rest_parent⁻¹ @ rest @ basis). ``rest``: a bone's
+    ``matrix_local`` (armature space, no scale); parents None for root bones, whose armature
+    spaces are taken as one; ``parent_roll``: the parent's K (identity for a root)."""
+    return np.linalg.inv(_relative(rig_rest, rig_parent_rest)) @ np.linalg.inv(parent_roll) \
+        @ _relative(rest, parent_rest)
+
+
+def _relative(rest, parent_rest):
+    return rest if parent_rest is None else np.linalg.inv(parent_rest) @ rest
+
+
+def retargeted(mapping: ChannelMap, path: str, change: np.ndarray, roll: np.ndarray,
+               bone_name: str | None) -> ChannelMap:
+    """``mapping`` (glTF values to the imported node's basis) followed by rig basis = change @
+    basis @ roll (rest_change): rotations q -> m ⊗ q ⊗ k, locations moved by change; scales stay
+    (exact for uniform scale and for bones without roll change: a scale along a rolled axis
+    would need shear). Still linear in the glTF values, so keys and handles map exactly.
+    ``bone_name``: the rig's bone, None for an object."""
+    matrix, offset = mapping.matrix, mapping.offset
+    if path == "rotation":
+        turn = _left(_quaternion(change[:3, :3])) @ _right(_quaternion(roll[:3, :3]))
+        matrix, offset = turn @ matrix, turn @ offset
+    elif path == "translation":
+        matrix, offset = change[:3, :3] @ matrix, change[:3, :3] @ offset + change[:3, 3]
+    if bone_name is None or path == "weights":
+        return ChannelMap(mapping.data_path, mapping.group, matrix, offset)
+    name = bpy.utils.escape_identifier(bone_name)
+    property_name = mapping.data_path.rsplit(".", 1)[-1]
+    return ChannelMap(f'pose.bones["{name}"].{property_name}', bone_name, matrix, offset)
+
+
+def _quaternion(rotation):
+    """(w, x, y, z) of a 3x3 rotation matrix."""
+    from ...bundled_gltf import node_objects  # the importer's package imports this one
+    x, y, z, w = node_objects.quaternions(rotation)
+    return np.array([w, x, y, z])

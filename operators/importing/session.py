@@ -23,7 +23,9 @@ from ...core.blender_model import ChannelRecord, ImportSettings
 from ...core.gltf import GltfError
 from .. import action_data, fcurves
 from . import tracks
-from .pose_mapping import ChannelMap, node_channel_map, weight_channel_map
+from . import rig_placement
+from .pose_mapping import ChannelMap, node_channel_map, retargeted, weight_channel_map
+from .rig_match import MisfitError, RigMatch
 
 if TYPE_CHECKING:  # the bundled importer's view imports the operators
     from ...bundled_gltf import imported
@@ -74,6 +76,8 @@ class ImportSettingsGroup(Protocol):
 
 # Per component of a channel: (data_path, index, F-curve group) of its F-curve, or None.
 _Paths = list[tuple[str, int, str] | None]
+# Where a channel is written: the ID (None: nowhere, a node the rig has not), its map, its paths.
+_Targets = tuple["bpy.types.ID | None", ChannelMap, _Paths]
 
 
 class ImportSession:
@@ -88,7 +92,11 @@ class ImportSession:
         self.animations_done = 0
         self.channels_written = 0
         # (node, path) -> _channel_targets: the same in every clip
-        self.targets: dict[tuple[int, str], tuple[ChannelMap, _Paths]] = {}
+        self.targets: dict[tuple[int, str], _Targets] = {}
+        self.rig: RigMatch | None = None  # onto='ACTIVE': the rig the clips go onto
+        self.misfit: str | None = None    # why the file does not fit the rig: nothing is written
+        # (rig ID, action, slot, NLA track name) per clip and rig ID: stashed on the rig afterwards
+        self.rig_stashes: list[tuple[bpy.types.ID, bpy.types.Action, Any, str]] = []
 
     def fail(self, where: str) -> None:
         self.errors.append(f"{where}: {traceback.format_exc(limit=3).strip().splitlines()[-1]}")
@@ -146,9 +154,25 @@ def import_settings(group: ImportSettingsGroup, scene: bpy.types.Scene) -> Impor
     return ImportSettings(group.source, group.rotation_tolerance, group.bake, rate)
 
 
+def bind_rig(session: ImportSession, scene: imported.ImportedScene) -> None:
+    """Once the importer made the nodes: match them with the session's rig. A file that does not
+    fit it is noted (``misfit``), and no animation is written."""
+    if session.rig is None:
+        return
+    animated = [scene.channel_node(plan.channel.node, plan.channel.path)
+                for plans in session.plans.values() for plan in plans]
+    try:
+        session.rig.bind(scene, [handle for handle in animated if handle is not None])
+    except MisfitError as error:
+        session.misfit = str(error)
+
+
 def rewrite_animation(session: ImportSession, scene: imported.ImportedScene, anim_idx: int,
                       track_name: str) -> None:
-    """Write the fitted keys of animation ``anim_idx`` into the actions the importer just made."""
+    """Write the fitted keys of animation ``anim_idx`` into the actions the importer just made
+    (onto the rig's objects and bones when the session has one)."""
+    if session.misfit is not None:
+        return
     stashed = scene.stashed()
     by_id: dict[int, tuple[bpy.types.Action, fcurves.ActionSlot | None]] = {}
     for data, action, slot in stashed:
@@ -160,18 +184,20 @@ def rewrite_animation(session: ImportSession, scene: imported.ImportedScene, ani
     for plan in session.plans.get(anim_idx, []):
         channel = plan.channel
         node = scene.channel_node(channel.node, channel.path)
-        if node is None:
+        made = scene.target_id(node, channel.path) if node is not None else None
+        if made is None or made.as_pointer() not in by_id:
             continue  # a node the importer did not build (not in the imported scene)
-        target = scene.target_id(node, channel.path)
-        if target is None or target.as_pointer() not in by_id:
-            continue
-        action, slot = by_id[target.as_pointer()]
-        index = indexes.get(target.as_pointer()) or indexes.setdefault(
-            target.as_pointer(), fcurves.CurveIndex(action, slot))
         key = (channel.node, channel.path)
         if key not in session.targets:
-            session.targets[key] = _channel_targets(scene, node, channel)
-        mapping, paths = session.targets[key]
+            session.targets[key] = _channel_targets(session, scene, node, channel, made)
+        target, mapping, paths = session.targets[key]
+        if target is None:
+            continue  # not on the rig: listed by the rig match
+        action, slot = by_id[made.as_pointer()]
+        index = indexes.get(made.as_pointer()) or indexes.setdefault(
+            made.as_pointer(), fcurves.CurveIndex(action, slot))
+        if session.rig is not None:
+            rig_placement.claim_slot(session, made, target, action, slot, track_name)
         for component, curve in _mapped_curves(plan.keyframes, plan.frames_per_second, mapping):
             path = paths[component]
             if path is not None:
@@ -180,23 +206,38 @@ def rewrite_animation(session: ImportSession, scene: imported.ImportedScene, ani
             action_data.channel_record(plan, target, slot, mapping,
                                        [(c[0], c[1]) if c is not None else None for c in paths]))
         session.channels_written += 1
+    if session.rig is not None:
+        for index in indexes.values():  # the importer's one-key curves of nodes not on the rig
+            index.remove_unwritten()
     for action, channel_records in records.values():
         action_data.store(action, session.document, session.settings, anim_idx, track_name,
                           channel_records)
     tracks.align_strips(stashed, track_name)
 
 
-def _channel_targets(scene: imported.ImportedScene, node: Any, channel: Channel) -> tuple[ChannelMap, _Paths]:
-    """The ChannelMap of a channel and, per component, (data_path, index, group) or None (``node``:
-    the importer's handle of the node, untyped)."""
+def _channel_targets(session: ImportSession, scene: imported.ImportedScene, node: Any, channel: Channel,
+                     made: bpy.types.ID) -> _Targets:
+    """The ID the channel plays on, its ChannelMap and, per component, (data_path, index, group)
+    or None (``node``: the importer's handle of the node, untyped; ``made``: the ID the importer
+    made for it). Onto a rig: the rig's, or (None, ...) when the rig has no such node."""
     if channel.path == "weights":
         names = scene.shape_key_names(channel.node)
+        target = made
+        if session.rig is not None:
+            target, names = rig_placement.shape_keys(session.rig, scene, node, names)
         mapping = weight_channel_map(len(names))
         # A morph target the importer made no shape key for has no curve.
-        return mapping, [(f'key_blocks["{bpy.utils.escape_identifier(name)}"].value', 0, "")
-                         if name is not None else None for name in names]
+        return target, mapping, [(f'key_blocks["{bpy.utils.escape_identifier(name)}"].value', 0, "")
+                                 if name is not None else None for name in names]
     mapping = node_channel_map(scene.node_rest(node), channel.path, "Object Transforms")
-    return mapping, [(mapping.data_path, i, mapping.group) for i in range(len(mapping.offset))]
+    target = made
+    if session.rig is not None:
+        placed = session.rig.target(node)
+        if placed is None:
+            return None, mapping, []
+        target = placed.obj
+        mapping = retargeted(mapping, channel.path, placed.change, placed.roll, placed.bone)
+    return target, mapping, [(mapping.data_path, i, mapping.group) for i in range(len(mapping.offset))]
 
 
 def _mapped_curves(keys, frames_per_second, mapping):

@@ -1,0 +1,111 @@
+"""Clips onto a rig (``onto='ACTIVE'``), the Blender side: the import hook writes each clip's curves
+into the actions the bundled importer made, with the rig's names and rest (rig_match); here those
+actions move onto the rig, and everything else the importer built goes.
+
+During the import (session.rewrite_animation): ``claim_slot`` renames the action's slot after the
+rig's ID and remembers where to stash the clip; ``shape_keys`` finds the rig's shape keys. After it
+(``settle``): each clip is stashed on the rig's NLA as the importer stashes clips, slots that play
+nothing on the rig leave the actions, and every other data-block the import added is removed.
+"""
+
+from __future__ import annotations  # the session's and the importer's types: for the type checker
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import bpy
+
+from .. import fcurves, transaction
+from . import tracks
+
+if TYPE_CHECKING:
+    from ...bundled_gltf import imported
+    from .rig_match import RigMatch
+    from .session import ImportSession
+
+
+def claim_slot(session: ImportSession, made: bpy.types.ID, target: bpy.types.ID,
+               action: bpy.types.Action, slot: Any, track_name: str) -> None:
+    """The clip's curves of ``made`` (an ID the importer built) play on ``target`` (the rig's):
+    name the slot after it (4.4+) and stash the action there once the import is done."""
+    if any(a == action and s == slot for _, a, s, _ in session.rig_stashes):
+        return
+    if slot is not None and slot.name_display != target.name:
+        slot.name_display = target.name
+    session.rig_stashes.append((target, action, slot, track_name))
+
+
+def shape_keys(rig: RigMatch, scene: imported.ImportedScene, node: Any,
+               names: Sequence[str | None]) -> tuple[bpy.types.ID | None, list[str | None]]:
+    """The rig's shape keys for a mesh node, and per morph target the rig's shape key of that
+    name (None: the rig has none)."""
+    placed = rig.target(node)
+    keys = getattr(getattr(placed.obj, "data", None), "shape_keys", None) if placed is not None else None
+    if keys is None:
+        return None, []
+    return keys, [name if name is not None and name in keys.key_blocks else None for name in names]
+
+
+def settle(session: ImportSession, before: set[int]) -> int:
+    """Stash every clip on the rig and remove what else the import added; returns how many
+    data-blocks were removed."""
+    kept = {action.as_pointer() for _, action, _, _ in session.rig_stashes}
+    for target, action, slot, track_name in session.rig_stashes:
+        stash(target, action, slot, track_name)
+    for action in {a.as_pointer(): a for _, a, _, _ in session.rig_stashes}.values():
+        _drop_other_slots(action, [s for _, a, s, _ in session.rig_stashes if a == action])
+    added = [block for block in transaction.added_since(before) if block.as_pointer() not in kept]
+    if added:
+        bpy.data.batch_remove(added)
+    return len(added)
+
+
+def stash(data: bpy.types.ID, action: bpy.types.Action, slot: Any, track_name: str) -> None:
+    """A muted, locked NLA track named ``track_name`` on ``data`` holding ``action`` (with ``slot``
+    on 4.4+), as the bundled importer stashes a clip, its strip lined up with the keys."""
+    animation_data = getattr(data, "animation_data", None)
+    if animation_data is None:
+        animation_data = data.animation_data_create()  # pyright: ignore[reportAttributeAccessIssue]
+    track = animation_data.nla_tracks.new(prev=None)
+    track.name = track_name
+    strip = track.strips.new(action.name, int(action.frame_range[0]), action)
+    if slot is not None:
+        strip.action_slot = slot  # pyright: ignore[reportAttributeAccessIssue]
+    tracks.align_strip(strip, action)
+    track.lock = track.mute = True
+
+
+def _drop_other_slots(action: bpy.types.Action, kept: list[Any]) -> None:
+    """Remove the slots of IDs the rig has no match for (4.4+: one action holds every ID's slot)."""
+    if not fcurves.layered(action):
+        return
+    for slot in [s for s in action.slots if s not in kept]:
+        action.slots.remove(slot)  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def selection(context: bpy.types.Context) -> tuple[bpy.types.Object | None, list[bpy.types.Object]]:
+    """The active and selected objects: the importer selects what it builds, which then goes."""
+    return context.active_object, list(context.selected_objects or ())
+
+
+def restore_selection(context: bpy.types.Context,
+                      kept: tuple[bpy.types.Object | None, list[bpy.types.Object]]) -> None:
+    view_layer = context.view_layer
+    if view_layer is None:
+        return
+    active, selected = kept
+    view_layer.update()  # its object list holds None for removed objects until it is synced
+    for obj in view_layer.objects:
+        obj.select_set(False)
+    for obj in selected:
+        if _exists(obj) and obj.name in view_layer.objects:
+            obj.select_set(True)
+    view_layer.objects.active = active if active is not None and _exists(active) else None
+
+
+def _exists(obj: bpy.types.Object) -> bool:
+    """Whether ``obj`` still exists (a removed one raises ReferenceError on any access)."""
+    try:
+        return bool(obj.name)
+    except ReferenceError:
+        return False

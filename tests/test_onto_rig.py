@@ -1,0 +1,251 @@
+"""Clips imported onto a rig already in the scene (``onto='ACTIVE'``), in the real Blender.
+
+A model is imported whole, its clips and actions are removed, and the same file is imported again
+onto it: nothing but actions may be added, and each clip must play the spec on the rig as it does
+after a whole import (tools/fidelity.py: world rotations and vertices against the core, every
+frame and half frame). Also: a rig with other bone rolls and directions (checked against the whole
+import's own poses and a swing-twist split done with mathutils), prefixed names, a file whose
+hierarchy does not fit, several files at once, and undo.
+"""
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+from bpy_access import operator
+from conftest import ASSETS
+
+from test_import_fidelity import ROTATION_TOLERANCE_DEG, VERTEX_TOLERANCE, _id, _load, assert_plays_the_spec
+
+pytestmark = pytest.mark.blender
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+CESIUM_MAN = ASSETS / "khronos/CesiumMan/glTF/CesiumMan.gltf"
+MODELS = [CESIUM_MAN, ASSETS / "khronos/RiggedFigure/glTF/RiggedFigure.gltf",
+          ASSETS / "khronos/AnimatedMorphCube/glTF/AnimatedMorphCube.gltf",
+          ASSETS / "khronos/InterpolationTest/glTF/InterpolationTest.gltf",
+          SAMPLES / "sqlerp_arm.gltf"]
+
+
+def inventory(bpy):
+    return {block.as_pointer(): block for block in bpy.data.user_map()}
+
+
+def strip_clips(bpy):
+    """Keep the imported objects, drop every action and NLA track: the rig the clips go onto."""
+    for data in [*bpy.data.objects, *bpy.data.shape_keys]:
+        data.animation_data_clear()
+    for action in list(bpy.data.actions):
+        bpy.data.actions.remove(action)
+
+
+def make_active(bpy, document):
+    """The armature, else the first object a clip animates."""
+    armatures = [o for o in bpy.context.scene.objects if o.type == 'ARMATURE']
+    obj = armatures[0] if armatures else bpy.context.scene.objects[0]
+    bpy.context.view_layer.objects.active = obj
+    return obj
+
+
+def import_onto(bpy, path, **options):
+    return bpy.ops.import_scene.gltf_sqlerp(filepath=str(path), onto='ACTIVE', **options)
+
+
+def added_since(bpy, before):
+    return [block for pointer, block in inventory(bpy).items() if pointer not in before]
+
+
+@pytest.mark.parametrize("path", MODELS, ids=_id)
+def test_every_clip_onto_the_imported_model_plays_the_spec(fidelity, path):
+    bpy = fidelity.bpy
+    assert fidelity.import_gltf(path) == {'FINISHED'}
+    document = _load(path)
+    strip_clips(bpy)
+    rig = make_active(bpy, document)
+    objects, before = len(bpy.data.objects), inventory(bpy)
+    assert import_onto(bpy, path) == {'FINISHED'}
+    added = added_since(bpy, before)
+    assert added and all(isinstance(block, bpy.types.Action) for block in added), added
+    assert len(bpy.data.objects) == objects
+    assert bpy.context.view_layer.objects.active == rig
+    for clip in range(len(document.animations)):
+        assert_plays_the_spec(fidelity.measure(document, clip), document, clip)
+
+
+def test_the_clip_is_listed_and_exported_as_an_imported_clip(fidelity, tmp_path):
+    bpy = fidelity.bpy
+    from gltf_sqlerp.operators import clips
+    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
+    strip_clips(bpy)
+    rig = make_active(bpy, _load(CESIUM_MAN))
+    assert import_onto(bpy, CESIUM_MAN) == {'FINISHED'}
+    listed = clips.imported_clips(rig)
+    assert [c.name for c in listed] == ["Anim_0"]
+    clips.activate(rig, listed[0])
+    assert bpy.ops.export_scene.gltf_sqlerp(filepath=str(tmp_path / "out.glb")) == {'FINISHED'}
+    assert (tmp_path / "out.glb").stat().st_size > 0
+
+
+# --- a rig with another rest pose -----------------------------------------------------------------
+
+def _pose(bpy, rig, frames):
+    """{bone: [armature-space pose matrix per frame]} (mathutils copies)."""
+    scene, poses = bpy.context.scene, {b.name: [] for b in rig.pose.bones}
+    for frame in frames:
+        scene.frame_set(int(frame), subframe=float(frame - int(frame)))
+        for bone in rig.pose.bones:
+            poses[bone.name].append(bone.matrix.copy())
+    return poses
+
+
+def _change_rest(bpy, rig, rolls, swings):
+    """Other rolls (radians) and directions (the tail turned about the bone's X axis) for some bones."""
+    from mathutils import Matrix
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode='EDIT')
+    for name, angle in rolls.items():
+        rig.data.edit_bones[name].roll += angle
+    for name, angle in swings.items():
+        bone = rig.data.edit_bones[name]
+        matrix = bone.matrix.copy()
+        bone.matrix = matrix @ Matrix.Rotation(angle, 4, 'X')
+    bpy.ops.object.mode_set(mode='OBJECT')
+
+
+def _angle_deg(a, b):
+    angle = a.to_quaternion().rotation_difference(b.to_quaternion()).angle  # 0 to 2 pi
+    return math.degrees(min(angle, 2 * math.pi - angle))
+
+
+def test_a_rig_with_other_rolls_and_directions_plays_each_joint_where_the_file_puts_it(fidelity):
+    """Where the whole import's bone plays A, the rig's plays A @ K: K the twist (about the bone)
+    of the rig's rest against the file's, split off with mathutils' to_swing_twist. So every
+    joint's position and direction are the file's, and its roll keeps the rig's own offset."""
+    bpy = fidelity.bpy
+    from mathutils import Matrix
+    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
+    document = _load(CESIUM_MAN)
+    rig = make_active(bpy, document)
+    frames = [f / 2 for f in range(0, 2 * int(document.animations[0].duration * 24) + 1, 3)]
+    expected, rest = _pose(bpy, rig, frames), {b.name: b.matrix_local.copy() for b in rig.data.bones}
+    strip_clips(bpy)
+    _change_rest(bpy, rig, {"torso_joint_3": 0.7, "leg_joint_L_2": -1.2, "Skeleton_arm_joint_R__2_": 2.0},
+                 {"leg_joint_R_2": 0.5, "Skeleton_neck_joint_1": -0.4})
+    assert import_onto(bpy, CESIUM_MAN) == {'FINISHED'}
+    fidelity.activate_clip(document, 0)
+    played = _pose(bpy, rig, frames)
+    size = max((b.head_local - rig.data.bones[0].head_local).length for b in rig.data.bones)
+    worst_angle = worst_place = 0.0
+    for bone in rig.data.bones:
+        _swing, twist = (rest[bone.name].inverted() @ bone.matrix_local).to_quaternion().to_swing_twist('Y')
+        roll = Matrix.Rotation(twist, 4, 'Y')
+        for want, got in zip(expected[bone.name], played[bone.name]):
+            worst_angle = max(worst_angle, _angle_deg(want @ roll, got))
+            worst_place = max(worst_place, (want.translation - got.translation).length / size)
+    assert worst_angle <= ROTATION_TOLERANCE_DEG and worst_place <= VERTEX_TOLERANCE, (worst_angle, worst_place)
+
+
+def test_keeping_the_imported_rest_instead_would_be_seen(fidelity):
+    """The same check fails for the rig's changed bones when the clip is imported whole: it sees
+    a rest change."""
+    bpy = fidelity.bpy
+    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
+    document = _load(CESIUM_MAN)
+    rig = make_active(bpy, document)
+    frames = [0.0, 10.5, 20.0]
+    expected = _pose(bpy, rig, frames)
+    _change_rest(bpy, rig, {}, {"leg_joint_R_2": 0.5})
+    played = _pose(bpy, rig, frames)
+    assert max(_angle_deg(a, b) for a, b in zip(expected["leg_joint_R_2"], played["leg_joint_R_2"])) > 20
+
+
+# --- names and hierarchy --------------------------------------------------------------------------
+
+def _edited_copy(folder, edit, name="CesiumMan_edited.gltf"):
+    """CesiumMan.gltf with its JSON changed by ``edit``, its buffer and texture copied beside it."""
+    for sibling in CESIUM_MAN.parent.iterdir():
+        if sibling.suffix != ".gltf" and not (folder / sibling.name).exists():
+            shutil.copy(sibling, folder)
+    data = json.loads(CESIUM_MAN.read_text(encoding="utf-8"))
+    edit(data)
+    path = folder / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _prefixed(data):
+    for node in data["nodes"]:
+        if "name" in node:
+            node["name"] = "mixamorig:" + node["name"]
+
+
+def test_prefixed_names_are_matched_through_the_prefix_map(fidelity, tmp_path):
+    bpy = fidelity.bpy
+    path = _edited_copy(tmp_path, _prefixed)
+    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
+    document = _load(CESIUM_MAN)
+    strip_clips(bpy)
+    make_active(bpy, document)
+    before = inventory(bpy)
+    assert import_onto(bpy, path, prefix_map="mixamorig:=") == {'FINISHED'}
+    assert all(isinstance(b, bpy.types.Action) for b in added_since(bpy, before))
+    assert_plays_the_spec(fidelity.measure(document, 0), document, 0)
+
+
+def test_a_file_with_no_node_on_the_rig_is_refused_and_changes_nothing(fidelity, tmp_path):
+    bpy = fidelity.bpy
+    path = _edited_copy(tmp_path, _prefixed)
+    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
+    strip_clips(bpy)
+    make_active(bpy, _load(CESIUM_MAN))
+    before = inventory(bpy)
+    with pytest.raises(RuntimeError, match="none of the 19 animated nodes .* is on the rig 'Armature'"):
+        import_onto(bpy, path)
+    assert set(inventory(bpy)) == set(before)
+
+
+def _misfit(data):
+    """leg_joint_R_2 moved from under leg_joint_R_1 to under Skeleton_torso_joint_1."""
+    names = [n.get("name") for n in data["nodes"]]
+    moved, old, new = (names.index(n) for n in ("leg_joint_R_2", "leg_joint_R_1", "Skeleton_torso_joint_1"))
+    data["nodes"][old]["children"].remove(moved)
+    if not data["nodes"][old]["children"]:
+        del data["nodes"][old]["children"]  # an empty list is invalid glTF
+    data["nodes"][new].setdefault("children", []).append(moved)
+
+
+def test_a_file_whose_hierarchy_does_not_fit_is_refused_and_changes_nothing(fidelity, tmp_path):
+    bpy = fidelity.bpy
+    path = _edited_copy(tmp_path, _misfit)
+    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
+    strip_clips(bpy)
+    make_active(bpy, _load(CESIUM_MAN))
+    before = inventory(bpy)
+    with pytest.raises(RuntimeError, match="does not fit the rig: bone 'leg_joint_R_2' is under "
+                                           "'Skeleton_torso_joint_1' in the file but under 'leg_joint_R_1'"):
+        import_onto(bpy, path)
+    assert set(inventory(bpy)) == set(before)
+
+
+def test_several_files_at_once_and_undo_removes_them_all(fidelity, tmp_path):
+    bpy = fidelity.bpy
+    first = _edited_copy(tmp_path, lambda data: data["animations"][0].update(name="Idle"), "idle.gltf")
+    second = _edited_copy(tmp_path, lambda data: data["animations"][0].update(name="Walk"), "walk.gltf")
+    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
+    strip_clips(bpy)
+    name = make_active(bpy, _load(CESIUM_MAN)).name
+    before = inventory(bpy)
+    files = [{"name": first.name}, {"name": second.name}]
+    with bpy.context.temp_override(window=bpy.context.window_manager.windows[0]):
+        bpy.ops.ed.undo_push(message="before")
+        assert operator("import_scene.gltf_sqlerp")('EXEC_DEFAULT', True, directory=str(tmp_path),
+                                                    files=files, onto='ACTIVE') == {'FINISHED'}
+        rig = bpy.data.objects[name]
+        assert sorted(t.name for t in rig.animation_data.nla_tracks) == ["Idle", "Walk"]
+        assert len(added_since(bpy, before)) == 2
+        assert all(isinstance(b, bpy.types.Action) for b in added_since(bpy, before))
+        assert bpy.ops.ed.undo() == {'FINISHED'}
+    rig = bpy.data.objects[name]
+    assert rig.animation_data is None or not rig.animation_data.nla_tracks
+    assert sorted(bpy.data.actions.keys()) == []
