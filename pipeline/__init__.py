@@ -16,6 +16,9 @@ Subcommands (``--help`` on each for its options):
   (pipeline.fingerprint; core.conversion.converter writes atomically, so a present output is complete). A
   journal of finished files is kept in OUTPUT_DIR.
 - ``convert-file INPUT OUTPUT``: one file, the unit of work of ``convert`` and of farm jobs.
+- ``add-clips BLEND FOLDER``: add every .gltf/.glb under FOLDER as clips of the rig in BLEND
+  (``import_scene.gltf_sqlerp(onto='ACTIVE')``, one file at a time: one that does not fit is
+  reported and the others are added) and save it (pipeline.clips). Needs Blender (bpy).
 
 Every command prints a JSON report on stdout (or to ``--report FILE``) and returns 0 when all went
 well, 1 when a file failed (invalid glTF, failed import or export, deviation over the tolerance),
@@ -34,6 +37,7 @@ from .common import EXIT_USAGE, UsageError, _write_report, _console_to_stderr, _
 from .blender import (
     _export_command, _verify_command, assign_action, enable_addon, measure_clips, world_fidelity
 )
+from .clips import _add_clips_command, add_clips_arguments
 from .convert import (
     _convert_command, _convert_file_command, add_conversion_arguments, convert_file, convert_folder,
     gltf_files
@@ -46,8 +50,8 @@ __all__ = ["main", "convert_file", "convert_folder", "gltf_files", "enable_addon
 def _parser():
     parser = argparse.ArgumentParser(
         prog="pipeline_run.py", description="glTF Sqlerp batch runs: verify an import, export with "
-        "CUBICSLERP rotations, convert folders of glTF files. Prints a JSON report; exit code 0 ok, "
-        "1 some file failed, 2 usage error.",
+        "CUBICSLERP rotations, convert folders of glTF files, add clips to a rig. Prints a JSON "
+        "report; exit code 0 ok, 1 some file failed, 2 usage error.",
         epilog="Under Blender: blender --background --python pipeline_run.py -- COMMAND ...")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -133,6 +137,11 @@ def _parser():
     one.add_argument("input")
     one.add_argument("output")
     conversion_options(one)
+
+    add_clips_arguments(common(commands.add_parser(
+        "add-clips", help="add every clip of a folder to the rig of a .blend and save it "
+        "(needs Blender)", description="Open BLEND, import every .gltf/.glb under FOLDER onto its "
+        "rig (the scene's armature, or --rig) as NLA clips, and save the .blend.")))
     return parser
 
 
@@ -146,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     _terminate_as_interrupt()
     try:
-        with _console_to_stderr(args.command in ("verify", "export")):
+        with _console_to_stderr(args.command in ("verify", "export", "add-clips")):
             report = _COMMANDS[args.command](args)
         code = report.pop("exit_code")
     except UsageError as error:
@@ -159,4 +168,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 _COMMANDS = {"verify": _verify_command, "export": _export_command, "convert": _convert_command,
-             "convert-file": _convert_file_command}
+             "convert-file": _convert_file_command, "add-clips": _add_clips_command}

@@ -13,6 +13,7 @@ import math
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from bpy_access import operator
 from conftest import ASSETS
@@ -73,9 +74,12 @@ def test_every_clip_onto_the_imported_model_plays_the_spec(fidelity, path):
         assert_plays_the_spec(fidelity.measure(document, clip), document, clip)
 
 
-def test_the_clip_is_listed_and_exported_as_an_imported_clip(fidelity, tmp_path):
+def test_the_clip_is_listed_reported_and_exported_as_an_imported_clip(fidelity, tmp_path):
+    """The clip list finds it on the rig; the deviation report reads the rig's curves through the
+    stored maps (every channel within the import's tolerance of the spec); the export writes it."""
     bpy = fidelity.bpy
     from gltf_sqlerp.operators import clips
+    from gltf_sqlerp.operators.preview import deviation
     assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
     strip_clips(bpy)
     rig = make_active(bpy, _load(CESIUM_MAN))
@@ -83,6 +87,11 @@ def test_the_clip_is_listed_and_exported_as_an_imported_clip(fidelity, tmp_path)
     listed = clips.imported_clips(rig)
     assert [c.name for c in listed] == ["Anim_0"]
     clips.activate(rig, listed[0])
+    rows = deviation.report(rig)
+    assert len(rows) == 57
+    rotations = [row.blender_vs() for row in rows if row.rotation]
+    assert len(rotations) == 19 and None not in rotations
+    assert max(peak.max for peak in rotations if peak is not None) <= ROTATION_TOLERANCE_DEG
     assert bpy.ops.export_scene.gltf_sqlerp(filepath=str(tmp_path / "out.glb")) == {'FINISHED'}
     assert (tmp_path / "out.glb").stat().st_size > 0
 
@@ -114,8 +123,12 @@ def _change_rest(bpy, rig, rolls, swings):
 
 
 def _angle_deg(a, b):
-    angle = a.to_quaternion().rotation_difference(b.to_quaternion()).angle  # 0 to 2 pi
-    return math.degrees(min(angle, 2 * math.pi - angle))
+    """Angle between the rotations of two 4x4 matrices (scale removed), in float64 from the chord
+    ||R_a - R_b|| = 2√2 sin(θ/2): mathutils' float32 quaternion angle reads 0 below about 0.04°."""
+    rotations = [np.array(m.to_3x3(), dtype=np.float64) for m in (a, b)]
+    rotations = [r / np.linalg.norm(r, axis=0) for r in rotations]
+    chord = np.linalg.norm(rotations[0] - rotations[1])
+    return math.degrees(2 * math.asin(min(chord / (2 * math.sqrt(2)), 1.0)))
 
 
 def test_a_rig_with_other_rolls_and_directions_plays_each_joint_where_the_file_puts_it(fidelity):
@@ -249,3 +262,16 @@ def test_several_files_at_once_and_undo_removes_them_all(fidelity, tmp_path):
     rig = bpy.data.objects[name]
     assert rig.animation_data is None or not rig.animation_data.nla_tracks
     assert sorted(bpy.data.actions.keys()) == []
+
+
+def test_the_readmes_nla_picture_is_what_the_scene_shows(tmp_path):
+    """docs/nla_add_clips.svg is drawn from a real Add Clips to Rig (tools/plot_nla.py): drawn
+    again here, it is the same."""
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "nla.svg"
+    subprocess.run([sys.executable, str(root / "tools" / "plot_nla.py"), str(out)], check=True,
+                   capture_output=True, timeout=300)
+    assert out.read_text(encoding="utf-8") == (root / "docs" / "nla_add_clips.svg").read_text(encoding="utf-8")
+    assert "Objects before: Armature, Cesium_Man, Icosphere, Z_UP" in out.read_text(encoding="utf-8")

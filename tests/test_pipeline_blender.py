@@ -150,3 +150,74 @@ def test_the_built_extension_ships_the_launcher_and_it_runs_from_there(tmp_path,
                              "--tolerance", "0.1"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["files"][0]["status"] == "converted"
+
+
+# --- add-clips ------------------------------------------------------------------------------------
+
+# Saves CesiumMan imported by the bundled importer, its clips removed (the rig), then os._exit.
+MAKE_RIG = """
+import os, sys
+import bpy
+bpy.ops.wm.read_homefile(use_empty=True)
+bpy.ops.import_scene.gltf(filepath=sys.argv[1])
+for obj in bpy.data.objects:
+    obj.animation_data_clear()
+for action in list(bpy.data.actions):
+    bpy.data.actions.remove(action)
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[2])
+sys.stdout.flush()
+os._exit(0)
+"""
+
+# Prints the saved .blend's NLA tracks of the armature and its clip records as JSON, then os._exit.
+READ_RIG = """
+import json, os, sys
+import bpy
+bpy.ops.wm.open_mainfile(filepath=sys.argv[1])
+rig = next(o for o in bpy.data.objects if o.type == 'ARMATURE')
+tracks = rig.animation_data.nla_tracks if rig.animation_data else []
+print(json.dumps({"tracks": sorted(t.name for t in tracks),
+                  "objects": len(bpy.data.objects),
+                  "records": sorted(a["gltf_sqlerp"]["name"] for a in bpy.data.actions if a.get("gltf_sqlerp"))}))
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def test_add_clips_adds_a_folder_to_the_rig_and_saves_it(tmp_path, shared_assets):
+    """Two clips and a file whose hierarchy does not fit: the two are added, the third is
+    reported, the .blend is saved with the two."""
+    from test_onto_rig import CESIUM_MAN, _edited_copy, _misfit
+    folder = tmp_path / "clips"
+    folder.mkdir()
+    _edited_copy(folder, lambda data: data["animations"][0].update(name="Idle"), "idle.gltf")
+    _edited_copy(folder, lambda data: data["animations"][0].update(name="Walk"), "walk.gltf")
+    _edited_copy(folder, _misfit, "misfit.gltf")
+    blend, saved = tmp_path / "rig.blend", tmp_path / "with_clips.blend"
+    subprocess.run([sys.executable, "-c", MAKE_RIG, str(CESIUM_MAN), str(blend)], check=True, timeout=300,
+                   capture_output=True)
+    result, report = run("add-clips", blend, folder, "--output", saved)
+    assert result.returncode == 1, result.stderr
+    assert report["rig"] == "Armature" and report["added"] == 2 and report["failed"] == 1
+    statuses = {Path(f["file"]).name: f["status"] for f in report["files"]}
+    assert statuses == {"idle.gltf": "added", "walk.gltf": "added", "misfit.gltf": "failed"}
+    [failure] = [f for f in report["files"] if f["status"] == "failed"]
+    assert "does not fit the rig: bone 'leg_joint_R_2'" in failure["error"]["message"]
+    rig, content = (_read_rig(path) for path in (blend, saved))
+    assert content == {"tracks": ["Idle", "Walk"], "objects": rig["objects"], "records": ["Idle", "Walk"]}
+
+
+def _read_rig(blend):
+    read = subprocess.run([sys.executable, "-c", READ_RIG, str(blend)], capture_output=True, text=True,
+                          timeout=300, check=True)
+    return json.loads(read.stdout.strip().splitlines()[-1])
+
+
+def test_add_clips_without_a_rig_is_a_usage_error(tmp_path):
+    blend = tmp_path / "empty.blend"
+    subprocess.run([sys.executable, "-c", "import bpy, os; bpy.ops.wm.read_homefile(use_empty=True); "
+                    f"bpy.ops.wm.save_as_mainfile(filepath={str(blend)!r}); os._exit(0)"],
+                   check=True, timeout=300, capture_output=True)
+    result, report = run("add-clips", blend, ROOT / "samples")
+    assert result.returncode == 2
+    assert report["error"] == "the scene has 0 armatures: name the rig with --rig"

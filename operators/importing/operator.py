@@ -66,7 +66,6 @@ class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
         filepath: str  # ImportHelper's property, which the stubs leave out
 
     def execute(self, context: bpy.types.Context) -> set[str]:
-        started = time.perf_counter()
         window_manager = context.window_manager
         if context.scene is None or window_manager is None:  # a context no import runs in
             self.report({'ERROR'}, "no scene to import into")
@@ -81,7 +80,7 @@ class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
         before, kept = transaction.snapshot(), onto_rig.selection(context)
         try:
             for number, path in enumerate(paths):
-                problem = self._import(window_manager, 3 * number, path, settings, rig, started)
+                problem = self._import(window_manager, 3 * number, path, settings, rig)
                 if problem is not None:
                     removed = transaction.rollback(before)
                     if problem:  # "": the file's findings are reported already
@@ -113,8 +112,9 @@ class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
             return None
 
     def _import(self, window_manager: bpy.types.WindowManager, progress: int, filepath: str,
-                settings: ImportSettings, rig: RigMatch | None, started: float) -> str | None:
+                settings: ImportSettings, rig: RigMatch | None) -> str | None:
         """Import one file; returns what went wrong ("" once reported), or None."""
+        started = time.perf_counter()
         try:
             document = load(filepath)
         except GltfError as error:

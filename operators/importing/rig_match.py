@@ -2,11 +2,11 @@
 each node of the file stands for, whether the file's animated hierarchy fits the rig, and how a pose
 of the bone the importer built becomes the same pose of the rig's bone.
 
-The bundled importer still builds the file's objects (they are removed afterwards, see onto_rig):
-its vnodes give every node's name, parent and rest, and our import hook fits the keys for them as
-for any import. ``bind`` runs once the importer has made the nodes; each channel is then written
-through ``target`` onto the rig instead: same world pose of every joint relative to the rig's
-object, whatever the rig's rest pose (pose_mapping.rest_change).
+The bundled importer still builds the file's objects (rig_placement removes them afterwards): its
+view (bundled_gltf.imported) gives every node's name, parent and rest, and our import hook fits the
+keys for them as for any import. ``bind`` runs once the importer has made the nodes; each channel
+is then written through ``target`` onto the rig instead: each joint's position and direction as
+the file plays them, in the rig's armature space, its roll the rig's own (pose_mapping.rest_change).
 """
 
 from __future__ import annotations  # the importer's view: for the type checker only

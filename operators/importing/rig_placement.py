@@ -32,6 +32,8 @@ def claim_slot(session: ImportSession, made: bpy.types.ID, target: bpy.types.ID,
         return
     if slot is not None and slot.name_display != target.name:
         slot.name_display = target.name
+    elif slot is None:  # Blender 4.2: an action per object, named as the importer names them
+        action.name = f"{track_name}_{target.name}"
     session.rig_stashes.append((target, action, slot, track_name))
 
 
@@ -66,13 +68,24 @@ def stash(data: bpy.types.ID, action: bpy.types.Action, slot: Any, track_name: s
     animation_data = getattr(data, "animation_data", None)
     if animation_data is None:
         animation_data = data.animation_data_create()  # pyright: ignore[reportAttributeAccessIssue]
+    taken = {t.name for t in animation_data.nla_tracks}
     track = animation_data.nla_tracks.new(prev=None)
-    track.name = track_name
+    track.name = _unique(track_name, taken)
     strip = track.strips.new(action.name, int(action.frame_range[0]), action)
     if slot is not None:
         strip.action_slot = slot  # pyright: ignore[reportAttributeAccessIssue]
     tracks.align_strip(strip, action)
     track.lock = track.mute = True
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """``name``, else ``name.001``, ``name.002``...: Blender lets two NLA tracks share a name, and
+    the bundled importer's clip switcher would then play the first."""
+    count, unique = 0, name
+    while unique in taken:
+        count += 1
+        unique = f"{name}.{count:03d}"
+    return unique
 
 
 def _drop_other_slots(action: bpy.types.Action, kept: list[Any]) -> None:
