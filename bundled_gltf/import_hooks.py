@@ -76,6 +76,15 @@ class glTF2ImportUserExtension:
         except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             self.session.fail("reading an accessor")
 
+    def gather_import_scene_after_animation_hook(self, *args: Any) -> None:
+        """After every animation: a bundled-dialog import onto the rig is finished here."""
+        if self.session is None:
+            return
+        try:
+            import_session.finish_bundled_onto(self.session, ImportedScene.of(args[-1]))
+        except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
+            self.session.fail("adding the clips to the rig")
+
     def gather_import_animation_after_hook(self, *args: Any) -> None:
         session = self.session
         if session is None:

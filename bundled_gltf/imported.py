@@ -66,8 +66,27 @@ class ImportedScene:
     def filename(self) -> str:
         return self._gltf.filename
 
-    def log_error(self, message: str) -> None:
-        self._gltf.log.error(message)
+    def log_error(self, message: str, popup: bool = False) -> None:
+        """An error in the importer's log; with ``popup``, also in its operator's report (an
+        ERROR report: a script's call raises RuntimeError)."""
+        self._gltf.log.error(message, popup=popup)
+
+    def build_for_removal(self) -> None:
+        """Tell the importer that what it builds will be removed (clips onto a rig): keep the
+        scene's selection, build no collection per glTF scene (its last step would exclude them
+        by name) and no unused material. Settings an importer version lacks are left alone."""
+        settings = self._gltf.import_settings
+        for name in ("import_select_created_objects", "import_scene_as_collection", "import_unused_materials"):
+            if name in settings:
+                settings[name] = False
+
+    def forget_built_objects(self, active: bpy.types.Object | None) -> None:
+        """After its objects were removed: the importer's last steps select every object node it
+        built and make its first one active. Every node becomes its root kind, which they skip,
+        pointing at ``active``, which it then makes active again."""
+        for vnode in self._gltf.vnodes.values():
+            vnode.type = type(vnode).DummyRoot
+            vnode.blender_object = active
 
     def placeholder_keys(self, anim_idx: int) -> None:
         """Give the importer one key per channel that our hook rewrites anyway.

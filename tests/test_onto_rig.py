@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bpy_access import operator
+from bpy_access import operator, settings
 from conftest import ASSETS
 
 from test_import_fidelity import ROTATION_TOLERANCE_DEG, VERTEX_TOLERANCE, _id, _load, assert_plays_the_spec
@@ -275,3 +275,44 @@ def test_the_readmes_nla_picture_is_what_the_scene_shows(tmp_path):
                    capture_output=True, timeout=300)
     assert out.read_text(encoding="utf-8") == (root / "docs" / "nla_add_clips.svg").read_text(encoding="utf-8")
     assert "Objects before: Armature, Cesium_Man, Icosphere, Z_UP" in out.read_text(encoding="utf-8")
+
+
+# --- the bundled dialog ---------------------------------------------------------------------------
+
+def _bundled_dialog_onto(bpy, path, prefix_map=""):
+    """File > Import > glTF 2.0 with the Exact Animation panel's Onto set to Active Rig."""
+    panel = settings(bpy.context.scene, "gltf_sqlerp_import")
+    panel.exact_animation, panel.onto, panel.prefix_map = True, 'ACTIVE', prefix_map
+    try:
+        return bpy.ops.import_scene.gltf(filepath=str(path))
+    finally:
+        panel.onto = 'NEW'
+
+
+@pytest.mark.parametrize("path", [CESIUM_MAN, ASSETS / "khronos/AnimatedMorphCube/glTF/AnimatedMorphCube.gltf"],
+                         ids=_id)
+def test_the_bundled_dialog_adds_the_clips_to_the_active_rig(fidelity, path):
+    bpy = fidelity.bpy
+    assert fidelity.import_gltf(path) == {'FINISHED'}
+    document = _load(path)
+    strip_clips(bpy)
+    rig = make_active(bpy, document)
+    objects, before = len(bpy.data.objects), inventory(bpy)
+    assert _bundled_dialog_onto(bpy, path) == {'FINISHED'}
+    added = added_since(bpy, before)
+    assert added and all(isinstance(block, bpy.types.Action) for block in added), added
+    assert len(bpy.data.objects) == objects and bpy.context.view_layer.objects.active == rig
+    for clip in range(len(document.animations)):
+        assert_plays_the_spec(fidelity.measure(document, clip), document, clip)
+
+
+def test_the_bundled_dialog_refuses_a_misfit_and_changes_nothing(fidelity, tmp_path):
+    bpy = fidelity.bpy
+    path = _edited_copy(tmp_path, _misfit)
+    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
+    strip_clips(bpy)
+    make_active(bpy, _load(CESIUM_MAN))
+    before = inventory(bpy)
+    with pytest.raises(RuntimeError, match="Exact animation: the file does not fit the rig: bone 'leg_joint_R_2'"):
+        _bundled_dialog_onto(bpy, path)
+    assert set(inventory(bpy)) == set(before)

@@ -25,3 +25,6 @@ def draw_import(context: bpy.types.Context, layout: bpy.types.UILayout) -> None:
         body.prop(settings, "source")
         body.prop(settings, "rotation_tolerance")
         body.prop(settings, "bake")
+        body.prop(settings, "onto")
+        if settings.onto == 'ACTIVE':
+            body.prop(settings, "prefix_map")

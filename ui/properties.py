@@ -3,7 +3,7 @@ is enabled (the "Exact animation" panel inside the bundled import dialog)."""
 
 import bpy
 
-from ..operators.importing import SOURCE_ITEMS
+from ..operators.importing import ONTO_ITEMS, SOURCE_ITEMS
 
 PROPERTY = "gltf_sqlerp_import"
 
@@ -19,6 +19,10 @@ class GLTF_SQLERP_PG_import(bpy.types.PropertyGroup):
         "and the spec at any time", default=0.01, min=0.0001, max=10.0, precision=4)
     bake: bpy.props.BoolProperty(name="Bake Every Frame", default=False,
                                  description="LINEAR keys on every frame instead of fitted curves")
+    onto: bpy.props.EnumProperty(name="Onto", items=ONTO_ITEMS, default='NEW')
+    prefix_map: bpy.props.StringProperty(
+        name="Name Prefixes", default="", description="Onto a rig: file=rig name prefixes, "
+        "comma-separated (e.g. 'mixamorig:=' matches the file's 'mixamorig:Hips' with 'Hips')")
 
 
 def register() -> None:

@@ -167,16 +167,14 @@ def _one_line(message):
 
 def _problem(result, session):
     if session.misfit is not None:
-        return f"the file does not fit the rig: {session.misfit}"
+        return onto_rig.refusal(session)
     if result != {'FINISHED'}:
         return "Blender's glTF importer did not finish" + "".join(f": {e}" for e in session.errors)
     if session.errors:
         return "exact animation failed: " + "; ".join(session.errors)
-    if session.rig is not None and session.plans and not session.channels_written:
-        nodes = {p.channel.node for plans in session.plans.values() for p in plans}
-        return (f"none of the {len(nodes)} animated nodes of the file is on the rig "
-                f"'{session.rig.root.name}' (its bones and objects have other names: a prefix map "
-                "such as 'mixamorig:=' matches prefixed ones)")
+    refused = onto_rig.refusal(session)
+    if refused is not None:
+        return refused
     if session.animations_done < len(session.plans):
         # Either the add-on is registered but not enabled in the preferences (the bundled importer
         # only calls enabled add-ons), or this Blender's importer no longer calls these hooks.

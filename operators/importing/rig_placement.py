@@ -48,6 +48,19 @@ def shape_keys(rig: RigMatch, scene: imported.ImportedScene, node: Any,
     return keys, [name if name is not None and name in keys.key_blocks else None for name in names]
 
 
+def refusal(session: ImportSession) -> str | None:
+    """Why the file cannot go onto the rig (None: it can): its hierarchy does not fit, or none of
+    its animated nodes is on the rig."""
+    if session.misfit is not None:
+        return f"the file does not fit the rig: {session.misfit}"
+    if session.rig is not None and session.plans and not session.channels_written:
+        nodes = {p.channel.node for plans in session.plans.values() for p in plans}
+        return (f"none of the {len(nodes)} animated nodes of the file is on the rig "
+                f"'{session.rig.root.name}' (its bones and objects have other names: a prefix map "
+                "such as 'mixamorig:=' matches prefixed ones)")
+    return None
+
+
 def settle(session: ImportSession, before: set[int]) -> int:
     """Stash every clip on the rig and remove what else the import added; returns how many
     data-blocks were removed."""

@@ -21,7 +21,7 @@ import numpy as np
 from ...core import Channel, Document, Sampler
 from ...core.blender_model import ChannelRecord, ImportSettings
 from ...core.gltf import GltfError
-from .. import action_data, fcurves
+from .. import action_data, fcurves, transaction
 from . import tracks
 from . import rig_placement
 from .pose_mapping import ChannelMap, node_channel_map, retargeted, weight_channel_map
@@ -72,6 +72,8 @@ class ImportSettingsGroup(Protocol):
     source: str
     rotation_tolerance: float
     bake: bool
+    onto: str
+    prefix_map: str
 
 
 # Per component of a channel: (data_path, index, F-curve group) of its F-curve, or None.
@@ -97,6 +99,9 @@ class ImportSession:
         self.misfit: str | None = None    # why the file does not fit the rig: nothing is written
         # (rig ID, action, slot, NLA track name) per clip and rig ID: stashed on the rig afterwards
         self.rig_stashes: list[tuple[bpy.types.ID, bpy.types.Action, Any, str]] = []
+        # Onto a rig from the bundled dialog: the data-blocks before the import, and the object
+        # active then (no operator of ours runs around that import: the hooks finish it)
+        self.dialog_onto: tuple[set[int], bpy.types.Object | None] | None = None
 
     def fail(self, where: str) -> None:
         self.errors.append(f"{where}: {traceback.format_exc(limit=3).strip().splitlines()[-1]}")
@@ -130,7 +135,9 @@ def exact_wanted() -> bool:
 
 
 def session_for_bundled_dialog(scene: imported.ImportedScene) -> ImportSession | None:
-    """File > Import > glTF 2.0 with the 'Exact animation' panel on: plan from the scene settings."""
+    """File > Import > glTF 2.0 with the 'Exact animation' panel on: plan from the scene settings.
+    Onto the active rig: the importer is told to leave the scene's selection and collections
+    alone (what it builds goes again, finish_bundled_onto)."""
     from ...core.blender_model import plan_document
     blender_scene = bpy.context.scene
     settings = getattr(blender_scene, "gltf_sqlerp_import", None)
@@ -143,7 +150,47 @@ def session_for_bundled_dialog(scene: imported.ImportedScene) -> ImportSession |
         scene.log_error(f"Exact animation skipped: {error}")
         return None
     chosen = import_settings(settings, blender_scene)
-    return ImportSession(document, plan_document(document, chosen), chosen)
+    session = ImportSession(document, plan_document(document, chosen), chosen)
+    if settings.onto == 'ACTIVE':
+        _onto_active(session, settings, blender_scene)
+        scene.build_for_removal()
+    return session
+
+
+def _onto_active(session: ImportSession, group: ImportSettingsGroup, scene: bpy.types.Scene) -> None:
+    active = bpy.context.active_object
+    session.dialog_onto = (transaction.snapshot(), active)
+    if active is None:
+        session.misfit = "no active object to add the clips to: select the rig"
+        return
+    try:
+        session.rig = RigMatch.of(active, scene, group.prefix_map)
+    except ValueError as error:
+        session.misfit = str(error)
+
+
+def finish_bundled_onto(session: ImportSession, scene: imported.ImportedScene) -> None:
+    """After the last animation of a bundled-dialog import onto the rig: stash the clips and
+    remove the rest, or, when the file cannot go onto the rig or anything failed, remove all the
+    import added and say why in the importer's report (an ERROR: scripts get a RuntimeError).
+    Either way the importer's last steps (selecting what it built, making its first object active)
+    are pointed at the object active before."""
+    if session.dialog_onto is None:
+        return
+    before, active = session.dialog_onto
+    problem = rig_placement.refusal(session) if session.misfit is not None else (
+        "; ".join(session.errors) or rig_placement.refusal(session))
+    if problem:
+        removed = transaction.rollback(before)
+        scene.log_error(f"Exact animation: {problem}; the scene is unchanged ({removed} data-blocks "
+                        "removed)", popup=True)
+    else:
+        rig_placement.settle(session, before)
+    scene.forget_built_objects(active)
+    view_layer = bpy.context.view_layer
+    if view_layer is not None:  # the importer made what it built active on the way (4.4+)
+        view_layer.update()
+        view_layer.objects.active = active
 
 
 def import_settings(group: ImportSettingsGroup, scene: bpy.types.Scene) -> ImportSettings:
