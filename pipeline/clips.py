@@ -23,7 +23,8 @@ def add_clips_arguments(sub: Any) -> None:
     sub.add_argument("--rig", metavar="NAME",
                      help="the rig object (default: the scene's only armature)")
     sub.add_argument("--prefix-map", default="", metavar="PAIRS",
-                     help="file=rig name prefixes, comma-separated (e.g. 'mixamorig:=')")
+                     help="file=rig name prefixes, comma-separated (e.g. 'mixamorig:='; default: "
+                          "none, names as they are)")
     sub.add_argument("--source", choices=("EXTENSION", "FALLBACK"), default="EXTENSION",
                      help="play the CUBICSLERP samplers or the fallback (default: %(default)s)")
     sub.add_argument("--tolerance", type=float, default=0.01, metavar="DEG",
