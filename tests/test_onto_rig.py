@@ -74,9 +74,10 @@ def test_every_clip_onto_the_imported_model_plays_the_spec(fidelity, path):
         assert_plays_the_spec(fidelity.measure(document, clip), document, clip)
 
 
-def test_the_clip_is_listed_reported_and_exported_as_an_imported_clip(fidelity, tmp_path):
+def test_the_clip_is_listed_and_reported_as_an_imported_clip(fidelity):
     """The clip list finds it on the rig; the deviation report reads the rig's curves through the
-    stored maps (every channel within the import's tolerance of the spec); the export writes it."""
+    stored maps (every channel within the import's tolerance of the spec). (The export of such
+    clips runs in a child process: tests/test_pipeline_blender.py's add-clips test.)"""
     bpy = fidelity.bpy
     from gltf_sqlerp.operators import clips
     from gltf_sqlerp.operators.preview import deviation
@@ -92,8 +93,6 @@ def test_the_clip_is_listed_reported_and_exported_as_an_imported_clip(fidelity, 
     rotations = [row.blender_vs() for row in rows if row.rotation]
     assert len(rotations) == 19 and None not in rotations
     assert max(peak.max for peak in rotations if peak is not None) <= ROTATION_TOLERANCE_DEG
-    assert bpy.ops.export_scene.gltf_sqlerp(filepath=str(tmp_path / "out.glb")) == {'FINISHED'}
-    assert (tmp_path / "out.glb").stat().st_size > 0
 
 
 # --- a rig with another rest pose -----------------------------------------------------------------

@@ -186,7 +186,8 @@ os._exit(0)
 
 def test_add_clips_adds_a_folder_to_the_rig_and_saves_it(tmp_path, shared_assets):
     """Two clips and a file whose hierarchy does not fit: the two are added, the third is
-    reported, the .blend is saved with the two."""
+    reported, the .blend is saved with the two, and its export writes every rotation of both
+    within the default tolerance."""
     from test_onto_rig import CESIUM_MAN, _edited_copy, _misfit
     folder = tmp_path / "clips"
     folder.mkdir()
@@ -205,6 +206,13 @@ def test_add_clips_adds_a_folder_to_the_rig_and_saves_it(tmp_path, shared_assets
     assert "does not fit the rig: bone 'leg_joint_R_2'" in failure["error"]["message"]
     rig, content = (_read_rig(path) for path in (blend, saved))
     assert content == {"tracks": ["Idle", "Walk"], "objects": rig["objects"], "records": ["Idle", "Walk"]}
+    result, report = run("export", saved, "--output", tmp_path / "out.glb")
+    assert result.returncode == 0, result.stderr
+    exported = core.load(tmp_path / "out.glb")
+    assert sorted(a.name for a in exported.animations) == ["Idle", "Walk"]
+    rotations = [c for c in report["channels"] if not c["skipped"]]
+    assert sorted(c["animation"] for c in rotations) == ["Idle"] * 19 + ["Walk"] * 19
+    assert report["world_max_deg"] <= 0.01
 
 
 def _read_rig(blend):
