@@ -57,21 +57,27 @@ def added_since(bpy, before):
     return [block for pointer, block in inventory(bpy).items() if pointer not in before]
 
 
-@pytest.mark.parametrize("path", MODELS, ids=_id)
-def test_every_clip_onto_the_imported_model_plays_the_spec(fidelity, path):
+def check_clips_onto_the_model(fidelity, path, add):
+    """Import ``path`` whole, keep its objects only, add its clips again with ``add(bpy, path)``:
+    only actions are added, the rig stays active, and every clip plays the spec on it."""
     bpy = fidelity.bpy
     assert fidelity.import_gltf(path) == {'FINISHED'}
     document = _load(path)
     strip_clips(bpy)
     rig = make_active(bpy, document)
     objects, before = len(bpy.data.objects), inventory(bpy)
-    assert import_onto(bpy, path) == {'FINISHED'}
+    assert add(bpy, path) == {'FINISHED'}
     added = added_since(bpy, before)
     assert added and all(isinstance(block, bpy.types.Action) for block in added), added
     assert len(bpy.data.objects) == objects
     assert bpy.context.view_layer.objects.active == rig
     for clip in range(len(document.animations)):
         assert_plays_the_spec(fidelity.measure(document, clip), document, clip)
+
+
+@pytest.mark.parametrize("path", MODELS, ids=_id)
+def test_every_clip_onto_the_imported_model_plays_the_spec(fidelity, path):
+    check_clips_onto_the_model(fidelity, path, import_onto)
 
 
 def test_the_clip_is_listed_and_reported_as_an_imported_clip(fidelity):
@@ -93,6 +99,28 @@ def test_the_clip_is_listed_and_reported_as_an_imported_clip(fidelity):
     rotations = [row.blender_vs() for row in rows if row.rotation]
     assert len(rotations) == 19 and None not in rotations
     assert max(peak.max for peak in rotations if peak is not None) <= ROTATION_TOLERANCE_DEG
+
+
+def test_the_live_preview_plays_a_clip_added_to_the_rig(fidelity):
+    """The sample's fallback is about 0.1° from its CUBICSLERP curve: with the preview playing the
+    fallback, the rig's world rotations are the fallback's (the clip's curves play the extension)."""
+    bpy = fidelity.bpy
+    from preview_checks import APART_DEG, set_preview
+    sample = SAMPLES / "sqlerp_arm.gltf"
+    assert fidelity.import_gltf(sample) == {'FINISHED'}
+    document = _load(sample)
+    strip_clips(bpy)
+    make_active(bpy, document)
+    assert import_onto(bpy, sample) == {'FINISHED'}
+    scene = bpy.context.scene
+    try:
+        set_preview(scene, True, 'FALLBACK')
+        fallback = fidelity.measure(document, 0, use_fallback=True)
+        extension = fidelity.measure(document, 0)
+    finally:
+        set_preview(scene, False)
+    assert fallback.problems == [] and fallback.rotation_max_deg <= ROTATION_TOLERANCE_DEG, str(fallback)
+    assert extension.rotation_max_deg > APART_DEG, str(extension)
 
 
 # --- a rig with another rest pose -----------------------------------------------------------------
@@ -291,18 +319,7 @@ def _bundled_dialog_onto(bpy, path, prefix_map=""):
 @pytest.mark.parametrize("path", [CESIUM_MAN, ASSETS / "khronos/AnimatedMorphCube/glTF/AnimatedMorphCube.gltf"],
                          ids=_id)
 def test_the_bundled_dialog_adds_the_clips_to_the_active_rig(fidelity, path):
-    bpy = fidelity.bpy
-    assert fidelity.import_gltf(path) == {'FINISHED'}
-    document = _load(path)
-    strip_clips(bpy)
-    rig = make_active(bpy, document)
-    objects, before = len(bpy.data.objects), inventory(bpy)
-    assert _bundled_dialog_onto(bpy, path) == {'FINISHED'}
-    added = added_since(bpy, before)
-    assert added and all(isinstance(block, bpy.types.Action) for block in added), added
-    assert len(bpy.data.objects) == objects and bpy.context.view_layer.objects.active == rig
-    for clip in range(len(document.animations)):
-        assert_plays_the_spec(fidelity.measure(document, clip), document, clip)
+    check_clips_onto_the_model(fidelity, path, _bundled_dialog_onto)
 
 
 def test_the_bundled_dialog_refuses_a_misfit_and_changes_nothing(fidelity, tmp_path):
