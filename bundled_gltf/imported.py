@@ -152,6 +152,11 @@ class ImportedScene:
         root it adds left out)."""
         return [v for v in self._gltf.vnodes.values() if v.type != type(v).DummyRoot]
 
+    def bone_nodes(self) -> list[tuple[int, Any]]:
+        """(glTF node index, handle) of every node the importer made a bone of."""
+        return [(index, v) for index, v in self._gltf.vnodes.items()
+                if isinstance(index, int) and _is_bone(v)]
+
     def is_bone(self, handle: Any) -> bool:
         return _is_bone(handle)
 

@@ -186,6 +186,38 @@ def test_a_rig_with_other_rolls_and_directions_plays_each_joint_where_the_file_p
     assert worst_angle <= ROTATION_TOLERANCE_DEG and worst_place <= VERTEX_TOLERANCE, (worst_angle, worst_place)
 
 
+def _unturned(data):
+    """leg_joint_R_2's rotation channel removed (its sampler stays, unused)."""
+    names = [n.get("name") for n in data["nodes"]]
+    node = names.index("leg_joint_R_2")
+    channels = data["animations"][0]["channels"]
+    data["animations"][0]["channels"] = [c for c in channels
+                                         if not (c["target"].get("node") == node and c["target"]["path"] == "rotation")]
+
+
+def test_a_bone_the_clip_does_not_turn_holds_the_files_rotation_on_another_rest(fidelity, tmp_path):
+    """Its rest turned on the rig, a bone without a rotation channel is held where the file puts
+    it (A @ K, as the turned bones), not at the rig's own rest."""
+    bpy = fidelity.bpy
+    from mathutils import Matrix
+    path = _edited_copy(tmp_path, _unturned)
+    assert fidelity.import_gltf(path) == {'FINISHED'}
+    document = _load(path)
+    rig = make_active(bpy, document)
+    frames = [0.0, 7.5, 20.0, 33.5]
+    expected, rest = _pose(bpy, rig, frames)["leg_joint_R_2"], rig.data.bones["leg_joint_R_2"].matrix_local.copy()
+    strip_clips(bpy)
+    _change_rest(bpy, rig, {"leg_joint_R_2": 0.9}, {"leg_joint_R_2": 0.5})
+    assert import_onto(bpy, path) == {'FINISHED'}
+    fidelity.activate_clip(document, 0)
+    played = _pose(bpy, rig, frames)["leg_joint_R_2"]
+    bone = rig.data.bones["leg_joint_R_2"]
+    _swing, twist = (rest.inverted() @ bone.matrix_local).to_quaternion().to_swing_twist('Y')
+    roll = Matrix.Rotation(twist, 4, 'Y')
+    worst = max(_angle_deg(want @ roll, got) for want, got in zip(expected, played))
+    assert worst <= ROTATION_TOLERANCE_DEG, worst
+
+
 def test_keeping_the_imported_rest_instead_would_be_seen(fidelity):
     """The same check fails for the rig's changed bones when the clip is imported whole: it sees
     a rest change."""

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the bundled importer's view imports the operators
     from ...bundled_gltf import imported
 
 _RIGID = 1e-5  # how far from a rotation an object's parent change may be (scale, shear)
+_SAME_REST = 1e-5  # rest matrices closer than this are the same rest (float32 bones: about 1e-7)
 
 
 class MisfitError(ValueError):
@@ -37,6 +38,11 @@ class RigTarget:
     bone: str | None
     change: np.ndarray = field(default_factory=lambda: np.eye(4))  # rig basis = change @ basis @ roll
     roll: np.ndarray = field(default_factory=lambda: np.eye(4))    # (pose_mapping.rest_change)
+
+    def keeps_rotations(self) -> bool:
+        """Whether a rotation maps to itself (the same rest, up to the bones' float32 matrices)."""
+        return bool(np.allclose(self.change[:3, :3], np.eye(3), atol=_SAME_REST)
+                    and np.allclose(self.roll[:3, :3], np.eye(3), atol=_SAME_REST))
 
 
 @dataclass
