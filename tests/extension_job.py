@@ -71,6 +71,20 @@ def export_in_processes(path):
         fitting.update(saved)
 
 
+def add_clips_onto(bpy, arm):
+    """The sample added again onto its own armature (onto='ACTIVE'), as Add Clips to Rig does:
+    the result, the armature's NLA tracks, and whether the object count stayed."""
+    objects = len(bpy.data.objects)
+    view_layer = bpy.context.view_layer
+    assert view_layer is not None
+    view_layer.objects.active = arm
+    result = sorted(operator("import_scene.gltf_sqlerp")(filepath=str(ROOT / "samples" / "sqlerp_arm.gltf"),
+                                                         onto='ACTIVE'))
+    assert arm.animation_data is not None
+    return {"result": result, "tracks": sorted(t.name for t in arm.animation_data.nla_tracks),
+            "same_objects": len(bpy.data.objects) == objects}
+
+
 def main(folder):
     import bpy
     cli = install(folder)
@@ -96,12 +110,13 @@ def main(folder):
     exported = sorted(operator("export_scene.gltf_sqlerp")(filepath=str(path)))
     in_processes, pools = export_in_processes(Path(folder) / "processes.glb")
     sqlerp = sqlerp_channels(installed.core, path)
+    onto = add_clips_onto(bpy, arm)
     import addon_utils
     addon_utils.disable(MODULE, default_set=True)
     removed = cli(["remove", "user_default.gltf_sqlerp"]) == 0
     print(json.dumps({
         "enabled": enabled, "stored": stored, "world": world, "exported": exported, "sqlerp_channels": sqlerp,
-        "in_processes": in_processes, "process_pools": pools,
+        "in_processes": in_processes, "process_pools": pools, "onto": onto,
         "sqlerp_channels_in_processes": sqlerp_channels(installed.core, Path(folder) / "processes.glb"),
         "preview_moved": previewed != own, "repository_copy_loaded": "gltf_sqlerp" in sys.modules,
         "leftovers": registered_leftovers(), "removed": removed,

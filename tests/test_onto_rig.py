@@ -41,12 +41,31 @@ def strip_clips(bpy):
         bpy.data.actions.remove(action)
 
 
-def make_active(bpy, document):
-    """The armature, else the first object a clip animates."""
+def make_active(bpy):
+    """The armature, else the scene's first object."""
     armatures = [o for o in bpy.context.scene.objects if o.type == 'ARMATURE']
     obj = armatures[0] if armatures else bpy.context.scene.objects[0]
     bpy.context.view_layer.objects.active = obj
     return obj
+
+
+def rig_of(fidelity, path):
+    """``path`` imported whole, its clips and actions removed, its armature active: the rig."""
+    bpy = fidelity.bpy
+    assert fidelity.import_gltf(path) == {'FINISHED'}
+    strip_clips(bpy)
+    return make_active(bpy)
+
+
+def check_refused(fidelity, path, add, message):
+    """Adding ``path`` to CesiumMan's rig with ``add(bpy, path)`` raises ``message`` and leaves
+    every data-block as it was."""
+    bpy = fidelity.bpy
+    rig_of(fidelity, CESIUM_MAN)
+    before = inventory(bpy)
+    with pytest.raises(RuntimeError, match=message):
+        add(bpy, path)
+    assert set(inventory(bpy)) == set(before)
 
 
 def import_onto(bpy, path, **options):
@@ -61,10 +80,7 @@ def check_clips_onto_the_model(fidelity, path, add):
     """Import ``path`` whole, keep its objects only, add its clips again with ``add(bpy, path)``:
     only actions are added, the rig stays active, and every clip plays the spec on it."""
     bpy = fidelity.bpy
-    assert fidelity.import_gltf(path) == {'FINISHED'}
-    document = _load(path)
-    strip_clips(bpy)
-    rig = make_active(bpy, document)
+    rig, document = rig_of(fidelity, path), _load(path)
     objects, before = len(bpy.data.objects), inventory(bpy)
     assert add(bpy, path) == {'FINISHED'}
     added = added_since(bpy, before)
@@ -87,9 +103,7 @@ def test_the_clip_is_listed_and_reported_as_an_imported_clip(fidelity):
     bpy = fidelity.bpy
     from gltf_sqlerp.operators import clips
     from gltf_sqlerp.operators.preview import deviation
-    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
-    strip_clips(bpy)
-    rig = make_active(bpy, _load(CESIUM_MAN))
+    rig = rig_of(fidelity, CESIUM_MAN)
     assert import_onto(bpy, CESIUM_MAN) == {'FINISHED'}
     listed = clips.imported_clips(rig)
     assert [c.name for c in listed] == ["Anim_0"]
@@ -107,10 +121,8 @@ def test_the_live_preview_plays_a_clip_added_to_the_rig(fidelity):
     bpy = fidelity.bpy
     from preview_checks import APART_DEG, set_preview
     sample = SAMPLES / "sqlerp_arm.gltf"
-    assert fidelity.import_gltf(sample) == {'FINISHED'}
+    rig_of(fidelity, sample)
     document = _load(sample)
-    strip_clips(bpy)
-    make_active(bpy, document)
     assert import_onto(bpy, sample) == {'FINISHED'}
     scene = bpy.context.scene
     try:
@@ -158,21 +170,21 @@ def _angle_deg(a, b):
     return math.degrees(2 * math.asin(min(chord / (2 * math.sqrt(2)), 1.0)))
 
 
-def test_a_rig_with_other_rolls_and_directions_plays_each_joint_where_the_file_puts_it(fidelity):
-    """Where the whole import's bone plays A, the rig's plays A @ K: K the twist (about the bone)
-    of the rig's rest against the file's, split off with mathutils' to_swing_twist. So every
-    joint's position and direction are the file's, and its roll keeps the rig's own offset."""
+def rest_change_errors(fidelity, path, rolls, swings, frames):
+    """Import ``path`` whole and record every bone's armature-space pose at ``frames``; give the
+    rig other rests (_change_rest), add the clip onto it and play it again. Where the whole
+    import's bone played A, the rig's must play A @ K, K the twist (about the bone) of its new
+    rest against the old, split off with mathutils' to_swing_twist. Returns the largest angle
+    (degrees) and head distance (of the rig's size) from that."""
     bpy = fidelity.bpy
     from mathutils import Matrix
-    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
-    document = _load(CESIUM_MAN)
-    rig = make_active(bpy, document)
-    frames = [f / 2 for f in range(0, 2 * int(document.animations[0].duration * 24) + 1, 3)]
+    assert fidelity.import_gltf(path) == {'FINISHED'}
+    document = _load(path)
+    rig = make_active(bpy)
     expected, rest = _pose(bpy, rig, frames), {b.name: b.matrix_local.copy() for b in rig.data.bones}
     strip_clips(bpy)
-    _change_rest(bpy, rig, {"torso_joint_3": 0.7, "leg_joint_L_2": -1.2, "Skeleton_arm_joint_R__2_": 2.0},
-                 {"leg_joint_R_2": 0.5, "Skeleton_neck_joint_1": -0.4})
-    assert import_onto(bpy, CESIUM_MAN) == {'FINISHED'}
+    _change_rest(bpy, rig, rolls, swings)
+    assert import_onto(bpy, path) == {'FINISHED'}
     fidelity.activate_clip(document, 0)
     played = _pose(bpy, rig, frames)
     size = max((b.head_local - rig.data.bones[0].head_local).length for b in rig.data.bones)
@@ -183,7 +195,17 @@ def test_a_rig_with_other_rolls_and_directions_plays_each_joint_where_the_file_p
         for want, got in zip(expected[bone.name], played[bone.name]):
             worst_angle = max(worst_angle, _angle_deg(want @ roll, got))
             worst_place = max(worst_place, (want.translation - got.translation).length / size)
-    assert worst_angle <= ROTATION_TOLERANCE_DEG and worst_place <= VERTEX_TOLERANCE, (worst_angle, worst_place)
+    return worst_angle, worst_place
+
+
+def test_a_rig_with_other_rolls_and_directions_plays_each_joint_where_the_file_puts_it(fidelity):
+    """So every joint's position and direction are the file's, and its roll keeps the rig's own
+    offset (rest_change_errors)."""
+    frames = [f / 2 for f in range(0, 2 * int(_load(CESIUM_MAN).animations[0].duration * 24) + 1, 3)]
+    angle, place = rest_change_errors(
+        fidelity, CESIUM_MAN, {"torso_joint_3": 0.7, "leg_joint_L_2": -1.2, "Skeleton_arm_joint_R__2_": 2.0},
+        {"leg_joint_R_2": 0.5, "Skeleton_neck_joint_1": -0.4}, frames)
+    assert angle <= ROTATION_TOLERANCE_DEG and place <= VERTEX_TOLERANCE, (angle, place)
 
 
 def _unturned(data):
@@ -198,24 +220,10 @@ def _unturned(data):
 def test_a_bone_the_clip_does_not_turn_holds_the_files_rotation_on_another_rest(fidelity, tmp_path):
     """Its rest turned on the rig, a bone without a rotation channel is held where the file puts
     it (A @ K, as the turned bones), not at the rig's own rest."""
-    bpy = fidelity.bpy
-    from mathutils import Matrix
     path = _edited_copy(tmp_path, _unturned)
-    assert fidelity.import_gltf(path) == {'FINISHED'}
-    document = _load(path)
-    rig = make_active(bpy, document)
-    frames = [0.0, 7.5, 20.0, 33.5]
-    expected, rest = _pose(bpy, rig, frames)["leg_joint_R_2"], rig.data.bones["leg_joint_R_2"].matrix_local.copy()
-    strip_clips(bpy)
-    _change_rest(bpy, rig, {"leg_joint_R_2": 0.9}, {"leg_joint_R_2": 0.5})
-    assert import_onto(bpy, path) == {'FINISHED'}
-    fidelity.activate_clip(document, 0)
-    played = _pose(bpy, rig, frames)["leg_joint_R_2"]
-    bone = rig.data.bones["leg_joint_R_2"]
-    _swing, twist = (rest.inverted() @ bone.matrix_local).to_quaternion().to_swing_twist('Y')
-    roll = Matrix.Rotation(twist, 4, 'Y')
-    worst = max(_angle_deg(want @ roll, got) for want, got in zip(expected, played))
-    assert worst <= ROTATION_TOLERANCE_DEG, worst
+    angle, place = rest_change_errors(fidelity, path, {"leg_joint_R_2": 0.9}, {"leg_joint_R_2": 0.5},
+                                      [0.0, 7.5, 20.0, 33.5])
+    assert angle <= ROTATION_TOLERANCE_DEG and place <= VERTEX_TOLERANCE, (angle, place)
 
 
 def test_keeping_the_imported_rest_instead_would_be_seen(fidelity):
@@ -223,8 +231,7 @@ def test_keeping_the_imported_rest_instead_would_be_seen(fidelity):
     a rest change."""
     bpy = fidelity.bpy
     assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
-    document = _load(CESIUM_MAN)
-    rig = make_active(bpy, document)
+    rig = make_active(bpy)
     frames = [0.0, 10.5, 20.0]
     expected = _pose(bpy, rig, frames)
     _change_rest(bpy, rig, {}, {"leg_joint_R_2": 0.5})
@@ -255,10 +262,8 @@ def _prefixed(data):
 def test_prefixed_names_are_matched_through_the_prefix_map(fidelity, tmp_path):
     bpy = fidelity.bpy
     path = _edited_copy(tmp_path, _prefixed)
-    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
+    rig_of(fidelity, CESIUM_MAN)
     document = _load(CESIUM_MAN)
-    strip_clips(bpy)
-    make_active(bpy, document)
     before = inventory(bpy)
     assert import_onto(bpy, path, prefix_map="mixamorig:=") == {'FINISHED'}
     assert all(isinstance(b, bpy.types.Action) for b in added_since(bpy, before))
@@ -266,15 +271,8 @@ def test_prefixed_names_are_matched_through_the_prefix_map(fidelity, tmp_path):
 
 
 def test_a_file_with_no_node_on_the_rig_is_refused_and_changes_nothing(fidelity, tmp_path):
-    bpy = fidelity.bpy
-    path = _edited_copy(tmp_path, _prefixed)
-    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
-    strip_clips(bpy)
-    make_active(bpy, _load(CESIUM_MAN))
-    before = inventory(bpy)
-    with pytest.raises(RuntimeError, match="none of the 19 animated nodes .* is on the rig 'Armature'"):
-        import_onto(bpy, path)
-    assert set(inventory(bpy)) == set(before)
+    check_refused(fidelity, _edited_copy(tmp_path, _prefixed), import_onto,
+                  "none of the 19 animated nodes .* is on the rig 'Armature'")
 
 
 def _misfit(data):
@@ -288,25 +286,16 @@ def _misfit(data):
 
 
 def test_a_file_whose_hierarchy_does_not_fit_is_refused_and_changes_nothing(fidelity, tmp_path):
-    bpy = fidelity.bpy
-    path = _edited_copy(tmp_path, _misfit)
-    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
-    strip_clips(bpy)
-    make_active(bpy, _load(CESIUM_MAN))
-    before = inventory(bpy)
-    with pytest.raises(RuntimeError, match="does not fit the rig: bone 'leg_joint_R_2' is under "
-                                           "'Skeleton_torso_joint_1' in the file but under 'leg_joint_R_1'"):
-        import_onto(bpy, path)
-    assert set(inventory(bpy)) == set(before)
+    check_refused(fidelity, _edited_copy(tmp_path, _misfit), import_onto,
+                  "does not fit the rig: bone 'leg_joint_R_2' is under 'Skeleton_torso_joint_1' in the "
+                  "file but under 'leg_joint_R_1'")
 
 
 def test_several_files_at_once_and_undo_removes_them_all(fidelity, tmp_path):
     bpy = fidelity.bpy
     first = _edited_copy(tmp_path, lambda data: data["animations"][0].update(name="Idle"), "idle.gltf")
     second = _edited_copy(tmp_path, lambda data: data["animations"][0].update(name="Walk"), "walk.gltf")
-    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
-    strip_clips(bpy)
-    name = make_active(bpy, _load(CESIUM_MAN)).name
+    name = rig_of(fidelity, CESIUM_MAN).name
     before = inventory(bpy)
     files = [{"name": first.name}, {"name": second.name}]
     with bpy.context.temp_override(window=bpy.context.window_manager.windows[0]):
@@ -355,12 +344,5 @@ def test_the_bundled_dialog_adds_the_clips_to_the_active_rig(fidelity, path):
 
 
 def test_the_bundled_dialog_refuses_a_misfit_and_changes_nothing(fidelity, tmp_path):
-    bpy = fidelity.bpy
-    path = _edited_copy(tmp_path, _misfit)
-    assert fidelity.import_gltf(CESIUM_MAN) == {'FINISHED'}
-    strip_clips(bpy)
-    make_active(bpy, _load(CESIUM_MAN))
-    before = inventory(bpy)
-    with pytest.raises(RuntimeError, match="Exact animation: the file does not fit the rig: bone 'leg_joint_R_2'"):
-        _bundled_dialog_onto(bpy, path)
-    assert set(inventory(bpy)) == set(before)
+    check_refused(fidelity, _edited_copy(tmp_path, _misfit), _bundled_dialog_onto,
+                  "Exact animation: the file does not fit the rig: bone 'leg_joint_R_2'")

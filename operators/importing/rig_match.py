@@ -141,23 +141,17 @@ class RigMatch:
         parent = scene.parent_handle(handle)
         mapped = self.targets.get(id(parent)) if parent is not None else None
         if target.bone is not None:
-            rig_parent = target.obj.data.bones[target.bone].parent
-            expected = _said(mapped.bone) if mapped is not None and scene.is_bone(parent) else \
-                "nothing" if parent is None or not scene.is_bone(parent) else \
-                f"'{scene.bone_name(parent)}', which the rig has not,"
-            actual = _said(rig_parent.name if rig_parent is not None else None)
-            what = _label(scene, handle)
+            expected, actual = _bone_parents(scene, parent, mapped, target)
+        elif parent is not None and mapped is None:
+            return
         else:
             rig = target.obj
-            if parent is not None and mapped is None:
-                return  # under file nodes the rig has not (empties an exporter adds): its own place
             expected = _said(_place(mapped.obj.name, mapped.bone) if mapped is not None else None)
             actual = _said(_place(rig.parent.name, rig.parent_bone if rig.parent_type == 'BONE' else None)
                            if rig.parent is not None else None)
-            what = _label(scene, handle)
         if expected != actual:
-            raise MisfitError(f"{what} is under {expected} in the file but under {actual} on the "
-                              f"rig '{self.root.name}'")
+            raise MisfitError(f"{_label(scene, handle)} is under {expected} in the file but under "
+                              f"{actual} on the rig '{self.root.name}'")
 
     # --- rest -------------------------------------------------------------------------------------
 
@@ -196,6 +190,17 @@ def parse_prefixes(text: str) -> list[tuple[str, str]]:
         source, target = entry.split("=", 1)
         pairs.append((source.strip(), target.strip()))
     return pairs
+
+
+def _bone_parents(scene, parent, mapped, target):
+    """(the file's, the rig's) parent bone of a matched bone, as the refusal names them."""
+    rig_parent = target.obj.data.bones[target.bone].parent
+    actual = _said(rig_parent.name if rig_parent is not None else None)
+    if parent is None or not scene.is_bone(parent):
+        return "nothing", actual  # a root bone in the file
+    if mapped is None:
+        return f"'{scene.bone_name(parent)}', which the rig has not,", actual
+    return _said(mapped.bone), actual
 
 
 def _label(scene, handle):
