@@ -12,6 +12,15 @@ for want of the validator.
 The report is the validator's own object: ``report["issues"]["numErrors"]``,
 ``report["issues"]["messages"]``: dicts with ``code``, ``severity`` (ERROR, WARNING, INFO, HINT),
 ``pointer`` (a JSON pointer into the file), ``message``.
+
+glTF-Validator does not know EXT_animation_sqlerp, so it never looks inside a channel's extension
+object. ``validate_all`` (and ``validate``) add that check: every
+``channels[c].extensions.EXT_animation_sqlerp`` object of each file is checked against the
+extension's JSON schema (docs/EXT_animation_sqlerp/schema, through tests/sqlerp_schema.py), and each
+schema error joins the report as an ERROR message with code EXT_ANIMATION_SQLERP_SCHEMA, its JSON
+pointer and jsonschema's message, counted in ``numErrors``. So every ``errors(report) == []`` of the
+suite also holds each file to the schema. A file whose JSON cannot be read adds nothing here: the
+validator reports that itself.
 """
 
 import json
@@ -19,6 +28,8 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+
+import sqlerp_schema
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "validator" / "validate.cjs"
@@ -28,6 +39,7 @@ DEFAULT_MODULES = HERE.parent / ".node" / "node_modules"
 TIMEOUT = 300  # seconds for one run of node, however many files
 
 ERROR, WARNING, INFO, HINT = 0, 1, 2, 3
+SCHEMA_CODE = "EXT_ANIMATION_SQLERP_SCHEMA"  # our check, added to the validator's reports
 
 _SET_UP = "`python dev.py test` installs it (Node.js 18+ and npm needed; see README, Development)"
 
@@ -77,7 +89,23 @@ def validate_all(paths):
                                    f"{result.stderr.strip()}")
     reports = json.loads(result.stdout)
     assert len(reports) == len(paths), "validate.cjs returned one report per file"
+    for path, report in zip(paths, reports):
+        add_schema_errors(report, path)
     return reports
+
+
+def add_schema_errors(report: dict, path: Path) -> None:
+    """Append the EXT_animation_sqlerp schema errors of the file at ``path`` to its validator
+    report, as ERROR messages (module docstring)."""
+    try:
+        found = sqlerp_schema.findings(sqlerp_schema.read_json(path))
+    except (OSError, sqlerp_schema.Unreadable):
+        return  # the validator's own report has the I/O, container or JSON error
+    issues = report["issues"]
+    for pointer, message in found:
+        issues["messages"].append({"code": SCHEMA_CODE, "severity": ERROR, "pointer": pointer,
+                                   "message": message})
+        issues["numErrors"] += 1
 
 
 def validate(path):
