@@ -15,10 +15,13 @@ Editor type stubs (requirements-editor.txt) go to `.venv/editor-stubs`, a folder
 never imports from, so they cannot shadow the real bpy; pyproject.toml ([tool.pyright]) points pyright
 and editors at them.
 
-`test` also installs the Khronos glTF-Validator (npm `gltf-validator`, pinned by
-tests/validator/package.json and package-lock.json) into `.node/` with `npm ci`, re-done only when
-those two files change (a hash stamp like the venvs'), and tells the tests where it is through
-GLTF_SQLERP_VALIDATOR (the node_modules folder). That needs Node.js 18+ and npm on PATH.
+`test` also installs the tests' npm packages (the Khronos glTF-Validator, pyright, three.js and
+playwright-core, pinned by tests/validator/package.json and package-lock.json) into `.node/` with
+`npm ci`, re-done only when those two files change (a hash stamp like the venvs'), and tells the
+tests where they are through GLTF_SQLERP_VALIDATOR (the node_modules folder). That needs Node.js 18+
+and npm on PATH. The browser test (tests/test_three_page.py) needs Chromium: `chromium` on PATH or
+the CHROMIUM variable; where neither is found and apt-get can install Debian's package (as root),
+`test` installs it, else it stops and says how to get one.
 
 Standard library only; Linux, macOS and Windows; Python 3.11 or 3.13.
 """
@@ -45,6 +48,13 @@ VALIDATOR_SPEC = [ROOT / "tests" / "validator" / name for name in ("package.json
 NODE_FOLDER = ROOT / ".node"
 VALIDATOR_VARIABLE = "GLTF_SQLERP_VALIDATOR"
 REQUIRED_NODE = 18
+NPM_PACKAGES = ("gltf-validator", "pyright", "three", "playwright-core")
+CHROMIUM_VARIABLE = "CHROMIUM"
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CHROMIUM_HELP = (
+    "The browser test plays the sample in headless Chromium (tests/test_three_page.py). Install\n"
+    "Chromium or Google Chrome (e.g. `apt install chromium`, `brew install --cask chromium`, `winget\n"
+    "install Google.Chrome`) and put it on PATH, or set CHROMIUM to its executable, and run this again.")
 NODE_HELP = (
     "The tests check glTF files with the Khronos glTF-Validator, an npm package, so they need Node.js\n"
     f"{REQUIRED_NODE} or newer with npm. Get it from https://nodejs.org/ (Windows/macOS installers), your\n"
@@ -100,7 +110,9 @@ commands:
                        The same pytest args go to each run; a -m of yours is combined (`blender and (...)`).
                        Ends with one line per run (and per skipped Blender) and `N passed, N failed`;
                        exits non-zero if any run failed, or under CI if a Blender was skipped.
-                       First installs the pinned glTF-Validator into .node (npm; needs Node.js {REQUIRED_NODE}+).
+                       First installs the pinned npm packages (glTF-Validator, pyright, three.js,
+                       playwright-core) into .node (needs Node.js {REQUIRED_NODE}+) and, where none is
+                       found, Debian's chromium (apt-get, as root) for the browser test.
   test --blender 4.2 [pytest args]
                        only the run of that Blender ({KEYS}; several: --blender 4.2,5.3), as
                        above: the main venv's Blender runs the whole suite (add -m blender for its
@@ -319,8 +331,8 @@ def _ensure_packages(env: Env, interpreter: str | None) -> Path:
 
 
 def ensure_validator() -> Path:
-    """Install the pinned npm packages of the tests (glTF-Validator, pyright) into .node/ unless they
-    are there already; return its node_modules."""
+    """Install the pinned npm packages of the tests (NPM_PACKAGES) into .node/ unless they are there
+    already; return its node_modules."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if not node or not npm:
         sys.exit(f"dev.py: {'Node.js (`node`)' if not node else '`npm`'} was not found on PATH.\n{NODE_HELP}")
@@ -338,11 +350,11 @@ def ensure_validator() -> Path:
         digest.update(path.read_bytes().replace(b"\r\n", b"\n"))
     wanted, stamp = digest.hexdigest(), NODE_FOLDER / "validator.sha256"
     modules = NODE_FOLDER / "node_modules"
-    installed = all((modules / name / "package.json").exists() for name in ("gltf-validator", "pyright"))
+    installed = all((modules / name / "package.json").exists() for name in NPM_PACKAGES)
     if installed and stamp.exists() and stamp.read_text().strip() == wanted:
         return modules
     pinned = json.loads(VALIDATOR_SPEC[0].read_text())["dependencies"]["gltf-validator"]
-    say(f"installing glTF-Validator {pinned} and pyright (npm) into {NODE_FOLDER.name} "
+    say(f"installing glTF-Validator {pinned}, pyright, three.js and playwright-core (npm) into {NODE_FOLDER.name} "
         f"({'first run' if not installed else 'pin changed, or the last install did not finish'}) ...")
     # npm ci installs exactly the lock file (and checks its integrity hashes) into .node/node_modules.
     # As for the venvs, the stamp goes only after a complete install.
@@ -351,10 +363,38 @@ def ensure_validator() -> Path:
     for path in VALIDATOR_SPEC:
         (NODE_FOLDER / path.name).write_bytes(path.read_bytes())
     run_checked([npm, "ci", "--prefix", NODE_FOLDER, "--no-audit", "--no-fund"],
-                f"installing glTF-Validator {pinned} with npm")
+                f"installing the tests' npm packages (glTF-Validator {pinned}) with npm")
     stamp.write_text(wanted + "\n")
     say(f"{NODE_FOLDER.name} is ready")
     return modules
+
+
+def _find_chromium() -> str | None:
+    named = os.environ.get(CHROMIUM_VARIABLE)
+    if named:
+        return named if Path(named).is_file() else shutil.which(named)
+    return next(filter(None, map(shutil.which, CHROMIUM_NAMES)), None)
+
+
+def ensure_chromium() -> str:
+    """The Chromium the browser test drives: CHROMIUM, or one on PATH, or Debian's package, which
+    apt-get installs when this runs as root (CI machines); else stop with CHROMIUM_HELP."""
+    found = _find_chromium()
+    if found:
+        return found
+    apt = shutil.which("apt-get")
+    if apt and hasattr(os, "geteuid") and os.geteuid() == 0:
+        say("installing Debian's chromium (apt-get) for the browser test ...")
+        install = [apt, "install", "-y", "-q", "--no-install-recommends", "chromium"]
+        quiet = {"stdin": subprocess.DEVNULL, "env": {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}}
+        # A machine whose package lists are stale or absent needs one update first.
+        if subprocess.run(install, **quiet).returncode != 0:
+            subprocess.run([apt, "update", "-q"], **quiet)
+            run_checked(install, "installing chromium with apt-get")
+        found = _find_chromium()
+    if not found:
+        sys.exit(f"dev.py: no Chromium found (CHROMIUM, or {', '.join(CHROMIUM_NAMES)} on PATH).\n{CHROMIUM_HELP}")
+    return found
 
 
 def run(command: Sequence[str | os.PathLike[str]], cwd: str | os.PathLike[str] | None = None) -> int:
@@ -403,8 +443,10 @@ def test(args: Sequence[str]) -> int:
               f"{USAGE}", file=sys.stderr)
         return 2
     selected = [env for env in ENVS if keys is None or env.key in keys]
-    # The validator first: it is quick, and a machine without Node.js fails before the venvs download.
+    # The npm packages and Chromium first: quick, and a machine without Node.js fails before the
+    # venvs download.
     os.environ[VALIDATOR_VARIABLE] = str(ensure_validator())
+    os.environ[CHROMIUM_VARIABLE] = ensure_chromium()
     interpreters = {env.key: sys.executable if env is PRIMARY else find_python(env.python_version)
                     for env in selected}
     missing = [env for env in selected if interpreters[env.key] is None]
@@ -493,10 +535,11 @@ def main(argv: Sequence[str]) -> int:
     python = ensure_venv(PRIMARY)
     if command == "build":
         return build_extension(python, args)
+    # The demo checks its export with the glTF-Validator, and the export benchmarks play their files
+    # with three.js, when Node.js is there to run them.
+    if shutil.which("node") and shutil.which("npm"):
+        os.environ[VALIDATOR_VARIABLE] = str(ensure_validator())
     if command == "demo":
-        # The demo checks its export with the glTF-Validator when Node.js is there to run it.
-        if shutil.which("node") and shutil.which("npm"):
-            os.environ[VALIDATOR_VARIABLE] = str(ensure_validator())
         return run([python, ROOT / "tools" / "demo.py", *args])
     return run([python, *args])
 

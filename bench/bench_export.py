@@ -32,8 +32,10 @@ exporter's anim B over this row's. max°: the largest WORLD rotation error over 
 and every sample; fb max°: the same with the fallback played (ours only). export s: wall time of
 the export (peers: of the tool); fit s: the add-on's time on Blender's thread (export_modes.FitClock:
 export_fitting.prepare and export_rotations.rewrite wrapped in this process). Under each of our
-rows, the export's own summary line, and a WARNING where its world maxima differ from ours by more
-than 0.002°.
+rows, the export's own summary line, a WARNING where its world maxima differ from ours by more
+than 0.002°, and how three.js plays the file with viewers/three/EXT_animation_sqlerp.js: every
+node's quaternion at every key, key middle and 240 times a second against the core
+(tools/three_player.py; needs the npm packages `python dev.py test` installs).
 
 World error (keyed_world, on bench/real_clips.py's machinery): Blender sampled with
 scene.frame_set(frame, subframe) at 8 samples per frame over each action's range ((c): its first
@@ -72,6 +74,7 @@ modes: ModuleType
 world: ModuleType
 targets: ModuleType
 keyed_rig: ModuleType
+three = devpath.load_module("gltf_sqlerp_three_player", ROOT / "tools" / "three_player.py")
 
 
 @dataclass(frozen=True)
@@ -194,6 +197,7 @@ class RigRun:
             self.add(row)
             if not row.failed:
                 print("\n".join(ours_lines(row, self.tolerance_note(mode), self.rig.window)), flush=True)
+                print(f"    {three.report_line(self.path(mode.label))}", flush=True)
         for note in motion.notes + self.notes:
             print(f"  note: {note}", flush=True)
         print(f"  ({time.perf_counter() - started:.0f} s for this rig)", flush=True)

@@ -34,7 +34,10 @@ rotation tolerance bounds the world rotation of every bone and object at >= 8 sa
 fb max deg: the same with the fallback played (ours NONE's is the one-key STEP placeholder of the
 required form: meaningless); worst: where the maximum is (node @frame, and the animation when there
 are several; ours: then the fallback's). The bundled exporter's error at 8 samples per frame is its
-row's max deg.
+row's max deg. Under each of our rows: how three.js plays the file with
+viewers/three/EXT_animation_sqlerp.js, every node's quaternion at every key, key middle and 240
+times a second against the core (tools/three_player.py; needs the npm packages `python dev.py
+test` installs).
 
 World error: Blender itself is sampled with scene.frame_set(frame, subframe) at 8 samples per frame
 (fewer only for clips over 1,000 frames: the header says so) from the action's first whole frame to
@@ -87,6 +90,7 @@ OURS = ("AUTO", "LINEAR", "NONE")  # AUTO: the default
 QUICK = ("CesiumMan", "16_27")
 EXTENSION = "EXT_animation_sqlerp"
 rc: ModuleType  # bench/real_clips.py, loaded in main() once bpy is there
+three = devpath.load_module("gltf_sqlerp_three_player", ROOT / "tools" / "three_player.py")
 
 
 @dataclass
@@ -288,6 +292,8 @@ def run_clip(source, folder: Path, peers_bin: Path | str) -> list[Row]:
         rows.append(row if row.failed else measure(row, paths[mode], motions, calibration, rate, baseline))
     for row in rows:
         print(format_row(row, rows[1]), flush=True)
+        if row.mode.startswith("ours") and not row.failed:
+            print(f"    {three.report_line(paths[row.mode])}", flush=True)
     for line in notes + peer_notes(paths, errors, rows):
         print(f"  note: {line}", flush=True)
     print(f"  ({time.perf_counter() - started:.1f} s for this clip)", flush=True)

@@ -17,7 +17,7 @@ MANIFEST = "blender_manifest.toml"
 # What a user's Blender needs: the package code and the manifest.
 RUNTIME_DIRS = ("core", "operators", "bundled_gltf", "ui", "pipeline")
 # Developer files that must stay out of the zip (the manifest's [build] paths_exclude_pattern).
-DEV_FOLDERS = ("tests", "bench", "tools", "samples", "docs", "fuzz_escapes", "example_out", ".ci",
+DEV_FOLDERS = ("tests", "bench", "tools", "samples", "docs", "viewers", "fuzz_escapes", "example_out", ".ci",
                ".venv*", ".git")
 DEV_FILES = ("dev.py", "requirements-dev.txt", "requirements-editor.txt",
              "pytest.ini", "pyproject.toml", "CONTRIBUTING.md")

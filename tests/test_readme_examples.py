@@ -2,8 +2,10 @@
 that the README's first command makes, and ends by itself.
 
 Blocks marked ``text`` or ``json`` are output shown to the reader, not examples; every other block
-is a Python (```python) or shell example. Shell lines run one by one in bash with this venv's
-interpreter first on PATH as ``python``; Python blocks run as a script. Examples write into
+is a Python (```python), shell or JavaScript (```js) example. Shell lines run one by one in bash with
+this venv's interpreter first on PATH as ``python``; Python blocks run as a script; JavaScript blocks
+run as an ES module in headless Chromium, on a page that maps ``three`` as a web page's import map
+does, with the repository served at ``/`` (tools/three_page.py). Examples write into
 ``example_out/`` (git-ignored, not in the zip), removed afterwards unless it was there before.
 The opening block is the README's two set-up commands: ``python dev.py demo`` runs here,
 ``python dev.py test`` is the command running this test (checked to be what .ci/run runs).
@@ -17,11 +19,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from child_job import tool
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 OUTPUT_LANGUAGES = {"text", "json"}
-EXAMPLE_LANGUAGES = {"", "python", "sh", "shell", "bash"}
+EXAMPLE_LANGUAGES = {"", "python", "sh", "shell", "bash", "js"}
 SETUP = ["python dev.py demo", "python dev.py test"]
 FENCE = re.compile(r"^(?P<indent> *)```(?P<language>[\w-]*)\s*$")
 
@@ -109,6 +112,13 @@ def test_the_first_setup_command_runs_and_says_each_thing_once(example_out):
 
 @pytest.mark.parametrize("line, language, code", EXAMPLES, ids=[f"line{b[0]}" for b in EXAMPLES])
 def test_example_runs_as_written(line, language, code, example_out, tmp_path):
+    if language == "js":
+        example_out.mkdir(exist_ok=True)
+        module = example_out / f"readme_line{line}.mjs"
+        module.write_text(code, encoding="utf-8")
+        report = tool("tools/three_page.py").run_module(f"/example_out/{module.name}", tmp_path / "page.png")
+        assert report["sqlerp"] == {"ok": True} and report["errors"] == [], f"README.md line {line} (js): {report}"
+        return
     if language == "python":
         script = tmp_path / f"readme_line{line}.py"
         script.write_text(code, encoding="utf-8")
