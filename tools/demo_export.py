@@ -127,7 +127,7 @@ def _validate(paths):
         print("  Khronos glTF-Validator: not installed (needs Node.js; `python dev.py test` installs it)")
         return 0
     errors = 0
-    for path, report in zip(paths, validator.validate_all(paths)):
+    for path, report in zip(paths, validator.validate_all(paths, schema=False)):
         issues = report["issues"]
         errors += issues["numErrors"]
         print(f"  Khronos glTF-Validator, {path.name}: {_count(issues['numErrors'], 'error')}, "

@@ -12,7 +12,6 @@ and installed by ``python dev.py test`` into .node/ (GLTF_SQLERP_VALIDATOR names
 a missing Node.js or package raises ThreeUnavailable, which fails the test instead of skipping it.
 """
 
-import base64
 import json
 import os
 import shutil
@@ -70,10 +69,10 @@ def _node() -> tuple[str, Path]:
 def play(paths: list[Path], times: list[dict[int, np.ndarray]], plugin: bool = True) -> list[Played]:
     """Every node's quaternion as three.js plays ``times[i][animation]`` of ``paths[i]``."""
     node, modules = _node()
-    job = {"plugin": plugin, "files": [
-        {"path": str(path), "times": {str(a): [float(t) for t in ts] for a, ts in by_animation.items()}}
-        for path, by_animation in zip(paths, times)]}
     with tempfile.TemporaryDirectory(prefix="gltf_sqlerp_three_") as folder:
+        job = {"plugin": plugin, "out": folder, "files": [
+            {"path": str(path), "times": {str(a): [float(t) for t in ts] for a, ts in by_animation.items()}}
+            for path, by_animation in zip(paths, times)]}
         job_path = Path(folder) / "job.json"
         job_path.write_text(json.dumps(job))
         command = [node, "--import", HOOKS.as_uri(), str(PLAYER), str(job_path)]
@@ -82,16 +81,17 @@ def play(paths: list[Path], times: list[dict[int, np.ndarray]], plugin: bool = T
                                   text=True, encoding="utf-8", timeout=TIMEOUT, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
             raise ThreeUnavailable(f"three.js did not finish within {TIMEOUT} s on {paths}") from None
-    if done.returncode != 0:
-        raise ThreeUnavailable(f"play.mjs failed (exit code {done.returncode}):\n{done.stderr.strip()}")
-    return [_played(result, path) for result, path in zip(json.loads(done.stdout), paths)]
+        if done.returncode != 0:
+            raise ThreeUnavailable(f"play.mjs failed (exit code {done.returncode}):\n{done.stderr.strip()}")
+        return [_played(result, path) for result, path in zip(json.loads(done.stdout), paths)]
 
 
 def _played(result: dict, path: Path) -> Played:
     if "error" in result:
         raise AssertionError(f"three.js could not load {path}: {result['error']}")
     count = result["nodes"]
-    quaternions = {int(a): np.frombuffer(base64.b64decode(data), dtype=np.float64).reshape(-1, count, 4)
+    # float64 in the machine's byte order, written by the Node.js process on this machine
+    quaternions = {int(a): np.fromfile(data, dtype=np.float64).reshape(-1, count, 4)
                    for a, data in result["played"].items()}
     return Played(count, result["missing"], result["clips"], quaternions)
 

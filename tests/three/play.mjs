@@ -2,11 +2,12 @@
 //
 //   node --import ./tests/three/resolve_three.mjs tests/three/play.mjs JOB.json > OUT.json
 //
-// JOB.json: {"files": [{"path": "...", "times": {"<animation index>": [t, ...]}}], "plugin": true}
-// (plugin false: three.js alone, as a viewer without the extension plays the file).
+// JOB.json: {"files": [{"path": "...", "times": {"<animation index>": [t, ...]}}], "plugin": true,
+// "out": "FOLDER"} (plugin false: three.js alone, as a viewer without the extension plays the file).
 // OUT.json: one entry per file: {"nodes": N, "missing": [node indices not in the loaded scene],
-// "clips": ["name", ...], "played": {"<animation index>": base64 of float64 [time][node][x, y, z, w]}},
-// or {"error": "..."} when three.js cannot load the file.
+// "clips": ["name", ...], "played": {"<animation index>": "FOLDER/<file>_<animation>.f64"}}, each
+// such file float64 [time][node][x, y, z, w] in the machine's byte order (long clips of many nodes
+// hold more than a JSON string can), or {"error": "..."} when three.js cannot load the file.
 //
 // Each animation's AnimationAction plays alone from the file's rest pose; for every time the action's
 // time is set and the mixer updated by 0 s, which evaluates the clip at exactly that time (no loop
@@ -89,36 +90,38 @@ function nodeObjects(gltf, count) {
 	return objects;
 }
 
-function play(gltf, objects, clip, times) {
+function play(gltf, objects, clip, times, path) {
 	const mixer = new AnimationMixer(gltf.scene);
 	const action = mixer.clipAction(clip);
 	action.setLoop(LoopOnce, 1);
 	action.play();
-	const out = new Float64Array(times.length * objects.length * 4);
+	const quaternions = new Float64Array(times.length * objects.length * 4);
 	times.forEach((time, i) => {
 		action.time = time;
 		mixer.update(0);
 		objects.forEach((object, n) => {
-			if (object !== null) object.quaternion.toArray(out, (i * objects.length + n) * 4);
+			if (object !== null) object.quaternion.toArray(quaternions, (i * objects.length + n) * 4);
 		});
 	});
 	action.stop();
 	mixer.uncacheRoot(gltf.scene);
-	return Buffer.from(out.buffer).toString('base64');
+	fs.writeFileSync(path, quaternions);
+	return path;
 }
 
-async function playFile(entry, plugin) {
+async function playFile(entry, index, job) {
 	let gltf;
 	try {
-		gltf = await load(entry.path, plugin);
+		gltf = await load(entry.path, job.plugin !== false);
 	} catch (error) {
 		return { error: String(error && error.stack ? error.stack : error) };
 	}
 	const count = (gltf.parser.json.nodes || []).length;
 	const objects = nodeObjects(gltf, count);
 	const played = {};
-	for (const [index, times] of Object.entries(entry.times)) {
-		played[index] = play(gltf, objects, gltf.animations[Number(index)], times);
+	for (const [animation, times] of Object.entries(entry.times)) {
+		played[animation] = play(gltf, objects, gltf.animations[Number(animation)], times,
+			path.join(job.out, `${index}_${animation}.f64`));
 	}
 	return {
 		nodes: count,
@@ -130,5 +133,5 @@ async function playFile(entry, plugin) {
 
 const job = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const results = [];
-for (const entry of job.files) results.push(await playFile(entry, job.plugin !== false));
+for (const [index, entry] of job.files.entries()) results.push(await playFile(entry, index, job));
 process.stdout.write(JSON.stringify(results));
