@@ -390,7 +390,8 @@ def ensure_chromium() -> str:
         # A machine whose package lists are stale or absent needs one update first.
         if subprocess.run(install, **quiet).returncode != 0:
             subprocess.run([apt, "update", "-q"], **quiet)
-            run_checked(install, "installing chromium with apt-get")
+            if subprocess.run(install, **quiet).returncode != 0:
+                sys.exit(f"dev.py: installing chromium with apt-get failed.\n{CHROMIUM_HELP}")
         found = _find_chromium()
     if not found:
         sys.exit(f"dev.py: no Chromium found (CHROMIUM, or {', '.join(CHROMIUM_NAMES)} on PATH).\n{CHROMIUM_HELP}")

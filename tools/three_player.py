@@ -99,7 +99,10 @@ def _played(result: dict, path: Path) -> Played:
 def check_times(document, animation: int) -> np.ndarray:
     """Times to play: every key time of the animation, the middle of every key interval, and
     SAMPLES_PER_SECOND evenly over its range (sorted, unique)."""
-    keys = np.unique(np.concatenate([channel.sampler.times for channel in document.animations[animation].channels]))
+    channels = document.animations[animation].channels
+    if not channels:  # an animation of no channel the core plays: its rest pose, once
+        return np.zeros(1)
+    keys = np.unique(np.concatenate([channel.sampler.times for channel in channels]))
     middles = (keys[:-1] + keys[1:]) / 2
     even = np.linspace(0.0, keys[-1], max(2, int(keys[-1] * SAMPLES_PER_SECOND) + 1))
     return np.unique(np.concatenate([keys, middles, even]))
