@@ -69,6 +69,30 @@ def test_three_alone_fails_on_the_drafts_required_form():
         play_like_the_core([SAMPLES / "sqlerp_arm_required.gltf"], plugin=False)
 
 
+corpus = tool("tools/hostile_corpus.py")
+# Hostile corpus cases whose first channel's CUBICSLERP sampler cannot play: the plugin must play
+# the channel's core sampler instead, as three.js alone does.
+BROKEN_SAMPLER = {"TYPE_MISMATCH", "SQLERP_UNRESOLVED_SAMPLER", "SQLERP_TOO_FEW_KEYS", "SQLERP_NON_UNIT_QUATERNION",
+                  "SQLERP_INVALID_COUNT", "SQLERP_INVALID_FORMAT", "SQLERP_NOT_CUBICSLERP"}
+HOSTILE = [case for case in corpus.CASES if case.code.startswith("SQLERP_") or "sqlerp" in case.name]
+
+
+def test_hostile_cubicslerp_samplers_never_play_nan(tmp_path):
+    # Every CUBICSLERP defect of the hostile corpus (each a file the core refuses): three.js with
+    # the plugin loads it and plays unit quaternions; a channel whose CUBICSLERP sampler is broken
+    # plays its fallback, exactly what three.js alone plays.
+    assert {case.code for case in HOSTILE} >= BROKEN_SAMPLER - {"TYPE_MISMATCH"} and len(HOSTILE) >= 12
+    paths = [Path(corpus.write_case(case, tmp_path / case.name)) for case in HOSTILE]
+    at = [{0: np.linspace(0.0, 1.25, 11)}] * len(paths)
+    ours, alone = three_player.play(paths, at), three_player.play(paths, at, plugin=False)
+    for case, played, fallback in zip(HOSTILE, ours, alone):
+        quaternions = played.quaternions[0]
+        assert np.isfinite(quaternions).all(), case.name
+        assert np.abs(np.linalg.norm(quaternions, axis=-1) - 1.0).max() < 1e-6, case.name
+        if case.code in BROKEN_SAMPLER:
+            assert three_player.deviation(quaternions, fallback.quaternions[0]).max() < 1e-6, case.name
+
+
 def _about_z(degrees):
     half = math.radians(degrees) / 2
     return [0.0, 0.0, math.sin(half), math.cos(half)]

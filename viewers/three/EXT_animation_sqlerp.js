@@ -9,7 +9,9 @@
 // viewers without this plugin) and required (`extensionsRequired`, the core sampler a one-key STEP
 // placeholder or, in the draft's form, absent). The plugin loads every animation of the file: rotations
 // without the extension play the spec's slerp in double precision from keys made unit length
-// (quantized keys included), translations, scales and weights as three.js plays them.
+// (quantized keys included), translations, scales and weights as three.js plays them. A CUBICSLERP
+// sampler that breaks the extension's rules is not played (console.warn says why): its channel plays
+// its core sampler, as a viewer without the extension does.
 //
 // Evaluation follows docs/EXT_animation_sqlerp/README.md (this repository): for t_k <= t <= t_k+1,
 //   q(t) = slerp(slerp(v_k, v_k+1, u), slerp(b_k, a_k+1, u), 2u(1 - u)),  u = (t - t_k) / (t_k+1 - t_k),
@@ -187,6 +189,25 @@ function exactRotation(track, output, sampler) {
 	}
 }
 
+/**
+ * Why a CUBICSLERP sampler cannot play (null when it can): the extension's rules (rotations only, at
+ * least two keys, three VEC4 outputs per key) and every quaternion evaluation uses finite and
+ * non-zero (a_1 and b_n are never used).
+ */
+function cubicSlerpProblem(input, output, target) {
+	if (target.path !== 'rotation') return `it targets ${target.path}, CUBICSLERP animates rotations only`;
+	if (input.count < 2) return `${input.count} key(s), at least 2 needed`;
+	if (output.itemSize !== 4 || output.count !== 3 * input.count) {
+		return `${output.count} outputs of ${output.itemSize} components for ${input.count} keys (3 quaternions per key needed)`;
+	}
+	const values = decodeOutput(output);
+	for (let o = 4; o < values.length - 4; o += 4) {
+		const length = Math.hypot(values[o], values[o + 1], values[o + 2], values[o + 3]);
+		if (!(Number.isFinite(length) && length > 0)) return `output ${o / 4} is not a usable quaternion`;
+	}
+	return null;
+}
+
 function extensionOf(channel) {
 	return channel.extensions ? channel.extensions[EXTENSION_NAME] : undefined;
 }
@@ -211,23 +232,36 @@ export class GLTFAnimationSqlerpExtension {
 		const parser = this.parser;
 		const animationDef = parser.json.animations[animationIndex];
 		const pending = [];
-		for (const channel of animationDef.channels) {
+		animationDef.channels.forEach((channel, c) => {
 			const extension = extensionOf(channel);
-			const samplerIndex = extension !== undefined ? extension.sampler : channel.sampler;
-			const sampler = animationDef.samplers[samplerIndex];
-			if (channel.target.node === undefined || sampler === undefined) continue;
+			const samplers = [extension !== undefined ? extension.sampler : undefined, channel.sampler]
+				.filter((index) => Number.isInteger(index) && animationDef.samplers[index] !== undefined);
+			if (channel.target.node === undefined || samplers.length === 0) return;
 			pending.push(Promise.all([
 				parser.getDependency('node', channel.target.node),
-				parser.getDependency('accessor', sampler.input),
-				parser.getDependency('accessor', sampler.output),
-			]).then(([node, input, output]) => ({ node, input, output, sampler, target: channel.target })));
-		}
+				...samplers.map((index) => Promise.all([
+					parser.getDependency('accessor', animationDef.samplers[index].input),
+					parser.getDependency('accessor', animationDef.samplers[index].output),
+				])),
+			]).then(([node, ...data]) => ({
+				node, target: channel.target, pointer: `/animations/${animationIndex}/channels/${c}`,
+				choices: data.map(([input, output], i) => ({ input, output, sampler: animationDef.samplers[samplers[i]] })),
+			})));
+		});
 		const tracks = [];
-		for (const { node, input, output, sampler, target } of await Promise.all(pending)) {
+		for (const { node, target, pointer, choices } of await Promise.all(pending)) {
 			if (node === undefined) continue;
 			if (node.updateMatrix) node.updateMatrix();
+			// The first playable of the channel's samplers: ours, else the core sampler beside it (what a
+			// viewer without the extension plays), so that a broken CUBICSLERP sampler never plays NaN.
+			const choice = choices.find(({ input, output, sampler }) => {
+				const problem = sampler.interpolation === CUBICSLERP ? cubicSlerpProblem(input, output, target) : null;
+				if (problem) console.warn(`EXT_animation_sqlerp: ${pointer} does not play its CUBICSLERP sampler: ${problem}`);
+				return problem === null;
+			});
+			if (choice === undefined) continue;
+			const { input, output, sampler } = choice;
 			if (sampler.interpolation === CUBICSLERP) {
-				if (target.path !== 'rotation') continue; // CUBICSLERP animates rotations only
 				// The name three.js' own tracks use, so the mixer binds ours to the same node.
 				const name = (node.name ? node.name : node.uuid) + '.quaternion';
 				tracks.push(cubicSlerpTrack(name, input.array, decodeOutput(output)));
