@@ -30,26 +30,45 @@ def jump_times(times: npt.ArrayLike, values: npt.ArrayLike) -> npt.NDArray[np.fl
     """Sorted times (seconds) where the CUBICSLERP keys at ``times`` with interleaved ``values``
     (a_i, v_i, b_i rows, unit quaternions) jump."""
     times = np.asarray(times, dtype=np.float64)
-    if len(times) < 2:
+    found = _crossings(times, values)
+    if found is None:
         return np.zeros(0)
-    rows = quat.normalize(np.asarray(values, dtype=np.float64)).reshape(len(times), 3, 4)
-    inner = _InnerDot(rows[:-1, 1], rows[1:, 1], rows[:-1, 2], rows[1:, 0])
-    segments = np.flatnonzero(inner.may_turn())  # elsewhere d >= 0 throughout: no jump
-    if not len(segments):
-        return np.zeros(0)
-    u = np.arange(SAMPLES + 1) / SAMPLES
-    d = inner(segments[:, None], u[None, :])
-    row, start = np.nonzero(np.signbit(d[:, :-1]) != np.signbit(d[:, 1:]))
-    if not len(row):
-        return np.zeros(0)
-    segment, low, high = segments[row], u[start], u[start + 1]
-    low_negative = np.signbit(d[row, start])
+    inner, segment, low, high, low_negative = found
     for _ in range(BISECTIONS):
         middle = 0.5 * (low + high)
         same = np.signbit(inner(segment, middle)) == low_negative
         low, high = np.where(same, middle, low), np.where(same, high, middle)
     span = times[segment + 1] - times[segment]
     return np.sort(times[segment] + span * 0.5 * (low + high))
+
+
+def jumping_segments(times: npt.ArrayLike, values: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """Per segment of the CUBICSLERP keys (as for jump_times): whether its curve jumps. What a
+    writer checks (conventions section 1: p . s keeps its sign across every segment it writes)."""
+    times = np.asarray(times, dtype=np.float64)
+    jumping = np.zeros(max(len(times) - 1, 0), dtype=bool)
+    found = _crossings(times, values)
+    if found is not None:
+        jumping[found[1]] = True
+    return jumping
+
+
+def _crossings(times, values):
+    """Where d changes sign between two of its SAMPLES per segment: (d, the crossing's segment,
+    the ends of its sample interval, whether d is negative at the first), or None for none."""
+    if len(times) < 2:
+        return None
+    rows = quat.normalize(np.asarray(values, dtype=np.float64)).reshape(len(times), 3, 4)
+    inner = _InnerDot(rows[:-1, 1], rows[1:, 1], rows[:-1, 2], rows[1:, 0])
+    segments = np.flatnonzero(inner.may_turn())  # elsewhere d >= 0 throughout: no jump
+    if not len(segments):
+        return None
+    u = np.arange(SAMPLES + 1) / SAMPLES
+    d = inner(segments[:, None], u[None, :])
+    row, start = np.nonzero(np.signbit(d[:, :-1]) != np.signbit(d[:, 1:]))
+    if not len(row):
+        return None
+    return inner, segments[row], u[start], u[start + 1], np.signbit(d[row, start])
 
 
 class _InnerDot:
