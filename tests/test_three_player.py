@@ -156,7 +156,8 @@ def test_the_export_benchmark_files_play_as_the_core(tmp_path):
     written = [Path(p) for p in json.loads(done.stdout.strip().splitlines()[-1])]
     assert len(written) == 3 * 3 + 3 * len(CLIPS)
     # Both forms are among them: fallbacks (channel.sampler beside the extension) and required.
-    documents = [core.load(str(path)).json for path in written]
+    loaded = [core.load(str(path)) for path in written]
+    documents = [document.json for document in loaded]
     required = [path.name for path, d in zip(written, documents)
                 if "EXT_animation_sqlerp" in d.get("extensionsRequired", [])]
     assert {"a1_NONE.glb", "a2_NONE.glb", "a3_NONE.glb"} <= set(required)
@@ -170,7 +171,7 @@ def test_the_export_benchmark_files_play_as_the_core(tmp_path):
         assert samples > 1000 and worst <= TOLERANCE, (path.name, worst, samples)
     # Conventions section 1: the export's own curves never jump (p . s keeps its sign across every
     # segment), so every player, flipping or not, plays them alike.
-    for path in written:
-        cubic = [c.sampler for a in core.load(str(path)).animations for c in a.channels if c.uses_extension]
+    for path, document in zip(written, loaded):
+        cubic = [c.sampler for a in document.animations for c in a.channels if c.uses_extension]
         assert [len(jump_times(s.times, s.values)) for s in cubic] == [0] * len(cubic), path.name
     assert [errors(report) for report in validate_all(written)] == [[]] * len(written)

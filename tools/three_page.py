@@ -23,6 +23,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import devpath
+
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOT = ROOT / "tests" / "three" / "screenshot.mjs"
 PAGE = "/viewers/three/example.html"
@@ -30,10 +33,8 @@ MODULE_PAGE = "/tests/three/module.html"
 SAMPLE = "/samples/sqlerp_arm.glb"
 README_TIME = 0.6  # seconds into the sample's clip: the arm bent at both joints
 TIMEOUT = 180  # seconds for Chromium to start, load the page and render it in software
-
-
-def modules_folder() -> Path:
-    return Path(os.environ.get("GLTF_SQLERP_VALIDATOR") or ROOT / ".node" / "node_modules")
+# The pinned npm folder (three.js, playwright-core) is where tools/three_player.py finds it.
+modules_folder = devpath.load_module("gltf_sqlerp_three_player", ROOT / "tools" / "three_player.py").modules_folder
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
