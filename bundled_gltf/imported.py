@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import bpy
 
 _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}
-_PLACEHOLDER = ("LINEAR", "STEP", "CUBICSPLINE")
+_PLACEHOLDER = ("LINEAR", "STEP", "CUBICSPLINE", None)  # None: LINEAR by default
 _TRS_AND_WEIGHTS = ("translation", "rotation", "scale", "weights")
 _SUFFIX = re.compile(r"\.\d{3,}$")  # Blender's ".001" on a name that was taken
 
@@ -54,6 +54,7 @@ class ImportedScene:
         self._axes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._rests: dict[int, NodeRest] = {}  # id(vnode) -> NodeRest: a node's channels share it
         self.placeholders: dict[int, np.ndarray] = {}  # id(accessor) -> data answered by the decode hook (5.2+)
+        self._placeholder_samplers: dict[tuple[int, int], tuple[tuple[int, tuple[int, int]], ...]] | None = None
 
     @staticmethod
     def of(gltf: Any) -> ImportedScene:
@@ -95,25 +96,31 @@ class ImportedScene:
         only for us to replace the result. Data of one key per sampler makes it build the same
         actions, slots, F-curves and NLA tracks at almost no cost. From 5.2 the decode hook answers
         with it while this animation is read (``placeholders``, cleared by ``animation_done``);
-        before, only the accessor cache can, where it stays for the rest of the import.
+        before, only the accessor cache can, where it stays for the rest of the import. Only the
+        samplers of ``placeholder_samplers`` get one: the others are read as they are.
         """
         data = self._gltf.data
-        animation = data.animations[anim_idx]
         by_hook = applies("decode_accessor_hook")
-        for channel in animation.channels:
-            if channel.target.node is None or channel.target.path not in _TRS_AND_WEIGHTS:
+        for (animation, _), shapes in self.placeholder_samplers().items():
+            if animation != anim_idx:
                 continue
-            sampler = animation.samplers[channel.sampler]
-            if sampler.interpolation not in _PLACEHOLDER:
-                continue
-            inputs, outputs = data.accessors[sampler.input], data.accessors[sampler.output]
-            rows = max(outputs.count // max(inputs.count, 1), 1)
-            keys, values = np.zeros((1, 1)), np.zeros((rows, _WIDTH[outputs.type]))
-            if by_hook:
-                self.placeholders[id(inputs)], self.placeholders[id(outputs)] = keys, values
-            else:
-                self._gltf.accessor_cache[sampler.input] = keys.tolist()
-                self._gltf.accessor_cache[sampler.output] = values.tolist()
+            for index, shape in shapes:
+                if by_hook:
+                    self.placeholders[id(data.accessors[index])] = np.zeros(shape)
+                else:
+                    self._gltf.accessor_cache[index] = np.zeros(shape).tolist()
+
+    def placeholder_samplers(self) -> dict[tuple[int, int], tuple[tuple[int, tuple[int, int]], ...]]:
+        """{(animation, sampler): ((input accessor, shape), (output accessor, shape))} of the
+        samplers whose keys only our hook reads: every channel that plays the sampler is a node
+        TRS or weights channel, and neither of its accessors is read by a sampler that keeps its
+        data (a KHR_animation_pointer channel's, say) or needs another placeholder shape. A
+        shared accessor answered with one key where the importer reads it for another sampler
+        would make it fail, and the accessor cache (before 5.2) keeps an answer for the whole
+        import: so this is decided once, over every animation."""
+        if self._placeholder_samplers is None:
+            self._placeholder_samplers = _placeholder_samplers(self._gltf.data)
+        return self._placeholder_samplers
 
     def placeholder_for(self, accessor: Any) -> np.ndarray | None:
         """The placeholder data of an accessor object the importer decodes, or None."""
@@ -226,6 +233,47 @@ class ImportedScene:
                                                             (gltf.scale_gltf_to_blender, 3)))
             self._axes = rotation, location, scale
         return self._axes
+
+
+def _placeholder_samplers(data: Any) -> dict[tuple[int, int], tuple[tuple[int, tuple[int, int]], ...]]:
+    """placeholder_samplers of the importer's parsed file ``data``."""
+    wanted: dict[tuple[int, int], tuple[tuple[int, tuple[int, int]], ...]] = {}
+    kept: set[int] = set()  # accessors read as they are
+    for a, animation in enumerate(data.animations or []):
+        rewritten: dict[int, bool] = {}
+        for channel in animation.channels:
+            ours = channel.target.node is not None and channel.target.path in _TRS_AND_WEIGHTS
+            rewritten[channel.sampler] = rewritten.get(channel.sampler, True) and ours
+        for s, sampler in enumerate(animation.samplers):
+            shapes = _placeholder_shapes(data, sampler) if rewritten.get(s) else None
+            if shapes is None:
+                kept.update((sampler.input, sampler.output))
+            else:
+                wanted[(a, s)] = shapes
+    while True:  # drop samplers that share an accessor with one kept, or disagree on its shape
+        shape_of: dict[int, set[tuple[int, int]]] = {}
+        for shapes in wanted.values():
+            for index, shape in shapes:
+                shape_of.setdefault(index, set()).add(shape)
+        clash = kept | {index for index, shapes in shape_of.items() if len(shapes) > 1}
+        dropped = [key for key, shapes in wanted.items() if any(i in clash for i, _ in shapes)]
+        if not dropped:
+            return wanted
+        for key in dropped:
+            kept.update(index for index, _ in wanted.pop(key))
+
+
+def _placeholder_shapes(data: Any, sampler: Any) -> tuple[tuple[int, tuple[int, int]], ...] | None:
+    """((input, (1, 1)), (output, (rows, width))): one key's data; None for an interpolation the
+    importer does not read (CUBICSLERP: the draft form) or a broken sampler."""
+    if sampler.interpolation not in _PLACEHOLDER:
+        return None
+    try:
+        inputs, outputs = data.accessors[sampler.input], data.accessors[sampler.output]
+        rows = max(outputs.count // max(inputs.count, 1), 1)
+        return (sampler.input, (1, 1)), (sampler.output, (rows, _WIDTH[outputs.type]))
+    except (IndexError, KeyError, TypeError):
+        return None
 
 
 def _is_bone(vnode) -> bool:

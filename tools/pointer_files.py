@@ -1,0 +1,219 @@
+"""Valid glTF files that animate through KHR_animation_pointer, for the import corpus and the
+pointer tests.
+
+One scene (``base_document``): a mesh node "Spinner" (node 0) with material "Paint", a second mesh
+node "Other" (node 1) with morph targets, a camera node and a light node (KHR_lights_punctual). Each
+file adds one animation of ``Track`` entries: a target (a JSON pointer, or a plain node channel
+``(node, path)``), an interpolation, key times and values. Tracks that name the same ``times`` key
+share their input accessor, tracks that name the same ``output`` key their output accessor, and
+tracks that name the same ``sampler`` key one sampler, as real exporters write them.
+
+    python tools/pointer_files.py OUTDIR     # writes OUTDIR/<name>.gltf for every file in FILES
+
+From Python: ``FILES`` (name -> list of Track), ``write(name, folder)`` (returns the path).
+Every file is checked with the Khronos glTF-Validator by the tests (0 errors).
+"""
+
+import base64
+import json
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+POINTER = "KHR_animation_pointer"
+LIGHTS = "KHR_lights_punctual"
+_TYPES = {1: "SCALAR", 2: "VEC2", 3: "VEC3", 4: "VEC4"}
+
+
+@dataclass(frozen=True)
+class Track:
+    target: str | tuple[int, str]  # "/materials/0/emissiveFactor" or (node, "rotation")
+    interpolation: str
+    times: str                     # accessors are shared between tracks naming the same key
+    values: tuple[tuple[float, ...], ...]  # per key (CUBICSPLINE: in-tangent, value, out-tangent)
+    sampler: str | None = None     # tracks naming the same key share one sampler
+    output: str | None = None      # samplers naming the same key share their output accessor
+
+
+def quaternion(axis, degrees):
+    """(x, y, z, w) of a turn of ``degrees`` about ``axis``."""
+    axis = np.asarray(axis, dtype=np.float64) / np.linalg.norm(axis)
+    half = math.radians(degrees) / 2
+    return (*(axis * math.sin(half)).tolist(), math.cos(half))
+
+
+TIMES = {"five": (0.0, 0.5, 1.0, 1.5, 2.0), "four": (0.0, 0.4, 1.2, 1.6),
+         "three": (0.25, 1.0, 1.75)}
+
+
+def _turns(degrees_per_key, keys=5, axis=(0, 0, 1)):
+    return tuple(quaternion(axis, degrees_per_key * k) for k in range(keys))
+
+
+def _cubic(values, tangent_scale=0.8):
+    """CUBICSPLINE (in, value, out) per key from values, with tangents that bend the curve."""
+    rows = []
+    for k, value in enumerate(values):
+        tangent = tuple(tangent_scale * math.sin(1.3 * k + i) for i in range(len(value)))
+        rows += [tangent, tuple(value), tuple(-t for t in tangent)]
+    return tuple(rows)
+
+
+COLOURS = ((0.9, 0.1, 0.1, 1.0), (0.2, 0.8, 0.1, 1.0), (0.1, 0.2, 0.9, 0.8), (0.7, 0.7, 0.1, 1.0),
+           (0.3, 0.1, 0.6, 0.9))
+EMISSION = ((0.0, 0.0, 0.0), (1.0, 0.5, 0.0), (0.2, 1.0, 0.3), (0.0, 0.0, 1.0), (0.5, 0.5, 0.5))
+
+# The reported file: a node rotation through a pointer, material factors through pointers, and a
+# plain rotation channel whose sampler shares its input accessor with a pointer sampler.
+REPORTED = [
+    Track("/nodes/0/rotation", "LINEAR", "five", _turns(80)),
+    Track("/materials/0/pbrMetallicRoughness/baseColorFactor", "CUBICSPLINE", "five", _cubic(COLOURS)),
+    Track("/materials/0/emissiveFactor", "LINEAR", "five", EMISSION),
+    Track((1, "rotation"), "LINEAR", "five", _turns(40, axis=(1, 0, 0))),
+]
+
+FILES: dict[str, list[Track]] = {
+    "reported": REPORTED,
+    "node_trs_pointers": [
+        Track("/nodes/0/translation", "LINEAR", "four", ((0, 0, 0), (1, 0, 0), (1, 2, 0), (0, 2, 1))),
+        Track("/nodes/0/rotation", "CUBICSPLINE", "four", _cubic(_turns(60, 4), 0.1)),
+        Track("/nodes/0/scale", "STEP", "four", ((1, 1, 1), (2, 2, 2), (1, 3, 1), (0.5, 0.5, 0.5))),
+        Track("/nodes/1/rotation", "STEP", "four", _turns(45, 4, (0, 1, 0))),
+    ],
+    "shared_output": [  # one output accessor read by a TRS sampler and by a pointer sampler
+        Track((1, "translation"), "LINEAR", "three", ((0, 0, 0), (0, 1, 0), (1, 1, 0)), output="move"),
+        Track("/nodes/0/translation", "LINEAR", "three", ((0, 0, 0), (0, 1, 0), (1, 1, 0)), output="move"),
+    ],
+    "shared_sampler": [  # one sampler played by a plain channel and by a pointer channel
+        Track((1, "rotation"), "LINEAR", "four", _turns(70, 4), "turn"),
+        Track("/nodes/0/rotation", "LINEAR", "four", _turns(70, 4), "turn"),
+        Track((3, "rotation"), "LINEAR", "four", _turns(70, 4), "turn"),
+    ],
+    "material_factors": [
+        Track("/materials/0/pbrMetallicRoughness/metallicFactor", "LINEAR", "three", ((0.0,), (1.0,), (0.2,))),
+        Track("/materials/0/pbrMetallicRoughness/roughnessFactor", "CUBICSPLINE", "three",
+              _cubic(((0.9,), (0.1,), (0.6,)), 0.3)),
+        Track("/materials/0/alphaCutoff", "STEP", "three", ((0.2,), (0.7,), (0.4,))),
+        Track((0, "rotation"), "LINEAR", "three", _turns(30, 3)),
+    ],
+    "camera_light": [
+        Track("/cameras/0/perspective/yfov", "LINEAR", "four", ((0.6,), (0.9,), (0.4,), (0.7,))),
+        Track("/cameras/0/perspective/znear", "STEP", "four", ((0.1,), (0.2,), (0.05,), (0.1,))),
+        Track(f"/extensions/{LIGHTS}/lights/0/color", "LINEAR", "four",
+              ((1, 1, 1), (1, 0.5, 0.2), (0.2, 0.4, 1), (1, 1, 0))),
+        Track(f"/extensions/{LIGHTS}/lights/0/intensity", "CUBICSPLINE", "four",
+              _cubic(((10.0,), (40.0,), (5.0,), (20.0,)), 6.0)),
+        Track((2, "translation"), "LINEAR", "four", ((0, 0, 5), (0, 1, 5), (1, 1, 5), (0, 0, 6))),
+    ],
+    "mesh_weights": [
+        Track("/meshes/1/weights", "LINEAR", "three", ((0.0, 1.0), (1.0, 0.0), (0.5, 0.5))),
+        Track((0, "scale"), "LINEAR", "three", ((1, 1, 1), (2, 1, 1), (1, 1, 2))),
+    ],
+}
+
+
+class _Buffer:
+    """Accessors in one embedded buffer, one buffer view each."""
+
+    def __init__(self, document):
+        self.document, self.blob = document, bytearray()
+
+    def add(self, rows, bounds=False):
+        data = np.asarray(rows, dtype=np.float32).reshape(len(rows), -1)
+        self.document.setdefault("bufferViews", []).append(
+            {"buffer": 0, "byteOffset": len(self.blob), "byteLength": data.nbytes})
+        self.blob += data.tobytes()
+        accessor = {"bufferView": len(self.document["bufferViews"]) - 1, "componentType": 5126,
+                    "count": len(data), "type": _TYPES[data.shape[1]]}
+        if bounds:
+            accessor["min"], accessor["max"] = data.min(0).tolist(), data.max(0).tolist()
+        self.document.setdefault("accessors", []).append(accessor)
+        return len(self.document["accessors"]) - 1
+
+    def close(self):
+        encoded = base64.b64encode(bytes(self.blob)).decode("ascii")
+        self.document["buffers"] = [{"byteLength": len(self.blob),
+                                     "uri": f"data:application/octet-stream;base64,{encoded}"}]
+
+
+def base_document():
+    """The scene every file animates, and its buffer (accessors 0-3: the two meshes)."""
+    document = {
+        "asset": {"version": "2.0", "generator": "gltf_sqlerp tools/pointer_files.py"},
+        "extensionsUsed": [POINTER, LIGHTS],
+        "scene": 0, "scenes": [{"nodes": [0, 1, 2, 3]}],
+        "nodes": [{"name": "Spinner", "mesh": 0}, {"name": "Other", "mesh": 1, "translation": [3, 0, 0]},
+                  {"name": "Camera", "camera": 0, "translation": [0, 0, 5]},
+                  {"name": "Lamp", "translation": [0, 4, 0], "extensions": {LIGHTS: {"light": 0}}}],
+        "materials": [{"name": "Paint", "pbrMetallicRoughness": {"baseColorFactor": [1, 1, 1, 1]},
+                       "emissiveFactor": [0, 0, 0], "alphaMode": "MASK"}],
+        "cameras": [{"type": "perspective", "perspective": {"yfov": 0.8, "znear": 0.1, "zfar": 100}}],
+        "extensions": {LIGHTS: {"lights": [{"type": "point", "color": [1, 1, 1], "intensity": 10}]}},
+    }
+    buffer = _Buffer(document)
+    triangle = [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
+    position = buffer.add(triangle, bounds=True)
+    up = buffer.add([[0, 0, 1]] * 3, bounds=True)
+    out = buffer.add([[0.5, 0, 0]] * 3, bounds=True)
+    document["meshes"] = [
+        {"name": "Triangle", "primitives": [{"attributes": {"POSITION": position}, "material": 0}]},
+        {"name": "Morphing", "weights": [0, 0],
+         "primitives": [{"attributes": {"POSITION": position}, "targets": [{"POSITION": up}, {"POSITION": out}]}]}]
+    return document, buffer
+
+
+def build(tracks):
+    """The document of a file that plays ``tracks`` as its one animation."""
+    document, buffer = base_document()
+    inputs, outputs, samplers = {}, {}, {}
+    animation = {"name": "Pointers", "samplers": [], "channels": []}
+    for index, track in enumerate(tracks):
+        if track.times not in inputs:
+            inputs[track.times] = buffer.add([[t] for t in TIMES[track.times]], bounds=True)
+        output_key = track.output or index
+        if output_key not in outputs:
+            values = np.asarray(track.values, dtype=np.float64)
+            # Morph weights are scalars, a key's weights one after another (glTF 2.0 §3.11).
+            outputs[output_key] = buffer.add(values.reshape(-1, 1) if _weights(track) else values)
+        sampler_key = track.sampler or index
+        if sampler_key not in samplers:
+            animation["samplers"].append({"input": inputs[track.times], "output": outputs[output_key],
+                                          "interpolation": track.interpolation})
+            samplers[sampler_key] = len(animation["samplers"]) - 1
+        animation["channels"].append({"sampler": samplers[sampler_key], "target": _target(track.target)})
+    buffer.close()
+    document["animations"] = [animation]
+    return document
+
+
+def _weights(track):
+    target = track.target
+    return target.endswith("/weights") if isinstance(target, str) else target[1] == "weights"
+
+
+def _target(target):
+    if isinstance(target, str):
+        return {"path": "pointer", "extensions": {POINTER: {"pointer": target}}}
+    node, path = target
+    return {"node": node, "path": path}
+
+
+def write(name, folder):
+    """Write FILES[name] as ``folder/<name>.gltf`` and return its path."""
+    path = Path(folder) / f"{name}.gltf"
+    path.write_text(json.dumps(build(FILES[name]), indent=1))
+    return path
+
+
+def main(argv):
+    folder = Path(argv[1] if len(argv) > 1 else ".")
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in FILES:
+        print(write(name, folder))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
