@@ -122,11 +122,12 @@ class _Buffers:
 
 
 def variant(source: Path, folder: Path, name: str, turn_x_deg: float, scale: float, z_up: bool = True,
-            prefix: str = "", rest_turns: dict | None = None) -> Path:
+            prefix: str = "", rest_turns: dict | None = None, edit=None) -> Path:
     """``source`` with its node "Armature" turned ``turn_x_deg`` about X and scaled ``scale``
     (under its Z_UP node, or with Z_UP folded into its children when not ``z_up``), the joints
     and mesh kept in place. ``rest_turns``: {joint name: (axis, degrees)} turns that joint's rest
-    (its children follow). ``prefix`` goes in front of every node name. Written to ``folder``."""
+    (its children follow). ``edit(data)``: any other change, made last but for the names.
+    ``prefix`` goes in front of every node name. Written to ``folder``."""
     for sibling in source.parent.iterdir():
         if sibling.suffix != ".gltf" and not (folder / sibling.name).exists():
             shutil.copy(sibling, folder)
@@ -156,6 +157,8 @@ def variant(source: Path, folder: Path, name: str, turn_x_deg: float, scale: flo
         node = next(n for n in nodes if n.get("name") == joint)
         node["rotation"] = list(_multiply(np.array(node.get("rotation", [0, 0, 0, 1.0])), about(axis, degrees)))
     _rebind(data, old_worlds, buffers)
+    if edit is not None:
+        edit(data)
     for node in nodes:
         if "name" in node:
             node["name"] = prefix + node["name"]
