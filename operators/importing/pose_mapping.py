@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 import bpy
 import numpy as np
 
+from .armature_frames import scaled
+
 if TYPE_CHECKING:  # the bundled importer's view imports the operators
     from ...bundled_gltf import imported
 
@@ -109,14 +111,20 @@ def roll_difference(rest: np.ndarray, rig_rest: np.ndarray) -> np.ndarray:
 
 
 def rest_change(rest: np.ndarray, parent_rest: np.ndarray | None, rig_rest: np.ndarray,
-                rig_parent_rest: np.ndarray | None, parent_roll: np.ndarray) -> np.ndarray:
-    """(4, 4) rigid M with rig basis = M @ imported basis @ K (K: roll_difference), so that the rig's
-    bone plays A @ K wherever the imported one plays A, its parent playing A_parent @ K_parent
-    (Blender's pose chain A = A_parent @ rest_parent⁻¹ @ rest @ basis). ``rest``: a bone's
-    ``matrix_local`` (armature space, no scale); parents None for root bones, whose armature
-    spaces are taken as one; ``parent_roll``: the parent's K (identity for a root)."""
+                rig_parent_rest: np.ndarray | None, parent_roll: np.ndarray,
+                turn: np.ndarray | None = None, ratio: float = 1.0) -> np.ndarray:
+    """(4, 4) rigid M with rig basis = M @ S_k(imported basis) @ K (K: roll_difference, S_k: the
+    translation times ``ratio``), so that the rig's bone plays G @ S_k(A) @ K wherever the
+    imported one plays A, its parent playing G @ S_k(A_parent) @ K_parent (Blender's pose chain
+    A = A_parent @ rest_parent⁻¹ @ rest @ basis; S_k keeps products). ``rest``: a bone's
+    ``matrix_local`` (armature space, no scale); parents None for root bones, whose rest is
+    first turned by ``turn`` (G, armature_frames.turn: the file's armature space seen from the
+    rig's); ``parent_roll``: the parent's K (identity for a root)."""
+    relative = _relative(rest, parent_rest)
+    if parent_rest is None and turn is not None:
+        relative = turn @ relative
     return np.linalg.inv(_relative(rig_rest, rig_parent_rest)) @ np.linalg.inv(parent_roll) \
-        @ _relative(rest, parent_rest)
+        @ scaled(relative, ratio)
 
 
 def _relative(rest, parent_rest):
@@ -124,18 +132,20 @@ def _relative(rest, parent_rest):
 
 
 def retargeted(mapping: ChannelMap, path: str, change: np.ndarray, roll: np.ndarray,
-               bone_name: str | None) -> ChannelMap:
+               bone_name: str | None, ratio: float = 1.0) -> ChannelMap:
     """``mapping`` (glTF values to the imported node's basis) followed by rig basis = change @
-    basis @ roll (rest_change): rotations q -> m ⊗ q ⊗ k, locations moved by change; scales stay
-    (exact for uniform scale and for bones without roll change: a scale along a rolled axis
-    would need shear). Still linear in the glTF values, so keys and handles map exactly.
-    ``bone_name``: the rig's bone, None for an object."""
+    S_k(basis) @ roll (rest_change): rotations q -> m ⊗ q ⊗ k, locations times ``ratio`` (k, the
+    rig's size over the file's) and moved by change; scales stay (exact for uniform scale and
+    for bones without roll change: a scale along a rolled axis would need shear). Still linear
+    in the glTF values, so keys and handles map exactly. ``bone_name``: the rig's bone, None for
+    an object."""
     matrix, offset = mapping.matrix, mapping.offset
     if path == "rotation":
         turn = _left(_quaternion(change[:3, :3])) @ _right(_quaternion(roll[:3, :3]))
         matrix, offset = turn @ matrix, turn @ offset
     elif path == "translation":
-        matrix, offset = change[:3, :3] @ matrix, change[:3, :3] @ offset + change[:3, 3]
+        turned = change[:3, :3] * ratio
+        matrix, offset = turned @ matrix, turned @ offset + change[:3, 3]
     if bone_name is None or path == "weights":
         return ChannelMap(mapping.data_path, mapping.group, matrix, offset)
     name = bpy.utils.escape_identifier(bone_name)

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 import bpy
 import numpy as np
 
+from . import armature_frames
+from .armature_frames import MisfitError
 from .pose_mapping import rest_change, roll_difference
 
 if TYPE_CHECKING:  # the bundled importer's view imports the operators
@@ -27,10 +29,6 @@ _RIGID = 1e-5  # how far from a rotation an object's parent change may be (scale
 _SAME_REST = 1e-5  # rest matrices closer than this are the same rest (float32 bones: about 1e-7)
 
 
-class MisfitError(ValueError):
-    """The file's animated hierarchy does not fit the rig: nothing is imported."""
-
-
 @dataclass(frozen=True)
 class RigTarget:
     """Where one imported node plays on the rig: an object, or a bone of an armature object."""
@@ -38,6 +36,7 @@ class RigTarget:
     bone: str | None
     change: np.ndarray = field(default_factory=lambda: np.eye(4))  # rig basis = change @ basis @ roll
     roll: np.ndarray = field(default_factory=lambda: np.eye(4))    # (pose_mapping.rest_change)
+    ratio: float = 1.0  # animated translations times this: the rig's skeleton over the file's
 
     def keeps_rotations(self) -> bool:
         """Whether a rotation maps to itself (the same rest, up to the bones' float32 matrices)."""
@@ -74,9 +73,11 @@ class RigMatch:
                 names.append(target + name)
         return names
 
-    def bind(self, scene: imported.ImportedScene, animated: Iterable[Any]) -> None:
+    def bind(self, scene: imported.ImportedScene, animated: Iterable[Any], turned: Iterable[Any] = ()) -> None:
         """Match every node the importer made; check the hierarchy of ``animated`` (the handles
-        of animated nodes) and their ancestors. Raises MisfitError."""
+        of animated nodes) and their ancestors. ``turned``: the handles whose rotation is
+        animated (an armature object turned by the clip keeps the file's armature space).
+        Raises MisfitError."""
         armatures = self._armatures(scene)
         for handle in scene.node_handles():
             if scene.is_bone(handle):
@@ -88,7 +89,7 @@ class RigMatch:
             if target is not None:
                 self._check_parent(scene, handle, target)
         self.unmatched_animated = sorted({_label(scene, h) for h in animated if id(h) not in self.targets})
-        self._set_changes(scene)
+        self._set_changes(scene, {id(h) for h in turned})
 
     def target(self, handle: Any) -> RigTarget | None:
         return self.targets.get(id(handle))
@@ -155,11 +156,12 @@ class RigMatch:
 
     # --- rest -------------------------------------------------------------------------------------
 
-    def _set_changes(self, scene):
-        """Each target's change of basis: from both armatures' rests for bones (pose_mapping), from
-        both objects' parent inverses for objects. Parents first: a bone's change needs its
-        parent's roll."""
+    def _set_changes(self, scene, turned):
+        """Each target's change of basis: from both armatures' rests, objects and sizes for bones
+        (pose_mapping, armature_frames), from both objects' parent inverses for objects. Parents
+        first: a bone's change needs its parent's roll."""
         rolls: dict[int, np.ndarray] = {}
+        frames = self._armature_frames(scene, turned)
         for handle in _parents_first(scene, scene.node_handles()):
             target = self.targets.get(id(handle))
             if target is None:
@@ -168,14 +170,42 @@ class RigMatch:
                 changed = RigTarget(target.obj, None, _object_change(scene.blender_object(handle), target.obj))
             else:
                 bone, rig_bone = _bones(scene, handle, target)
-                roll = rolls[id(handle)] = roll_difference(_matrix(bone.matrix_local),
+                frame, ratio = frames[id(scene.armature_of(handle))]
+                # Both rests in the rig's armature space: the twist between them is the rig's roll
+                roll = rolls[id(handle)] = roll_difference(frame @ _matrix(bone.matrix_local),
                                                            _matrix(rig_bone.matrix_local))
                 parent = scene.parent_handle(handle)
                 parent_roll = rolls.get(id(parent), np.eye(4)) if bone.parent is not None else np.eye(4)
-                change = rest_change(_matrix(bone.matrix_local), _parent_rest(bone),
-                                     _matrix(rig_bone.matrix_local), _parent_rest(rig_bone), parent_roll)
-                changed = RigTarget(target.obj, target.bone, change, roll)
+                change = rest_change(_matrix(bone.matrix_local), _parent_rest(bone), _matrix(rig_bone.matrix_local),
+                                     _parent_rest(rig_bone), parent_roll, frame, ratio)
+                changed = RigTarget(target.obj, target.bone, change, roll, ratio)
             self.targets[id(handle)] = changed
+
+    def _armature_frames(self, scene, turned):
+        """{id(the file's armature handle): (G, k)} (armature_frames) for every armature with a
+        matched bone. An armature object the clip turns plays the file's rotation itself: its
+        bones stay in its armature space (G the identity)."""
+        offsets: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+        rigs = {}
+        for handle in scene.node_handles():
+            target = self.targets.get(id(handle))
+            if target is None or target.bone is None:
+                continue
+            armature = scene.armature_of(handle)
+            rigs[id(armature)] = (armature, target.obj)
+            bone, rig_bone = _bones(scene, handle, target)
+            parent = self.targets.get(id(scene.parent_handle(handle)))
+            if (bone.parent is not None and rig_bone.parent is not None and parent is not None
+                    and parent.bone == rig_bone.parent.name):
+                offsets.setdefault(id(armature), []).append(
+                    (np.subtract(bone.head_local, bone.parent.head_local),
+                     np.subtract(rig_bone.head_local, rig_bone.parent.head_local)))
+        frames = {}
+        for key, (armature, rig) in rigs.items():
+            frame = np.eye(4) if key in turned else armature_frames.turn(
+                scene.blender_object(armature), rig, scene.object_names(armature)[0])
+            frames[key] = (frame, armature_frames.size_ratio(offsets.get(key, [])))
+        return frames
 
 
 def parse_prefixes(text: str) -> list[tuple[str, str]]:

@@ -206,10 +206,11 @@ def bind_rig(session: ImportSession, scene: imported.ImportedScene) -> None:
     fit it is noted (``misfit``), and no animation is written."""
     if session.rig is None:
         return
-    animated = [scene.channel_node(plan.channel.node, plan.channel.path)
+    channels = [(scene.channel_node(plan.channel.node, plan.channel.path), plan.channel.path)
                 for plans in session.plans.values() for plan in plans]
     try:
-        session.rig.bind(scene, [handle for handle in animated if handle is not None])
+        session.rig.bind(scene, [handle for handle, _ in channels if handle is not None],
+                         [handle for handle, path in channels if handle is not None and path == "rotation"])
     except MisfitError as error:
         session.misfit = str(error)
 
@@ -310,7 +311,7 @@ def _channel_targets(session: ImportSession, scene: imported.ImportedScene, node
         if placed is None:
             return None, mapping, []
         target = placed.obj
-        mapping = retargeted(mapping, channel.path, placed.change, placed.roll, placed.bone)
+        mapping = retargeted(mapping, channel.path, placed.change, placed.roll, placed.bone, placed.ratio)
     return target, mapping, [(mapping.data_path, i, mapping.group) for i in range(len(mapping.offset))]
 
 
