@@ -22,6 +22,22 @@ AXES = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 ROOT = -1  # the importer's dummy root above the scene's top-level nodes
 
 
+# The importer turns camera and light objects a quarter turn about X (vnode.py
+# correct_cameras_and_lights, with its default +Y up): Blender's cameras and lights look down their
+# local -Z with +Y up in Blender's Z-up world, so the glTF node's -Z (its view) must become their -Z.
+CAMERA_LIGHT_CORRECTION = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+LIGHTS = "KHR_lights_punctual"
+
+
+def object_correction(document, node: int) -> np.ndarray:
+    """(3, 3) C with Blender world = glTF world (Blender axes) @ C for the object made of a node
+    that is not a bone: the camera and light turn, else the identity."""
+    item = document.json["nodes"][node]
+    extensions = item.get("extensions")
+    light = isinstance(extensions, dict) and LIGHTS in extensions
+    return CAMERA_LIGHT_CORRECTION if "camera" in item or light else np.eye(3)
+
+
 def rotation_part(matrices):
     """Closest rotation to each (..., 3, 3) (polar decomposition by SVD): scale and shear removed,
     the same way on the glTF and the Blender side, so that a constant rotation on the right

@@ -26,6 +26,8 @@ from gltf_sqlerp.core.sampling import jump_times
 
 three_player = tool("tools/three_player.py")
 
+POINTER = "KHR_animation_pointer"
+pointer_files = tool("tools/pointer_files.py")
 TOLERANCE = 1e-6  # the issue's bound on |three.js - core| per quaternion component
 SAMPLES = ROOT / "samples"
 JOB = Path(__file__).resolve().parent / "three_export_job.py"
@@ -98,20 +100,23 @@ def _about_z(degrees):
     return [0.0, 0.0, math.sin(half), math.cos(half)]
 
 
-def _one_channel_file(folder, values, component_type=5126, normalized=False, required=False):
-    """A one-node .gltf with one CUBICSLERP rotation channel, keys at 0 s and 1 s, embedded data."""
+def _one_channel_file(folder, values, component_type=5126, normalized=False, required=False, pointer=False):
+    """A one-node .gltf with one CUBICSLERP rotation channel, keys at 0 s and 1 s, embedded data;
+    ``pointer``: its target is KHR_animation_pointer's "/nodes/0/rotation"."""
     times = np.array([0.0, 1.0], dtype=np.float32)
     dtype = {5126: np.float32, 5122: np.int16}[component_type]
     data = np.asarray(values, dtype=np.float64)
     output = np.round(data * 32767).astype(dtype) if normalized else data.astype(dtype)
     blob = times.tobytes() + output.tobytes()
-    channel = {"target": {"node": 0, "path": "rotation"}, "extensions": {"EXT_animation_sqlerp": {"sampler": 0}}}
+    target = {"path": "pointer", "extensions": {POINTER: {"pointer": "/nodes/0/rotation"}}} if pointer \
+        else {"node": 0, "path": "rotation"}
+    channel = {"target": target, "extensions": {"EXT_animation_sqlerp": {"sampler": 0}}}
     uri = "data:application/octet-stream;base64," + base64.b64encode(blob).decode()
     times_accessor = {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]}
     keys = {"bufferView": 1, "componentType": component_type, "count": 6, "type": "VEC4"}
     document = {
         "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"name": "turned"}],
-        "extensionsUsed": ["EXT_animation_sqlerp"],
+        "extensionsUsed": ["EXT_animation_sqlerp"] + ([POINTER] if pointer else []),
         "buffers": [{"byteLength": len(blob), "uri": uri}],
         "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 8},
                         {"buffer": 0, "byteOffset": 8, "byteLength": len(blob) - 8}],
@@ -124,19 +129,22 @@ def _one_channel_file(folder, values, component_type=5126, normalized=False, req
     return path
 
 
-@pytest.mark.parametrize("form", ["float", "int16", "zero ends", "negated"])
+@pytest.mark.parametrize("form", ["float", "int16", "zero ends", "negated", "pointer"])
 def test_hand_worked_values(tmp_path, form):
     # v1 = identity, v2 = 90 degrees about Z, b1 = a2 = 45 degrees about Z. At u the keys' slerp is
     # 90u degrees, the tangents' slerp 45 degrees, and the outer slerp goes 2u(1 - u) of the way:
     # u = 1/4: 22.5 + 0.375 * (45 - 22.5) = 30.9375 degrees; u = 1/2: 45; u = 3/4: 59.0625.
     # Before the first key and after the last: the end keys (clamped). a1 and b2 are never used.
     # "negated" stores a2 and v2 as -q, the same rotations: the shortest-path rule plays the same.
+    # "pointer" hangs the extension off a KHR_animation_pointer channel to "/nodes/0/rotation"
+    # (conventions: allowed, and played as the node channel).
     first, last = ([0.0] * 4, [0.0] * 4) if form == "zero ends" else (_about_z(0), _about_z(90))
     sign = -1.0 if form == "negated" else 1.0
     values = [first, _about_z(0), _about_z(45), list(sign * np.array(_about_z(45))),
               list(sign * np.array(_about_z(90))), last]
     quantized = form == "int16"
-    path = _one_channel_file(tmp_path, values, 5122 if quantized else 5126, normalized=quantized, required=True)
+    path = _one_channel_file(tmp_path, values, 5122 if quantized else 5126, normalized=quantized, required=True,
+                             pointer=form == "pointer")
     at = np.array([0.0, 0.25, 0.5, 0.75, 1.0, 1.5])
     [played] = three_player.play([path], [{0: at}])
     wanted = np.array([_about_z(d) for d in (0.0, 30.9375, 45.0, 59.0625, 90.0, 90.0)])
@@ -175,3 +183,14 @@ def test_the_export_benchmark_files_play_as_the_core(tmp_path):
         cubic = [c.sampler for a in document.animations for c in a.channels if c.uses_extension]
         assert [len(jump_times(s.times, s.values)) for s in cubic] == [0] * len(cubic), path.name
     assert [errors(report) for report in validate_all(written)] == [[]] * len(written)
+
+
+def test_node_channels_through_pointers_play_as_the_core(tmp_path):
+    # KHR_animation_pointer to node rotations, translations and scales (shared inputs, outputs and
+    # samplers): the plugin plays them as the node channels they are. three.js alone ignores pointer
+    # channels (it has no KHR_animation_pointer), so the comparison fails without the plugin.
+    paths = [pointer_files.write(name, tmp_path) for name in ("reported", "node_trs_pointers", "shared_sampler")]
+    for (worst, samples), path in zip(play_like_the_core(paths), paths):
+        assert samples > 1000 and worst <= TOLERANCE, (path.name, worst, samples)
+    for (worst, _), path in zip(play_like_the_core(paths, plugin=False), paths):
+        assert worst > 0.1, path.name

@@ -5,6 +5,7 @@ unreferenced data (``compaction``). Errors are ``GltfError`` with ``Finding`` ob
 Nothing here evaluates animation."""
 
 from .accessors import COMPONENT_TYPES, TYPE_SIZES, as_stored, read_accessor
+from .animation_pointer import node_target, pointer_text
 from .compaction import compact, unknown_extensions
 from .errors import ERROR, Finding, GltfError, pointer
 from .file import CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, GltfFile, parse_json_only, read_file, read_relative_uri
@@ -12,6 +13,6 @@ from .writer import BufferBuilder, write_atomic
 
 __all__ = [
     'BufferBuilder', 'CHUNK_BIN', 'CHUNK_JSON', 'COMPONENT_TYPES', 'ERROR', 'Finding', 'GLB_MAGIC',
-    'GltfError', 'GltfFile', 'TYPE_SIZES', 'as_stored', 'compact', 'parse_json_only', 'pointer',
-    'read_accessor', 'read_file', 'read_relative_uri', 'unknown_extensions', 'write_atomic'
+    'GltfError', 'GltfFile', 'TYPE_SIZES', 'as_stored', 'compact', 'node_target', 'parse_json_only',
+    'pointer', 'pointer_text', 'read_accessor', 'read_file', 'read_relative_uri', 'unknown_extensions', 'write_atomic'
 ]

@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from . import interpolation
 from ..gltf import read_accessor
-from ..gltf import GltfFile, pointer
+from ..gltf import GltfFile, node_target, pointer
 from .quaternions import normalize
 
 EXTENSION = "EXT_animation_sqlerp"
@@ -107,8 +107,9 @@ def read_animations(gltf: GltfFile, accessor: Callable[[int], np.ndarray] | None
 
 def _read_channel(builder, a, c, channel):
     target = channel["target"]
-    node, path = target.get("node"), target.get("path")
-    # glTF 2.0 §3.11: a channel without a node is ignored; other paths belong to other extensions.
+    node, path = node_target(target) or (target.get("node"), target.get("path"))
+    # glTF 2.0 §3.11: a channel without a node is ignored; other paths belong to other extensions
+    # (KHR_animation_pointer to a node's TRS or weights is a node channel: core.gltf.animation_pointer).
     if node is None or path not in PATHS:
         return None
     node = int(node)  # JSON allows 1.0 for 1, and the validator accepts it

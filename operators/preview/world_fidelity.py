@@ -211,8 +211,8 @@ class _BlenderPlayer:
 def _corrections(document, node_map, rotated):
     """(len(rotated), 3, 3): per node, the constant rotation C with Blender world = glTF world
     (Blender axes) @ C. Bones: read at rest, the edit bone (armature space, Bone.matrix_local: what
-    pose_position 'REST' shows) against the importer's bind pose of that node. Objects: identity,
-    the importer corrects only bones, cameras and lights."""
+    pose_position 'REST' shows) against the importer's bind pose of that node. Objects: the
+    importer's camera and light turn, else identity (node_objects.object_correction)."""
     bind = nodes.bind_rotations(document, nodes.armatures_and_bones(document))
     out = np.tile(np.eye(3), (len(rotated), 1, 1))
     for i, node in enumerate(rotated):
@@ -220,6 +220,8 @@ def _corrections(document, node_map, rotated):
             armature, bone = node_map.bones[node]
             rest = np.array(bpy.data.objects[armature].data.bones[bone].matrix_local, dtype=np.float64)
             out[i] = nodes.to_blender_axes(bind[node]).T @ nodes.rotation_part(rest)
+        else:
+            out[i] = nodes.object_correction(document, node)
     return out
 
 

@@ -208,6 +208,20 @@ function cubicSlerpProblem(input, output, target) {
 	return null;
 }
 
+const POINTER_NAME = 'KHR_animation_pointer';
+const NODE_POINTER = /^\/nodes\/(0|[1-9][0-9]*)\/(translation|rotation|scale|weights)$/;
+
+/**
+ * A channel's target as a node and a path: a KHR_animation_pointer to a node's translation,
+ * rotation, scale or weights is that node channel (docs/EXT_animation_sqlerp, "Channels through
+ * KHR_animation_pointer"), so it plays here, with or without this extension, as the core plays it.
+ */
+function nodeTarget(target) {
+	const extension = target.path === 'pointer' && target.extensions ? target.extensions[POINTER_NAME] : undefined;
+	const match = extension && typeof extension.pointer === 'string' ? NODE_POINTER.exec(extension.pointer) : null;
+	return match ? { node: Number(match[1]), path: match[2] } : target;
+}
+
 function extensionOf(channel) {
 	return channel.extensions ? channel.extensions[EXTENSION_NAME] : undefined;
 }
@@ -236,15 +250,16 @@ export class GLTFAnimationSqlerpExtension {
 			const extension = extensionOf(channel);
 			const samplers = [extension !== undefined ? extension.sampler : undefined, channel.sampler]
 				.filter((index) => Number.isInteger(index) && animationDef.samplers[index] !== undefined);
-			if (channel.target.node === undefined || samplers.length === 0) return;
+			const target = nodeTarget(channel.target);
+			if (target.node === undefined || samplers.length === 0) return;
 			pending.push(Promise.all([
-				parser.getDependency('node', channel.target.node),
+				parser.getDependency('node', target.node),
 				...samplers.map((index) => Promise.all([
 					parser.getDependency('accessor', animationDef.samplers[index].input),
 					parser.getDependency('accessor', animationDef.samplers[index].output),
 				])),
 			]).then(([node, ...data]) => ({
-				node, target: channel.target, pointer: `/animations/${animationIndex}/channels/${c}`,
+				node, target, pointer: `/animations/${animationIndex}/channels/${c}`,
 				choices: data.map(([input, output], i) => ({ input, output, sampler: animationDef.samplers[samplers[i]] })),
 			})));
 		});

@@ -204,7 +204,7 @@ def _link_target(report, document, target):
         return None
     node = _node_facts(document, target.node)
     if node is None:
-        report.add("UNRESOLVED_REFERENCE", f"{target.where}/node",
+        report.add("UNRESOLVED_REFERENCE", target.node_where,
                    f"Unresolved reference: {target.node}.")
         return None
     matrix, skinned, morph_targets = node

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..animation_pointer import node_target
 from ..errors import WARNING, pointer
 from .json_checks import Report, check_common, get_index, get_object, get_object_list, get_string, object_list, show
 
@@ -27,6 +28,10 @@ class Target:
     node: int  # -1 when absent or invalid
     path: str | None  # None when absent or not a string
     where: str
+    node_where: str = ""  # where the node is named: "<where>/node", or a KHR_animation_pointer's pointer
+
+    def __post_init__(self) -> None:
+        self.node_where = self.node_where or f"{self.where}/node"
 
 
 @dataclass
@@ -145,6 +150,10 @@ def _target(report, item, where):
     paths = PATHS + (("pointer",) if ANIMATION_POINTER in report.extensions_used else ())
     node = get_index(report, item, "node", where, required=False)
     path = get_string(report, item, "path", where, required=True, allowed=paths)
+    pointed = node_target(item) if path == "pointer" else None
+    if pointed is not None:  # a node's TRS or weights through a pointer: checked as a node channel
+        node, path = pointed
+        return Target(node, path, where, f"{where}/extensions/{ANIMATION_POINTER}/pointer")
     return Target(node, path, where)
 
 
