@@ -117,8 +117,12 @@ def node_name(document, node):
     if spec.get("name"):
         return spec["name"]
     if "mesh" in spec:
-        return document.json["meshes"][spec["mesh"]].get("name") or f"Mesh_{spec['mesh']}"
+        return _mesh_name(document, spec["mesh"])
     return f"Node_{node}"
+
+
+def _mesh_name(document, mesh):
+    return document.json["meshes"][mesh].get("name") or f"Mesh_{mesh}"
 
 
 def map_nodes(document, objects):
@@ -143,6 +147,11 @@ def map_nodes(document, objects):
             continue
         spec = document.json["nodes"][node]
         found = _object_of(document, node, name, objects, taken, result)
+        if "skin" in spec and "mesh" in spec and (found is None or not _fits(document, node, found, result)):
+            # A skinned mesh node the importer cannot move under its armature (animated, or with
+            # children) stays an empty; its mesh goes to a new object named after the mesh.
+            moved = _object_of(document, node, _mesh_name(document, spec["mesh"]), objects, taken, result)
+            found = moved if moved is not None and _fits(document, node, moved, result) else found
         if found is None and node in bone_of.values():  # an armature node without a name
             skins = [s for s in document.json.get("skins", []) if bone_of.get(s["joints"][0]) == node]
             found = objects.get((skins[0].get("name") if skins else None) or "Armature")
