@@ -13,6 +13,7 @@ Conventions: matrices are numpy (..., 3, 3) or (..., 4, 4) with M[row, col]; a g
 expressed in Blender axes as AXES @ M @ AXES.T, with AXES mapping glTF (x, y, z) to (x, -z, y).
 """
 
+import re
 from dataclasses import dataclass, field
 
 import bpy
@@ -132,15 +133,25 @@ def node_name(document, node):
     if spec.get("name"):
         return spec["name"]
     if "mesh" in spec:
-        return document.json["meshes"][spec["mesh"]].get("name") or f"Mesh_{spec['mesh']}"
+        return _mesh_name(document, spec["mesh"])
     return f"Node_{node}"
 
 
+def _mesh_name(document, mesh):
+    return document.json["meshes"][mesh].get("name") or f"Mesh_{mesh}"
+
+
 def map_nodes(document, objects):
-    """NodeMap for the imported scene; ``objects``: bpy.data.objects."""
+    """NodeMap for the imported scene; ``objects``: bpy.data.objects.
+
+    Nodes that share a name (RecursiveSkeletons: 84 unnamed nodes of the mesh "skinned mesh") get
+    Blender's unique names "name", "name.001", ...: each such node takes the first of those not
+    yet taken that fits it (``_fits``: its skin's joints as vertex groups, its parent's object or
+    bone as parent), so no two nodes are played by one object."""
     result = NodeMap(order=scene_nodes(document))
     bone_of = armatures_and_bones(document)
     armatures = [o for o in objects if o.type == 'ARMATURE']
+    taken: set = set()
     for node in result.order:
         name = node_name(document, node)
         if node in bone_of:
@@ -151,18 +162,52 @@ def map_nodes(document, objects):
                 result.missing.append(f"bone node {node} {name!r}: in {len(owners)} armatures")
             continue
         spec = document.json["nodes"][node]
-        found = objects.get(name)
+        found = _object_of(document, node, name, objects, taken, result)
+        if "skin" in spec and "mesh" in spec and (found is None or not _fits(document, node, found, result)):
+            # A skinned mesh node the importer cannot move under its armature (animated, or with
+            # children) stays an empty; its mesh goes to a new object named after the mesh.
+            moved = _object_of(document, node, _mesh_name(document, spec["mesh"]), objects, taken, result)
+            found = moved if moved is not None and _fits(document, node, moved, result) else found
         if found is None and node in bone_of.values():  # an armature node without a name
             skins = [s for s in document.json.get("skins", []) if bone_of.get(s["joints"][0]) == node]
             found = objects.get((skins[0].get("name") if skins else None) or "Armature")
         if found is None:
             result.missing.append(f"node {node} {name!r}: no object")
             continue
+        taken.add(found.name)
         if "skin" not in spec:  # a skinned mesh's own transform plays no part (glTF 2.0 §3.7.3)
             result.objects[node] = found.name
         if "mesh" in spec:
             result.meshes[node] = found.name
     return result
+
+
+def _object_of(document, node, name, objects, taken, node_map):
+    """The object the importer made of ``node``, named ``name`` (see map_nodes), or None."""
+    suffixed = re.compile(re.escape(name) + r"\.\d{3,}")
+    candidates = [o for o in objects if o.name not in taken
+                  and (o.name == name or suffixed.fullmatch(o.name))]
+    if len(candidates) > 1:
+        candidates = [o for o in candidates if _fits(document, node, o, node_map)] or candidates
+    # Blender numbers clashing names in creation order, which follows the scene's (parents first)
+    return min(candidates, key=lambda o: (len(o.name), o.name), default=None)
+
+
+def _fits(document, node, obj, node_map):
+    """Whether ``obj`` has what the importer gives ``node``'s object: a skinned mesh a vertex group
+    per joint of its skin (its node's place plays no part), another object its parent's object or
+    bone as parent."""
+    spec = document.json["nodes"][node]
+    if "skin" in spec:
+        joints = {node_name(document, j) for j in document.json["skins"][spec["skin"]]["joints"]}
+        return obj.type == 'MESH' and {g.name for g in obj.vertex_groups} == joints
+    parent = int(document.scene.parents[node])
+    if parent in node_map.bones:
+        return (obj.parent is not None and obj.parent_type == 'BONE'
+                and (obj.parent.name, obj.parent_bone) == node_map.bones[parent])
+    if parent in node_map.objects:
+        return obj.parent is not None and obj.parent.name == node_map.objects[parent]
+    return True
 
 
 def bind_rotations(document, bone_of):

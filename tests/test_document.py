@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from gltf_sqlerp import core
+from plain_skinning import plain_globals, plain_joint_matrices, plain_skinned_primitive
 from raw_gltf import raw_accessor
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
@@ -180,9 +181,11 @@ KHRONOS_FILES = sorted(p for p in (ASSETS / "khronos").rglob("*")
 @pytest.mark.parametrize("path", KHRONOS_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_khronos_model_loads_evaluates_and_skins(path):
     """Through the public API: every clip evaluates to finite values of the right width at dense
-    times; every mesh node poses in every clip; at the rest pose a skinned mesh is its bind-pose
-    mesh moved rigidly (these models are authored so), so each vertex keeps its distance from the
-    centroid of the raw POSITION data."""
+    times; every mesh node poses in every clip; a skinned mesh, at rest and 0.5 s into its first
+    clip, is where plain per-vertex skinning (tests/plain_skinning.py: the node globals
+    walked up the parents, jointMatrix = global · inverseBindMatrix, Σ w · jointMatrix · p) puts
+    it, on every vertex. (The rest pose need not be the bind pose moved rigidly: RecursiveSkeletons
+    binds its skins in each skeleton's own frame and hangs them from each other with scale 0.3.)"""
     loaded = core.load(path)
     widths = {"translation": 3, "rotation": 4, "scale": 3}
     for animation in loaded.animations:
@@ -196,15 +199,43 @@ def test_every_khronos_model_loads_evaluates_and_skins(path):
                 np.testing.assert_allclose(np.linalg.norm(values, axis=1), 1.0, atol=1e-6)
     mesh_nodes = [i for i, node in enumerate(loaded.json.get("nodes", [])) if "mesh" in node]
     assert mesh_nodes
+    skinned = {}  # (animation, node) -> posed primitives of the skinned nodes, rest and first clip
     for node in mesh_nodes:
         for animation in [None] + list(range(len(loaded.animations))):
-            for positions in loaded.mesh_positions(node, animation, 0.5):
+            posed = loaded.mesh_positions(node, animation, 0.5)
+            for positions in posed:
                 assert positions.ndim == 2 and positions.shape[1] == 3
                 assert np.isfinite(positions).all()
-        if "skin" in loaded.json["nodes"][node]:
-            mesh = loaded.json["meshes"][loaded.json["nodes"][node]["mesh"]]
-            for primitive, posed in zip(mesh["primitives"], loaded.mesh_positions(node, None, 0.0)):
-                raw = loaded.accessor(primitive["attributes"]["POSITION"])
-                spread = np.linalg.norm(raw - raw.mean(axis=0), axis=1)
-                np.testing.assert_allclose(np.linalg.norm(posed - posed.mean(axis=0), axis=1),
-                                           spread, atol=1e-4 * spread.max())
+            if "skin" in loaded.json["nodes"][node] and animation in (None, 0):
+                skinned[animation, node] = posed
+    for animation in sorted({a for a, _ in skinned}, key=str):
+        plain = plain_pose_globals(loaded, animation, 0.5)  # walked once for all skinned nodes
+        for node in (n for a, n in skinned if a == animation):
+            for posed, reference in zip(skinned[animation, node], plain_skinned_mesh(loaded, node, plain)):
+                extent = float(np.ptp(reference)) or 1.0
+                np.testing.assert_allclose(posed, reference, rtol=0, atol=1e-9 * extent)
+
+
+def plain_pose_globals(loaded, animation, time):
+    """Every node's global matrix by plain loops over the JSON, with the nodes' TRS at ``time``
+    taken from Document.pose (what a clip plays is checked on its own)."""
+    translation, rotation, scale, _ = loaded.pose(animation, time)
+    return plain_globals([{**spec, "translation": list(t), "rotation": list(r), "scale": list(s)}
+                          for spec, t, r, s in zip(loaded.json["nodes"], translation, rotation, scale)])
+
+
+def plain_skinned_mesh(loaded, node, plain):
+    """Per primitive, the node's skinned vertices by plain per-vertex loops over the JSON."""
+    skin = loaded.json["skins"][loaded.json["nodes"][node]["skin"]]
+    ibms = (loaded.accessor(skin["inverseBindMatrices"]).tolist()
+            if "inverseBindMatrices" in skin else None)
+    joint_matrices = plain_joint_matrices(plain, skin["joints"], ibms)
+    out = []
+    for primitive in loaded.json["meshes"][loaded.json["nodes"][node]["mesh"]]["primitives"]:
+        attributes = primitive["attributes"]
+        sets = range(sum(1 for name in attributes if name.startswith("JOINTS_")))
+        out.append(plain_skinned_primitive(
+            loaded.accessor(attributes["POSITION"]).tolist(),
+            [loaded.accessor(attributes[f"JOINTS_{n}"]).tolist() for n in sets],
+            [loaded.accessor(attributes[f"WEIGHTS_{n}"]).tolist() for n in sets], joint_matrices))
+    return out

@@ -124,6 +124,33 @@ def test_the_bundled_importer_alone_misplaces_them(fidelity, tmp_path):
     assert any("HeadMesh" in problem for problem in result.problems)
 
 
+# --- skinned meshes the importer moves ------------------------------------------------------------
+
+def _skinned_node_with_a_child(folder):
+    """SimpleSkin with its skinned mesh node named "Skinned" and given a child: the bundled
+    importer keeps the node as an empty and puts the mesh in a new object named after the mesh
+    ("Mesh_0"), under the armature (io_scene_gltf2 vnode.move_skinned_meshes)."""
+    source = ASSETS / "khronos/SimpleSkin/glTF"
+    for blob in source.glob("*.bin"):
+        shutil.copy(blob, folder)
+    document = json.loads((source / "SimpleSkin.gltf").read_text(encoding="utf-8"))
+    document["nodes"][0].update(name="Skinned", children=[len(document["nodes"])])
+    document["nodes"].append({"name": "Child", "translation": [1.0, 0.0, 0.0]})
+    (folder / "SimpleSkin.gltf").write_text(json.dumps(document), encoding="utf-8")
+    return folder / "SimpleSkin.gltf"
+
+
+def test_a_skinned_mesh_node_with_a_child_plays_the_spec(fidelity, tmp_path):
+    path = _skinned_node_with_a_child(tmp_path)
+    assert fidelity.import_gltf(path) == {'FINISHED'}
+    document = _load(path)
+    node_map = fidelity.nodes.map_nodes(document, fidelity.bpy.data.objects)
+    assert fidelity.bpy.data.objects[node_map.meshes[0]].type == 'MESH'
+    result = fidelity.measure(document, 0)
+    assert_plays_the_spec(result, document, 0)
+    assert result.vertices > 0
+
+
 # --- NLA tracks and stored sampler data -------------------------------------------------------------
 
 STRUCTURE_FILES = [SAMPLES / "sqlerp_arm.gltf"] + [ASSETS / "khronos" / name for name in (

@@ -2,7 +2,8 @@
 
 Expected values come from outside the code under test: matrices worked by hand, the glTF 2.0 spec's
 formulas and the skeletal-animation seed's recipe recomputed here with plain Python loops (its naive
-"walk up the parents" global transform, and the vertex-shader sum Σ w_i · jointMatrix_i · p).
+"walk up the parents" global transform, and the vertex-shader sum Σ w_i · jointMatrix_i · p;
+tests/plain_skinning.py). Skinned models are every Khronos model with a skinned mesh node.
 """
 
 import math
@@ -17,72 +18,12 @@ from gltf_sqlerp.core.gltf.accessors import read_accessor
 from gltf_sqlerp.core.gltf.errors import GltfError
 from gltf_sqlerp.core.gltf.file import GltfFile, read_file
 from gltf_sqlerp.core.sampling.scene import Scene
+from plain_skinning import (plain_globals, plain_joint_matrices, plain_skinned_vertex, transform)
 
 KHRONOS = ASSETS / "khronos"
 MODELS = sorted(p for p in KHRONOS.rglob("*") if p.suffix in (".gltf", ".glb"))
 MODEL_IDS = [str(p.relative_to(KHRONOS)) for p in MODELS]
 S = math.sqrt(0.5)  # sin 45° = cos 45°: quaternion of 90° about Z is (0, 0, S, S)
-
-
-# ----- independent reference: plain Python, one node and one vertex at a time --------------------
-
-def mat_mul(a, b):
-    return [[sum(a[r][k] * b[k][c] for k in range(4)) for c in range(4)] for r in range(4)]
-
-
-def mat_vec(m, p):
-    return [sum(m[r][k] * p[k] for k in range(4)) for r in range(4)]
-
-
-def plain_quaternion(q):
-    """Textbook rotation matrix of a unit quaternion (x, y, z, w), normalized first: files store
-    float32 quaternions written out in decimal, a few 1e-7 away from unit length."""
-    norm = math.sqrt(sum(float(v) ** 2 for v in q))
-    x, y, z, w = (float(v) / norm for v in q)
-    return [[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]
-
-
-def plain_local(node, rotation=None):
-    if "matrix" in node:  # column-major: element 4*col + row
-        m = node["matrix"]
-        return [[float(m[4 * c + r]) for c in range(4)] for r in range(4)]
-    t = node.get("translation", [0, 0, 0])
-    r = plain_quaternion(node.get("rotation", [0, 0, 0, 1]) if rotation is None else rotation)
-    s = node.get("scale", [1, 1, 1])
-    translate = [[1, 0, 0, t[0]], [0, 1, 0, t[1]], [0, 0, 1, t[2]], [0, 0, 0, 1]]
-    rotate = [r[0] + [0], r[1] + [0], r[2] + [0], [0, 0, 0, 1]]
-    scale = [[s[0], 0, 0, 0], [0, s[1], 0, 0], [0, 0, s[2], 0], [0, 0, 0, 1]]
-    return mat_mul(mat_mul(translate, rotate), scale)
-
-
-def plain_globals(nodes, rotations=None):
-    """The seed's unrolled loop: global = local(root) · ... · local(parent) · local(node)."""
-    parent = {child: i for i, node in enumerate(nodes) for child in node.get("children", [])}
-    rotations = rotations or [None] * len(nodes)
-    local = [plain_local(node, rotation) for node, rotation in zip(nodes, rotations)]
-    out = []
-    for i in range(len(nodes)):
-        g, current = local[i], parent.get(i)
-        while current is not None:
-            g, current = mat_mul(local[current], g), parent.get(current)
-        out.append(g)
-    return out
-
-
-def plain_skinned_vertex(p, joints_sets, weights_sets, joint_matrices):
-    """The seed's vertex shader: position += w_i * (jointMatrix[id_i] * vec4(p, 1))."""
-    out = [0.0, 0.0, 0.0]
-    for ids, ws in zip(joints_sets, weights_sets):
-        for joint, w in zip(ids, ws):
-            q = mat_vec(joint_matrices[int(joint)], [p[0], p[1], p[2], 1.0])
-            out = [out[k] + float(w) * q[k] for k in range(3)]
-    return out
-
-
-def transform(m, points):
-    return [mat_vec(m, [x, y, z, 1.0])[:3] for x, y, z in points]
 
 
 def make_file(document, *buffers):
@@ -303,52 +244,75 @@ def test_model_rest_pose_matches_plain_loops(path):
                                            rtol=1e-9, atol=1e-9)
 
 
-SKINNED_MODELS = [p for p in MODELS if p.parent.parent.name in
-                  ("CesiumMan", "RiggedFigure", "RiggedSimple", "SimpleSkin")]
+def _has_skinned_mesh(path):
+    return bool(skinned_nodes(read_file(path)))
+
+
+# Every model with a skinned mesh node, read from the files (RecursiveSkeletons has 84 of them).
+SKINNED_MODELS = [p for p in MODELS if _has_skinned_mesh(p)]
 
 
 @pytest.mark.parametrize("path", SKINNED_MODELS, ids=lambda p: str(p.relative_to(KHRONOS)))
 def test_bind_pose_gives_back_the_mesh_positions(path):
     # Bind pose: global(joint_j) = inverse(inverseBind_j), so every joint matrix is the identity
-    # and, with weights summing to 1, skinning returns p itself.
+    # and, with weights summing to 1, skinning returns p itself, whatever the rest pose is.
     gltf = read_file(path)
     scene = Scene(gltf)
-    (node,) = skinned_nodes(gltf)
+    for node in skinned_nodes(gltf):
+        skin = gltf.json["skins"][gltf.json["nodes"][node]["skin"]]
+        globals_ = globals_at_rest(scene)
+        globals_[skin["joints"]] = np.linalg.inv(read_accessor(gltf, skin["inverseBindMatrices"]))
+        mesh = gltf.json["meshes"][gltf.json["nodes"][node]["mesh"]]
+        for positions, primitive in zip(scene.mesh_positions(node, globals_), mesh["primitives"]):
+            base = read_accessor(gltf, primitive["attributes"]["POSITION"])
+            np.testing.assert_allclose(positions, base, atol=1e-5 * float(np.ptp(base)))
+
+
+def rest_placement(gltf, node):
+    """The one matrix that places the skinned mesh of ``node`` at rest, from plain loops.
+
+    Every skinned model here is authored with all of a skin's joint matrices equal at rest
+    (asserted): the rest pose is the bind pose moved as one body. For the older four that body
+    moves rigidly, by a node's global (SimpleSkin's node 0, CesiumMan's 2, RiggedFigure's 1,
+    RiggedSimple's root "Z_UP": its "Armature" node's -90° turn about Z lies between the mesh node
+    and the root and is ignored for skinned vertices, as the spec says). RecursiveSkeletons binds
+    each skin in its skeleton's own frame while the skeletons hang from each other with scale 0.3:
+    its rest poses are the bind pose scaled by 0.3, 0.09, ... about a moved origin.
+    """
     skin = gltf.json["skins"][gltf.json["nodes"][node]["skin"]]
-    globals_ = globals_at_rest(scene)
-    globals_[skin["joints"]] = np.linalg.inv(read_accessor(gltf, skin["inverseBindMatrices"]))
-    mesh = gltf.json["meshes"][gltf.json["nodes"][node]["mesh"]]
-    for positions, primitive in zip(scene.mesh_positions(node, globals_), mesh["primitives"]):
-        base = read_accessor(gltf, primitive["attributes"]["POSITION"])
-        np.testing.assert_allclose(positions, base, atol=1e-5 * float(np.ptp(base)))
-
-
-# Which node places each model's skinned mesh at rest. The joints' rest pose is the bind pose,
-# moved as one rigid body by this node's global matrix: for three models that is the skinned mesh
-# node's own global, for RiggedSimple it is the root "Z_UP" (its "Armature" node's -90° turn about
-# Z lies between the mesh node and the root and is ignored for skinned vertices, as the spec says).
-REST_PLACEMENT = {"SimpleSkin": 0, "CesiumMan": 2, "RiggedFigure": 1, "RiggedSimple": 0}
+    ibms = read_accessor(gltf, skin["inverseBindMatrices"]).tolist()
+    matrices = np.array(plain_joint_matrices(plain_globals(gltf.json["nodes"]), skin["joints"], ibms))
+    np.testing.assert_allclose(matrices, np.broadcast_to(matrices[0], matrices.shape),
+                               atol=1e-6 * np.abs(matrices[0]).max())
+    return matrices[0]
 
 
 @pytest.mark.parametrize("path", SKINNED_MODELS, ids=lambda p: str(p.relative_to(KHRONOS)))
-def test_rest_pose_is_the_bind_pose_placed_rigidly(path):
+def test_rest_pose_is_the_bind_pose_placed_as_one_body(path):
     gltf = read_file(path)
     nodes = gltf.json["nodes"]
     scene = Scene(gltf)
-    (node,) = skinned_nodes(gltf)
-    primitive = gltf.json["meshes"][nodes[node]["mesh"]]["primitives"][0]
-    accessor_index = primitive["attributes"]["POSITION"]
-    (positions,) = scene.mesh_positions(node, globals_at_rest(scene))
-    base = read_accessor(gltf, accessor_index)
-    extent = float(np.ptp(base))
-    assert np.isfinite(positions).all()
-    # Inside the ball around the placed centre of the accessor's own bounding box (JSON min/max).
-    placement = plain_globals(nodes)[REST_PLACEMENT[path.parent.parent.name]]
-    accessor = gltf.json["accessors"][accessor_index]
-    low, high = np.array(accessor["min"]), np.array(accessor["max"])
-    centre = transform(placement, [(low + high) / 2])[0]
-    assert np.linalg.norm(positions - centre, axis=1).max() <= np.linalg.norm(high - low) / 2 + 1e-5
-    np.testing.assert_allclose(positions, transform(placement, base.tolist()), atol=1e-6 * extent)
+    globals_ = globals_at_rest(scene)
+    for node in skinned_nodes(gltf):
+        placement = rest_placement(gltf, node)
+        # A similarity: orthogonal columns of one length (rigid where that length is 1).
+        linear = placement[:3, :3]
+        size = float(np.cbrt(abs(np.linalg.det(linear))))
+        np.testing.assert_allclose(linear.T @ linear, size ** 2 * np.eye(3), atol=1e-6 * size ** 2)
+        primitive = gltf.json["meshes"][nodes[node]["mesh"]]["primitives"][0]
+        accessor_index = primitive["attributes"]["POSITION"]
+        (positions,) = scene.mesh_positions(node, globals_)
+        base = read_accessor(gltf, accessor_index)
+        extent = float(np.ptp(base))
+        assert np.isfinite(positions).all()
+        # Inside the ball around the placed centre of the accessor's own bounding box (JSON min/max).
+        accessor = gltf.json["accessors"][accessor_index]
+        low, high = np.array(accessor["min"]), np.array(accessor["max"])
+        centre = transform(placement.tolist(), [(low + high) / 2])[0]
+        radius = size * np.linalg.norm(high - low) / 2
+        assert np.linalg.norm(positions - centre, axis=1).max() <= radius + 1e-5 * size
+        np.testing.assert_allclose(positions, transform(placement.tolist(), base.tolist()),
+                                   atol=1e-6 * size * extent)
 
 
 def perturbed_rotations(nodes):
@@ -367,24 +331,25 @@ def test_skinning_matches_the_per_vertex_loop(path):
     gltf = read_file(path)
     nodes = gltf.json["nodes"]
     scene = Scene(gltf)
-    (node,) = skinned_nodes(gltf)
-    skin = gltf.json["skins"][nodes[node]["skin"]]
     rotations = perturbed_rotations(nodes)
     translation, _, scale = scene.rest_trs()
     globals_ = scene.global_matrices(translation, np.array(rotations), scale)
     plain = plain_globals(nodes, rotations)
-    ibms = read_accessor(gltf, skin["inverseBindMatrices"]).tolist()
-    joint_matrices = [mat_mul(plain[j], ibm) for j, ibm in zip(skin["joints"], ibms)]
-    np.testing.assert_allclose(scene.joint_matrices(nodes[node]["skin"], globals_),
-                               joint_matrices, rtol=1e-9, atol=1e-9)
-    primitive = gltf.json["meshes"][nodes[node]["mesh"]]["primitives"][0]
-    base = read_accessor(gltf, primitive["attributes"]["POSITION"])
-    joints = read_accessor(gltf, primitive["attributes"]["JOINTS_0"])
-    weights = read_accessor(gltf, primitive["attributes"]["WEIGHTS_0"])
-    positions = scene.mesh_positions(node, globals_)[0]
-    for v in sorted({0, 1, len(base) // 3, len(base) // 2, len(base) - 1}):
-        expected = plain_skinned_vertex(base[v].tolist(), [joints[v]], [weights[v]], joint_matrices)
-        np.testing.assert_allclose(positions[v], expected, rtol=1e-9, atol=1e-9)
+    for node in skinned_nodes(gltf):
+        skin = gltf.json["skins"][nodes[node]["skin"]]
+        ibms = read_accessor(gltf, skin["inverseBindMatrices"]).tolist()
+        joint_matrices = plain_joint_matrices(plain, skin["joints"], ibms)
+        np.testing.assert_allclose(scene.joint_matrices(nodes[node]["skin"], globals_),
+                                   joint_matrices, rtol=1e-9, atol=1e-9)
+        primitive = gltf.json["meshes"][nodes[node]["mesh"]]["primitives"][0]
+        base = read_accessor(gltf, primitive["attributes"]["POSITION"])
+        joints = read_accessor(gltf, primitive["attributes"]["JOINTS_0"])
+        weights = read_accessor(gltf, primitive["attributes"]["WEIGHTS_0"])
+        positions = scene.mesh_positions(node, globals_)[0]
+        for v in sorted({0, 1, len(base) // 3, len(base) // 2, len(base) - 1}):
+            expected = plain_skinned_vertex(base[v].tolist(), [joints[v]], [weights[v]],
+                                            joint_matrices)
+            np.testing.assert_allclose(positions[v], expected, rtol=1e-9, atol=1e-9)
 
 
 # ----- morph targets -----------------------------------------------------------------------------
