@@ -28,6 +28,7 @@ class glTF2ImportUserExtension:
 
     def __init__(self) -> None:
         self.session = import_session.current()
+        self.anim_idx = -1  # the animation the importer builds
         # Declare the extension only when we will handle it: otherwise a file that requires it
         # would pass the importer's check and then crash it, instead of being refused cleanly.
         wanted = import_session.exact_wanted()
@@ -59,10 +60,20 @@ class glTF2ImportUserExtension:
         if self.session is None:
             return
         anim_idx, gltf = args[0], args[-1]
+        self.anim_idx = anim_idx
         try:
-            ImportedScene.of(gltf).placeholder_keys(anim_idx)
+            import_session.prepare_animation(self.session, ImportedScene.of(gltf), anim_idx)
         except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             self.session.fail(f"preparing animation {anim_idx}")
+
+    def gather_import_animation_pointer_channel_before_hook(self, *args: Any) -> None:
+        """(animation, channel, gltf): the importer starts a KHR_animation_pointer channel."""
+        if self.session is None:
+            return
+        try:
+            import_session.pointer_channel_starts(self.session, ImportedScene.of(args[-1]), self.anim_idx, args[-2])
+        except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
+            self.session.fail("following a pointer channel")
 
     def decode_accessor_before_hook(self, accessor: Any, array: Any, gltf: Any) -> None:
         """Blender 5.2+: answer the animation's reads with placeholder keys (versions:

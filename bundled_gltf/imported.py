@@ -15,14 +15,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .bone_children import tip_offset
+from .fed_samplers import DenseFeeds, FedAnimation
 from .versions import applies
 
 if TYPE_CHECKING:
     import bpy
 
-_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}
-_PLACEHOLDER = ("LINEAR", "STEP", "CUBICSPLINE", None)  # None: LINEAR by default
-_TRS_AND_WEIGHTS = ("translation", "rotation", "scale", "weights")
 _SUFFIX = re.compile(r"\.\d{3,}$")  # Blender's ".001" on a name that was taken
 
 
@@ -53,8 +51,7 @@ class ImportedScene:
         self._mesh_nodes: dict[int, Any] | None = None
         self._axes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._rests: dict[int, NodeRest] = {}  # id(vnode) -> NodeRest: a node's channels share it
-        self.placeholders: dict[int, np.ndarray] = {}  # id(accessor) -> data answered by the decode hook (5.2+)
-        self._placeholder_samplers: dict[tuple[int, int], tuple[tuple[int, tuple[int, int]], ...]] | None = None
+        self._fed: FedAnimation | None = None  # the animation being built, its samplers fed
 
     @staticmethod
     def of(gltf: Any) -> ImportedScene:
@@ -89,45 +86,27 @@ class ImportedScene:
             vnode.type = type(vnode).DummyRoot
             vnode.blender_object = active
 
-    def placeholder_keys(self, anim_idx: int) -> None:
-        """Give the importer one key per channel that our hook rewrites anyway.
-
-        It converts every key with mathutils in Python (most of its import time on dense clips),
-        only for us to replace the result. Data of one key per sampler makes it build the same
-        actions, slots, F-curves and NLA tracks at almost no cost. From 5.2 the decode hook answers
-        with it while this animation is read (``placeholders``, cleared by ``animation_done``);
-        before, only the accessor cache can, where it stays for the rest of the import. Only the
-        samplers of ``placeholder_samplers`` get one: the others are read as they are.
-        """
-        data = self._gltf.data
-        by_hook = applies("decode_accessor_hook")
-        for (animation, _), shapes in self.placeholder_samplers().items():
-            if animation != anim_idx:
-                continue
-            for index, shape in shapes:
-                if by_hook:
-                    self.placeholders[id(data.accessors[index])] = np.zeros(shape)
-                else:
-                    self._gltf.accessor_cache[index] = np.zeros(shape).tolist()
-
-    def placeholder_samplers(self) -> dict[tuple[int, int], tuple[tuple[int, tuple[int, int]], ...]]:
-        """{(animation, sampler): ((input accessor, shape), (output accessor, shape))} of the
-        samplers whose keys only our hook reads: every channel that plays the sampler is a node
-        TRS or weights channel, and neither of its accessors is read by a sampler that keeps its
-        data (a KHR_animation_pointer channel's, say) or needs another placeholder shape. A
-        shared accessor answered with one key where the importer reads it for another sampler
-        would make it fail, and the accessor cache (before 5.2) keeps an answer for the whole
-        import: so this is decided once, over every animation."""
-        if self._placeholder_samplers is None:
-            self._placeholder_samplers = _placeholder_samplers(self._gltf.data)
-        return self._placeholder_samplers
+    def feed_animation(self, anim_idx: int, dense: DenseFeeds) -> None:
+        """Before the importer builds animation ``anim_idx``: one key of data for every sampler
+        only node channels play (our hook rewrites them) and ``dense`` samples for the pointer
+        samplers we make exact (fed_samplers says how and why); ``animation_done`` undoes it."""
+        self.animation_done()
+        self._fed = FedAnimation(self._gltf, anim_idx, dense)
+        self._fed.apply(by_hook=applies("decode_accessor_hook"))
 
     def placeholder_for(self, accessor: Any) -> np.ndarray | None:
-        """The placeholder data of an accessor object the importer decodes, or None."""
-        return self.placeholders.get(id(accessor))
+        """The data fed for an accessor object the importer decodes (5.2+), or None."""
+        return self._fed.answers.get(id(accessor)) if self._fed is not None else None
 
     def animation_done(self) -> None:
-        self.placeholders.clear()
+        if self._fed is not None:
+            self._fed.restore()
+            self._fed = None
+
+    def channel_index(self, anim_idx: int, channel: Any) -> int | None:
+        """The index of the importer's ``channel`` object in animation ``anim_idx``."""
+        channels = self._gltf.data.animations[anim_idx].channels
+        return next((c for c, item in enumerate(channels) if item is channel), None)
 
     def stashed(self) -> list[tuple[bpy.types.ID, bpy.types.Action, Any]]:
         """(ID, action, slot) the importer stashed for the animation it just made; slot (a
@@ -233,47 +212,6 @@ class ImportedScene:
                                                             (gltf.scale_gltf_to_blender, 3)))
             self._axes = rotation, location, scale
         return self._axes
-
-
-def _placeholder_samplers(data: Any) -> dict[tuple[int, int], tuple[tuple[int, tuple[int, int]], ...]]:
-    """placeholder_samplers of the importer's parsed file ``data``."""
-    wanted: dict[tuple[int, int], tuple[tuple[int, tuple[int, int]], ...]] = {}
-    kept: set[int] = set()  # accessors read as they are
-    for a, animation in enumerate(data.animations or []):
-        rewritten: dict[int, bool] = {}
-        for channel in animation.channels:
-            ours = channel.target.node is not None and channel.target.path in _TRS_AND_WEIGHTS
-            rewritten[channel.sampler] = rewritten.get(channel.sampler, True) and ours
-        for s, sampler in enumerate(animation.samplers):
-            shapes = _placeholder_shapes(data, sampler) if rewritten.get(s) else None
-            if shapes is None:
-                kept.update((sampler.input, sampler.output))
-            else:
-                wanted[(a, s)] = shapes
-    while True:  # drop samplers that share an accessor with one kept, or disagree on its shape
-        shape_of: dict[int, set[tuple[int, int]]] = {}
-        for shapes in wanted.values():
-            for index, shape in shapes:
-                shape_of.setdefault(index, set()).add(shape)
-        clash = kept | {index for index, shapes in shape_of.items() if len(shapes) > 1}
-        dropped = [key for key, shapes in wanted.items() if any(i in clash for i, _ in shapes)]
-        if not dropped:
-            return wanted
-        for key in dropped:
-            kept.update(index for index, _ in wanted.pop(key))
-
-
-def _placeholder_shapes(data: Any, sampler: Any) -> tuple[tuple[int, tuple[int, int]], ...] | None:
-    """((input, (1, 1)), (output, (rows, width))): one key's data; None for an interpolation the
-    importer does not read (CUBICSLERP: the draft form) or a broken sampler."""
-    if sampler.interpolation not in _PLACEHOLDER:
-        return None
-    try:
-        inputs, outputs = data.accessors[sampler.input], data.accessors[sampler.output]
-        rows = max(outputs.count // max(inputs.count, 1), 1)
-        return (sampler.input, (1, 1)), (sampler.output, (rows, _WIDTH[outputs.type]))
-    except (IndexError, KeyError, TypeError):
-        return None
 
 
 def _is_bone(vnode) -> bool:

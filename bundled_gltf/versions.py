@@ -48,7 +48,7 @@ CHANGES = (
     Change("decode_accessor_hook", (5, 2), None,
            "decode_accessor_before_hook(accessor, array, gltf): a hook may supply an accessor's "
            "data (array.value), uncached, so for reads made while it is set only",
-           "imported.placeholder_keys answers the animation's reads there instead of writing "
+           "fed_samplers answers the animation's reads there instead of writing "
            "gltf.accessor_cache (4.2 to 5.1), so no placeholder outlives the animation"),
     Change("iridescence_cleanup", (5, 2), None,
            "export.py __check_iridescence drops an idle KHR_materials_iridescence and then "

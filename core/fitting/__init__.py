@@ -12,6 +12,7 @@ from .property_export import (
     PATHS, ancestor_scales, chain_budgets, channel_tolerance, model_size, spread_of,
     total_tolerance,
 )
+from . import pointer_samples
 from .rotation_export import ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
 from .sqlerp_fit import CubicSlerpFit
 from .vector_reduction import check_counts, reduce_vectors
@@ -22,6 +23,6 @@ __all__ = [
     'AGREEMENT_DEG', 'ChannelKeys', 'ChannelTarget', 'ChannelTask', 'CubicSlerpFit', 'ExportOptions',
     'FIT_MARGIN', 'PATHS', 'RotationMotion', 'SampleCheck', 'WorldCorrection', 'above',
     'ancestor_scales', 'chain_budgets', 'chain_shares', 'channel_tolerance', 'check_counts',
-    'check_grid', 'compose', 'disagreement', 'export_keys', 'model_size', 'reduce_vectors',
+    'check_grid', 'compose', 'disagreement', 'export_keys', 'model_size', 'pointer_samples', 'reduce_vectors',
     'spread_of', 'tightened_shares', 'total_tolerance', 'world_errors'
 ]

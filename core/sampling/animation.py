@@ -14,42 +14,12 @@ import numpy.typing as npt
 from . import interpolation
 from ..gltf import read_accessor
 from ..gltf import GltfFile, node_target, pointer
+from .pointer_channels import PointerChannel, read_pointer_channels
 from .quaternions import normalize
+from .sampler import CUBIC, Sampler
 
 EXTENSION = "EXT_animation_sqlerp"
 PATHS = ("translation", "rotation", "scale", "weights")
-CUBIC = ("CUBICSPLINE", "CUBICSLERP")
-
-
-class Sampler:
-    """Key times and values of one glTF sampler, ready to evaluate.
-
-    ``values`` has one row per key for STEP and LINEAR, and three rows per key (in-tangent, value,
-    out-tangent) for CUBICSPLINE and CUBICSLERP. Morph weights have one column per morph target.
-    """
-
-    def __init__(self, interpolation_name: str, times: npt.NDArray[np.float64],
-                 values: npt.NDArray[np.float64], path: str, pointer_: str) -> None:
-        self.interpolation = interpolation_name
-        self.times = times
-        self.values = values
-        self.path = path
-        self.pointer = pointer_
-        self._evaluator: interpolation.Evaluator | None = None
-
-    @property
-    def keys(self) -> npt.NDArray[np.float64]:
-        """The key values without tangents: (key count, components)."""
-        return self.values[1::3] if self.interpolation in CUBIC else self.values
-
-    def evaluate(self, times: npt.ArrayLike) -> npt.NDArray[np.float64]:
-        if self._evaluator is None:  # set up once: fitting and previews evaluate many times
-            self._evaluator = interpolation.Evaluator(self.interpolation, self.times, self.values,
-                                                      rotation=self.path == "rotation")
-        return self._evaluator(np.atleast_1d(np.asarray(times, dtype=np.float64)))
-
-    def __repr__(self) -> str:
-        return f"<Sampler {self.interpolation} {self.path} {len(self.times)} keys at {self.pointer}>"
 
 
 class Channel:
@@ -77,15 +47,23 @@ class Channel:
 
 
 class Animation:
-    def __init__(self, name: str, index: int, channels: list[Channel]) -> None:
+    """``channels``: node channels; ``pointer_channels``: KHR_animation_pointer channels to other
+    properties (core.sampling.pointer_channels), ``pointer_skipped`` why any was left out."""
+
+    def __init__(self, name: str, index: int, channels: list[Channel],
+                 pointer_channels: list[PointerChannel] | None = None,
+                 pointer_skipped: list[str] | None = None) -> None:
         self.name = name
         self.index = index
         self.channels = channels
+        self.pointer_channels = pointer_channels or []
+        self.pointer_skipped = pointer_skipped or []
 
     @property
     def duration(self) -> float:
         """Seconds from 0 to the last key of any sampler the animation plays (glTF time starts at 0)."""
         ends = [s.times[-1] for c in self.channels for s in (c.sampler, c.fallback) if s is not None]
+        ends += [c.sampler.times[-1] for c in self.pointer_channels]
         return float(max(ends, default=0.0))
 
     def __repr__(self) -> str:
@@ -101,7 +79,8 @@ def read_animations(gltf: GltfFile, accessor: Callable[[int], np.ndarray] | None
         builder = _SamplerBuilder(gltf, accessor, a, animation)
         channels = [ch for c, channel in enumerate(animation["channels"])
                     if (ch := _read_channel(builder, a, c, channel)) is not None]
-        result.append(Animation(animation.get("name") or f"Animation_{a}", a, channels))
+        pointers, skipped = read_pointer_channels(gltf, a, animation, accessor)
+        result.append(Animation(animation.get("name") or f"Animation_{a}", a, channels, pointers, skipped))
     return result
 
 

@@ -22,8 +22,7 @@ from ...core import Channel, Document, Sampler
 from ...core.blender_model import ChannelRecord, ImportSettings
 from ...core.gltf import GltfError
 from .. import action_data, fcurves, transaction
-from . import tracks
-from . import rig_placement
+from . import pointer_curves, rig_placement, tracks
 from .pose_mapping import ChannelMap, node_channel_map, retargeted, weight_channel_map
 from .rig_match import MisfitError, RigMatch
 
@@ -102,6 +101,12 @@ class ImportSession:
         # Onto a rig from the bundled dialog: the data-blocks before the import, and the object
         # active then (no operator of ours runs around that import: the hooks finish it)
         self.dialog_onto: tuple[set[int], bpy.types.Object | None] | None = None
+        # KHR_animation_pointer channels to other properties, for the animation being built:
+        # what the importer was fed per sampler, and which F-curves it made per channel
+        self.pointer_samples: dict[int, pointer_curves.pointer_plan.PointerSamples] = {}
+        self.pointer_log: pointer_curves.CurveLog | None = None
+        self.pointer_channels_written = 0
+        self.notes: list[str] = []  # what was left as the bundled importer made it, and why
 
     def fail(self, where: str) -> None:
         self.errors.append(f"{where}: {traceback.format_exc(limit=3).strip().splitlines()[-1]}")
@@ -215,12 +220,40 @@ def bind_rig(session: ImportSession, scene: imported.ImportedScene) -> None:
         session.misfit = str(error)
 
 
+def prepare_animation(session: ImportSession, scene: imported.ImportedScene, anim_idx: int) -> None:
+    """Before the importer builds animation ``anim_idx``: feed it one key for the samplers we
+    rewrite and the spec's samples for the pointer channels we make exact (none onto a rig: what
+    the importer builds there is removed)."""
+    session.pointer_samples = {} if session.rig is not None or session.misfit is not None else \
+        pointer_curves.feeds(session.document.animations[anim_idx], session.settings.frames_per_second)
+    session.pointer_log = pointer_curves.CurveLog() if session.pointer_samples else None
+    scene.feed_animation(anim_idx, pointer_curves.as_fed(session.pointer_samples))
+
+
+def pointer_channel_starts(session: ImportSession, scene: imported.ImportedScene, anim_idx: int,
+                           channel: object) -> None:
+    """The importer starts a pointer channel of animation ``anim_idx`` (its own channel object)."""
+    if session.pointer_log is not None:
+        session.pointer_log.channel_starts(scene.channel_index(anim_idx, channel))
+
+
+def _rewrite_pointers(session: ImportSession, anim_idx: int) -> None:
+    log, session.pointer_log = session.pointer_log, None
+    if log is None:
+        return
+    done, notes = pointer_curves.rewrite(session.document.animations[anim_idx], session.pointer_samples,
+                                         log.finish(), session.settings.frames_per_second)
+    session.pointer_channels_written += done
+    session.notes.extend(notes)
+
+
 def rewrite_animation(session: ImportSession, scene: imported.ImportedScene, anim_idx: int,
                       track_name: str) -> None:
     """Write the fitted keys of animation ``anim_idx`` into the actions the importer just made
     (onto the rig's objects and bones when the session has one)."""
     if session.misfit is not None:
         return
+    _rewrite_pointers(session, anim_idx)
     stashed = scene.stashed()
     by_id: dict[int, tuple[bpy.types.Action, fcurves.ActionSlot | None]] = {}
     for data, action, slot in stashed:

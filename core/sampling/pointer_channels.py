@@ -1,0 +1,82 @@
+"""KHR_animation_pointer channels to properties that are not a node's own (materials, cameras,
+lights, textures' transforms, ...): what the spec plays for each, to import them exactly.
+
+Pointers to a node's TRS or weights are node channels (core.gltf.animation_pointer). The others are
+read here as plain vectors: STEP, LINEAR and CUBICSPLINE play them as for any float property
+(glTF 2.0 Appendix C, no normalization). glTF-Validator does not look inside pointer channels (it
+reports INCOMPLETE_EXTENSION_SUPPORT), and the core's validator checks their samplers' inputs only,
+so a channel is read here only when its data can be played as it stands: float outputs, the count
+its interpolation asks for, finite values. Any other is left out (``skipped`` says why), and
+Blender's bundled importer imports it as it does.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..gltf import GltfFile, node_target, pointer, pointer_text
+from .sampler import Sampler
+
+PLAYABLE = ("STEP", "LINEAR", "CUBICSPLINE")
+_FLOAT = 5126
+
+
+@dataclass(frozen=True)
+class PointerChannel:
+    """One channel to ``target`` (the pointer, e.g. "/materials/0/emissiveFactor")."""
+    target: str
+    sampler: Sampler
+    sampler_index: int  # in its animation's samplers
+    index: int    # the channel's, in its animation's channels
+    pointer: str  # the channel's own JSON pointer, "/animations/a/channels/c"
+
+    def evaluate(self, times: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """(len(times), components) values at ``times`` (seconds)."""
+        return self.sampler.evaluate(times)
+
+
+def read_pointer_channels(gltf: GltfFile, a: int, animation: dict[str, Any],
+                          accessor: Callable[[int], np.ndarray]) -> tuple[list[PointerChannel], list[str]]:
+    """(channels, skipped) of animation ``a``: the playable pointer channels that are not node
+    channels, and a readable reason per pointer channel left out."""
+    channels, skipped = [], []
+    for c, channel in enumerate(animation.get("channels", [])):
+        target = channel.get("target")
+        text = pointer_text(target)
+        if text is None or node_target(target) is not None:
+            continue
+        where = pointer("animations", a, "channels", c)
+        read = _read(gltf, a, animation, channel, accessor)
+        if isinstance(read, str):
+            skipped.append(f"{where} ({text}): {read}")
+        else:
+            channels.append(PointerChannel(text, read, int(channel["sampler"]), c, where))
+    return channels, skipped
+
+
+def _read(gltf, a, animation, channel, accessor):
+    """The channel's Sampler, or why it cannot be played as it stands."""
+    s = channel.get("sampler")
+    samplers = animation.get("samplers", [])
+    if not isinstance(s, int) or not 0 <= s < len(samplers):
+        return "no sampler"
+    spec = samplers[s]
+    name = spec.get("interpolation", "LINEAR")
+    if name not in PLAYABLE:
+        return f"interpolation {name}"
+    output_spec = gltf.json["accessors"][spec["output"]]
+    if output_spec.get("componentType") != _FLOAT or output_spec.get("normalized"):
+        return "its output is not float"
+    times = accessor(int(spec["input"]))[:, 0].astype(np.float64)
+    values = accessor(int(spec["output"])).astype(np.float64)
+    rows = len(times) * (3 if name == "CUBICSPLINE" else 1)
+    if len(times) < (2 if name == "CUBICSPLINE" else 1) or len(values) != rows:
+        return f"{len(values)} outputs for {len(times)} {name} keys"
+    if not (np.isfinite(times).all() and np.isfinite(values).all()):
+        return "values that are not finite"
+    if len(times) > 1 and (np.diff(times) <= 0).any():
+        return "key times that do not increase"
+    return Sampler(name, times, values, "pointer", pointer("animations", a, "samplers", s))
