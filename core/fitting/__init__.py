@@ -1,7 +1,8 @@
 """Fitting what an export writes: CUBICSLERP keys to a motion (``sqlerp_fit``, ``sqlerp_tangents``),
 their core-spec fallbacks (``fallback_fit``, ``fallback_forms``), one rotation channel's whole
 export (``rotation_export``, ``channel_motion``, ``screening``), fewer LINEAR, translation, scale
-and weight keys (``linear_reduction``, ``vector_reduction``, ``property_export``), world-space
+and weight keys (``linear_reduction``, ``vector_reduction``, ``property_export``), animation
+pointer keys and their shared inputs (``pointer_export``), world-space
 tolerances along chains (``world_error``, ``world_correction``) and the sample's fallback
 (``sample_fallback``)."""
 
@@ -12,6 +13,7 @@ from .property_export import (
     PATHS, ancestor_scales, chain_budgets, channel_tolerance, model_size, spread_of,
     total_tolerance,
 )
+from .pointer_export import input_bytes, join_key_sets, pointer_tolerance
 from .rotation_export import ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
 from .sqlerp_fit import CubicSlerpFit
 from .vector_reduction import check_counts, reduce_vectors
@@ -22,6 +24,7 @@ __all__ = [
     'AGREEMENT_DEG', 'ChannelKeys', 'ChannelTarget', 'ChannelTask', 'CubicSlerpFit', 'ExportOptions',
     'FIT_MARGIN', 'PATHS', 'RotationMotion', 'SampleCheck', 'WorldCorrection', 'above',
     'ancestor_scales', 'chain_budgets', 'chain_shares', 'channel_tolerance', 'check_counts',
-    'check_grid', 'compose', 'disagreement', 'export_keys', 'model_size', 'reduce_vectors',
-    'spread_of', 'tightened_shares', 'total_tolerance', 'world_errors'
+    'check_grid', 'compose', 'disagreement', 'export_keys', 'input_bytes', 'join_key_sets',
+    'model_size', 'pointer_tolerance', 'reduce_vectors', 'spread_of', 'tightened_shares',
+    'total_tolerance', 'world_errors'
 ]
