@@ -35,6 +35,8 @@ POINTERS = {"/materials/0/pbrMetallicRoughness/baseColorFactor", "/materials/0/e
             "/extensions/KHR_lights_punctual/lights/0/color", "/extensions/KHR_lights_punctual/lights/0/intensity",
             "/extensions/KHR_lights_punctual/lights/0/spot.outerConeAngle",
             "/cameras/0/perspective/yfov", "/cameras/0/perspective/znear", "/cameras/0/perspective/zfar"}
+# Blender 5.3 writes the spot's inner cone too (Blender's spot blend is a share of the cone).
+OPTIONAL = {"/extensions/KHR_lights_punctual/lights/0/spot.innerConeAngle"}
 _TYPES = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}
 
 
@@ -112,16 +114,20 @@ def tolerance(values):
 def test_the_job_reduced_every_pointer_channel(looks):
     assert looks["error"] == ""
     paths = {p["path"] for p in looks["properties"]}
-    assert {p.replace("/0/", "/{}/") for p in POINTERS} == paths
+    written = set(pointer_samplers(looks["folder"] / "bundled.glb"))
+    assert POINTERS <= written <= POINTERS | OPTIONAL
+    assert {p.replace("/0/", "/{}/") for p in written} == paths
     assert [p["skipped"] for p in looks["properties"]] == [""] * len(looks["properties"])
 
 
 @pytest.mark.parametrize("form", ["LINEAR", "STEP"])
 def test_pointer_channels_play_within_the_tolerance_with_fewer_keys_and_bytes(looks, form):
+    if form == "STEP" and not looks["step"]:
+        pytest.skip("Blender 4.2's exporter samples animation pointers LINEAR only")
     suffix = "" if form == "LINEAR" else "_step"
     bundled_path, ours_path = (looks["folder"] / f"{name}{suffix}.glb" for name in ("bundled", "ours"))
     bundled, ours = pointer_samplers(bundled_path), pointer_samplers(ours_path)
-    assert set(bundled) == set(ours) == POINTERS
+    assert set(bundled) == set(ours) and POINTERS <= set(ours) <= POINTERS | OPTIONAL
     at = check_times()
     keys = {}
     for pointer, reference in bundled.items():
