@@ -402,16 +402,17 @@ def looks(folder):
                 key.interpolation = 'CONSTANT'
     export = settings(scene, "gltf_sqlerp_export")
     # STEP samples: Blender 4.4 and later ask export_sampling_interpolation_fallback (4.2: LINEAR only).
-    step = "export_sampling_interpolation_fallback" in bpy.ops.export_scene.gltf.get_rna_type().properties
+    gltf_export = operator("export_scene.gltf")
+    step = "export_sampling_interpolation_fallback" in gltf_export.get_rna_type().properties
     runs = [("bundled", False, "LINEAR", 1e-4), ("ours", True, "LINEAR", 1e-4), ("ours_loose", True, "LINEAR", 1e-3)]
     runs += [("bundled_step", False, "STEP", 1e-4), ("ours_step", True, "STEP", 1e-4)] if step else []
     outcomes = {}
     for name, enabled, interpolation, fraction in runs:
         export.enabled, export.property_tolerance = enabled, fraction
         options = {"export_sampling_interpolation_fallback": interpolation} if step else {}
-        bpy.ops.export_scene.gltf(filepath=str(Path(folder) / f"{name}.glb"), export_format='GLB',
-                                  export_animation_mode='SCENE', export_pointer_animation=True,
-                                  export_lights=True, export_cameras=True, **options)
+        gltf_export(filepath=str(Path(folder) / f"{name}.glb"), export_format='GLB',
+                    export_animation_mode='SCENE', export_pointer_animation=True,
+                    export_lights=True, export_cameras=True, **options)
         if enabled:
             outcome = exported()
             outcomes[name] = {"properties": [vars(p) for p in outcome.properties], "error": outcome.error,

@@ -16,6 +16,8 @@ cost more than the keys save; join_key_sets decides which channels share one inp
 of their key times, by the bytes written.
 """
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
@@ -36,7 +38,7 @@ def input_bytes(count: int) -> int:
     return FLOAT_BYTES * int(count) + INPUT_OVERHEAD
 
 
-def join_key_sets(key_sets: list[npt.ArrayLike], widths: list[int], count: int,
+def join_key_sets(key_sets: Sequence[npt.ArrayLike], widths: Sequence[int], count: int,
                   full_is_free: bool = False) -> list[tuple[np.ndarray, list[int]]]:
     """Channels grouped by the input accessor they share: [(key indices of the group, positions
     of its channels in ``key_sets``)], groups in order of their first channel.
