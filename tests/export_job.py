@@ -344,7 +344,8 @@ def looks(folder):
     with holds; the far clip CONSTANT), 72 frames at 24 fps.
     Exported with KHR_animation_pointer on (SCENE mode) by the bundled exporter alone
     (FOLDER/bundled.glb) and with the add-on (FOLDER/ours.glb; FOLDER/ours_loose.glb with the
-    property tolerance 1e-3), and where the exporter can sample STEP (4.4 and later) so again
+    property tolerance 1e-3; FOLDER/bundled_separate.gltf and FOLDER/ours_separate.gltf with
+    their .bin files), and where the exporter can sample STEP (4.4 and later) so again
     (FOLDER/bundled_step.glb, FOLDER/ours_step.glb); prints the add-on's outcomes (their pointer
     channels and summaries, by run; ours's on top) and whether the STEP files were written."""
     fidelity = tool("tools/fidelity.py")
@@ -404,13 +405,16 @@ def looks(folder):
     # STEP samples: Blender 4.4 and later ask export_sampling_interpolation_fallback (4.2: LINEAR only).
     gltf_export = operator("export_scene.gltf")
     step = "export_sampling_interpolation_fallback" in gltf_export.get_rna_type().properties
-    runs = [("bundled", False, "LINEAR", 1e-4), ("ours", True, "LINEAR", 1e-4), ("ours_loose", True, "LINEAR", 1e-3)]
+    runs = [("bundled", False, "LINEAR", 1e-4), ("ours", True, "LINEAR", 1e-4), ("ours_loose", True, "LINEAR", 1e-3),
+            ("bundled_separate", False, "LINEAR", 1e-4), ("ours_separate", True, "LINEAR", 1e-4)]
     runs += [("bundled_step", False, "STEP", 1e-4), ("ours_step", True, "STEP", 1e-4)] if step else []
     outcomes = {}
     for name, enabled, interpolation, fraction in runs:
         export.enabled, export.property_tolerance = enabled, fraction
         options = {"export_sampling_interpolation_fallback": interpolation} if step else {}
-        gltf_export(filepath=str(Path(folder) / f"{name}.glb"), export_format='GLB',
+        separate = name.endswith("_separate")
+        gltf_export(filepath=str(Path(folder) / f"{name}.{'gltf' if separate else 'glb'}"),
+                    export_format='GLTF_SEPARATE' if separate else 'GLB',
                     export_animation_mode='SCENE', export_pointer_animation=True,
                     export_lights=True, export_cameras=True, **options)
         if enabled:
