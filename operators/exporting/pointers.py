@@ -1,18 +1,19 @@
 """Fewer keys for the KHR_animation_pointer channels the bundled exporter gathered (material, light
 and camera properties, with its "Animation Pointer" option on), after the node channels' reduction.
 
-The bundled exporter samples them at every frame, LINEAR (STEP where the curves are constant),
-all on one input accessor. Each channel is reduced as translations are
-(core.fitting.vector_reduction: the fewest of its own keys within its tolerance at its key times
-and SAMPLES_PER_FRAME times per frame between them; a channel within its tolerance of one value
-keeps one STEP key); its tolerance is the property tolerance of its natural scale
-(core.fitting.pointer_export.pointer_tolerance). Then core.fitting.pointer_export.join_key_sets
-decides which channels share an input accessor, at the union of their key times, so that the
-file is never larger for it: channels are reduced again from those keys (split further where a
-chord through more keys misses), and a group whose union is every key keeps the bundled samplers
-as they were. Every new input is shared by the samplers of the export with the same times; the
-bundled accessors are never changed, only no longer used. Bad data never raises: the channel keeps
-its sampler and its PropertyOutcome says why.
+The bundled exporter samples them at every frame, with its sampling interpolation (LINEAR by
+default, STEP if asked; 4.2: LINEAR), all on one input accessor. Each channel is reduced as
+translations are (core.fitting.vector_reduction: the fewest of its own keys within its tolerance
+at its key times and SAMPLES_PER_FRAME times per frame between them; a channel within its
+tolerance of one value keeps one STEP key); its tolerance is the property tolerance of its
+natural scale (core.fitting.pointer_export.pointer_tolerance). Then
+core.fitting.pointer_export.join_key_sets decides which channels share an input accessor, at the
+union of their key times, so that the file is not larger for it (an input's JSON estimated by
+INPUT_OVERHEAD): channels are reduced again from those keys (split further where a chord through
+more keys misses), and a group whose union is every key keeps the bundled samplers as they were.
+Every new input is shared by the samplers of the export with the same times; the bundled
+accessors are never changed, only no longer used. Bad data never raises: the channel keeps its
+sampler and its PropertyOutcome says why.
 """
 
 from dataclasses import dataclass
