@@ -75,3 +75,19 @@ def replace_times(accessor_: Any, times: np.ndarray) -> None:
     fresh = accessor(times, bounds=True)
     accessor_.buffer_view, accessor_.byte_offset = fresh.buffer_view, None
     accessor_.min, accessor_.max = fresh.min, fresh.max
+
+
+def pointer_target(target: Any) -> tuple[str, str] | None:
+    """(pointer, owner name) of a KHR_animation_pointer channel target as the exporter holds it
+    in gather_gltf_hook, else None (a node channel). There, from 4.2 to 5.3, such a target's
+    ``path`` is still the pointer with "XXX" for the index of its material, light or camera,
+    which ``node`` holds; the exporter fills the index in, moves the pointer into
+    ``extensions.KHR_animation_pointer`` and sets ``path`` to "pointer" only when it writes the
+    JSON. The pointer comes back with "{}" for the index ("/materials/{}/emissiveFactor")."""
+    path = getattr(target, "path", None)
+    if not isinstance(path, str) or not path.startswith("/") or path.startswith("/nodes/"):
+        return None
+    owner = getattr(target, "node", None)
+    data = getattr(owner, "extension", None)  # a light: a ChildOfRootExtension holding a dict
+    name = data.get("name") if isinstance(data, dict) else getattr(owner, "name", None)
+    return path.replace("XXX", "{}"), str(name or "?")

@@ -81,7 +81,8 @@ CHANGES = (
            "nothing: tests that read a child's stdout skip lines they do not own"),
     Change("pointer_in_actions_mode", (5, 3), None,
            "animation pointers and custom-property animation export in ACTIONS mode too",
-           "pointer channels (target.node None) are left as written; inputs rescaled alike"),
+           "pointer channels are reduced as in the other modes (operators/exporting/pointers.py); "
+           "inputs rescaled alike"),
     Change("extras_pointer_slot", (5, 3), None,
            "node-extras pointer animation may stash a second slot for the same object",
            "imported.stashed: the first (TRS and weights) slot per ID is the one rewritten"),

@@ -157,3 +157,20 @@ def test_check_counts_are_eight_per_frame_at_least():
 def test_keys_that_are_no_sampler_raise_value_error(times, values, tolerance):
     with pytest.raises(ValueError):
         reduce_vectors(times, values, tolerance)
+
+
+def test_a_split_from_given_keys_keeps_them_and_holds_the_tolerance():
+    """Keys a channel must share (start=): kept, and split further where a chord through them
+    misses: here a key just past a corner leaves a chord that the corner's own key must fix."""
+    times = frames(61)
+    values = polyline(times, times[[0, 30, 60]], [[0.0], [1.0], [0.0]]).astype(np.float32)
+    alone = reduce_vectors(times, values, 1e-4, norm=False)
+    assert alone.indices.tolist() == [0, 30, 60]
+    keys = reduce_vectors(times, values, 1e-4, norm=False, start=[10, 45])
+    assert keys.indices.tolist() == [0, 10, 30, 45, 60]
+    at = dense(times)
+    assert np.abs(replay(keys, at) - polyline(at, times, values)).max() <= 1e-4
+    # Keys off the corner: the chord 0-31 misses the corner at 30, so 30 is added.
+    assert reduce_vectors(times, values, 1e-4, norm=False, start=[31]).indices.tolist() == [0, 30, 31, 60]
+    with pytest.raises(ValueError):
+        reduce_vectors(times, values, 1e-4, start=[61])

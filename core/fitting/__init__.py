@@ -1,7 +1,9 @@
 """Fitting what an export writes: CUBICSLERP keys to a motion (``sqlerp_fit``, ``sqlerp_tangents``),
 their core-spec fallbacks (``fallback_fit``, ``fallback_forms``), one rotation channel's whole
 export (``rotation_export``, ``channel_motion``, ``screening``), fewer LINEAR, translation, scale
-and weight keys (``linear_reduction``, ``vector_reduction``, ``property_export``), world-space
+and weight keys (``linear_reduction``, ``vector_reduction``, ``property_export``), animation
+pointer keys and their shared inputs (``pointer_export``), the keys an import gives pointer
+properties (``pointer_samples``), world-space
 tolerances along chains (``world_error``, ``world_correction``) and the sample's fallback
 (``sample_fallback``)."""
 
@@ -13,6 +15,7 @@ from .property_export import (
     total_tolerance,
 )
 from . import pointer_samples
+from .pointer_export import input_bytes, join_key_sets, pointer_tolerance
 from .rotation_export import ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
 from .sqlerp_fit import CubicSlerpFit
 from .vector_reduction import check_counts, reduce_vectors
@@ -23,6 +26,7 @@ __all__ = [
     'AGREEMENT_DEG', 'ChannelKeys', 'ChannelTarget', 'ChannelTask', 'CubicSlerpFit', 'ExportOptions',
     'FIT_MARGIN', 'PATHS', 'RotationMotion', 'SampleCheck', 'WorldCorrection', 'above',
     'ancestor_scales', 'chain_budgets', 'chain_shares', 'channel_tolerance', 'check_counts',
-    'check_grid', 'compose', 'disagreement', 'export_keys', 'model_size', 'pointer_samples', 'reduce_vectors',
-    'spread_of', 'tightened_shares', 'total_tolerance', 'world_errors'
+    'check_grid', 'compose', 'disagreement', 'export_keys', 'input_bytes', 'join_key_sets',
+    'model_size', 'pointer_samples', 'pointer_tolerance', 'reduce_vectors', 'spread_of',
+    'tightened_shares', 'total_tolerance', 'world_errors'
 ]

@@ -13,6 +13,11 @@ least) verify it on the written data: float32 times and values, played as a read
 A channel whose values all stay within the tolerance of one value is constant: one key holding the
 middle of their range.
 
+The split may start from given keys (``start``) instead of the two ends: the keys a channel must
+share with others whose input accessor it shares (core.fitting.pointer_export.join_key_sets). More
+keys of a polyline do not always make a closer chord (a chord may pass nearer a corner than the
+shorter ones), so those keys are checked again, and split further where they miss.
+
 Errors are measured in units of the tolerance, so one rule serves every path: ``tolerance`` is a
 scalar or per key and component (broadcast to the values' shape, interpolated between keys as the
 values are), and the error at a check time is either the Euclidean length of the difference over
@@ -51,20 +56,31 @@ def check_counts(times: npt.ArrayLike, frames_per_second: float, per_frame: int 
 
 def reduce_vectors(times: npt.ArrayLike, values: npt.ArrayLike, tolerance: npt.ArrayLike,
                    interpolation: str = "LINEAR", norm: bool = True,
-                   samples: int | np.ndarray = SAMPLES_PER_FRAME) -> VectorKeys:
+                   samples: int | np.ndarray = SAMPLES_PER_FRAME,
+                   start: npt.ArrayLike | None = None) -> VectorKeys:
     """VectorKeys of the sampler whose keys are at the sorted ``times`` ((n,) seconds) with
     ``values`` ((n, d)), as few as the split finds within ``tolerance`` (see the module's text)
     at every key time and at ``samples`` check times per key interval (an int, or one per
-    interval: check_counts). Raises ValueError for keys that cannot be read as a sampler
+    interval: check_counts). ``start``: key indices the result keeps (with the two ends; no
+    constant form then). Raises ValueError for keys that cannot be read as a sampler
     (times not increasing as float32, values not finite, tolerances not positive) or when the
     written float32 keys alone miss the tolerance."""
     grid = _Grid(times, values, tolerance, interpolation, norm, samples)
-    constant = _constant(grid)
-    if constant is not None:
-        return constant
-    keys = np.array([0, grid.count - 1])
-    worst, at = np.zeros(1), np.full(1, -1, dtype=np.intp)
-    dirty = np.ones(1, dtype=bool)
+    if start is None:
+        constant = _constant(grid)
+        if constant is not None:
+            return constant
+        keys = np.array([0, grid.count - 1])
+    else:
+        given = np.asarray(start, dtype=np.intp).reshape(-1)
+        if ((given < 0) | (given >= grid.count)).any():
+            raise ValueError("reduce_vectors: a start key is not one of the sampler's keys")
+        keys = np.unique(np.concatenate([[0, grid.count - 1], given]))
+    if len(keys) == 1:  # a single key: nothing to split
+        key_times, key_values = grid.written(keys)
+        return VectorKeys(key_times, key_values, keys, grid.interpolation, 0.0)
+    worst, at = np.zeros(len(keys) - 1), np.full(len(keys) - 1, -1, dtype=np.intp)
+    dirty = np.ones(len(keys) - 1, dtype=bool)
     while True:
         key_times, key_values = grid.written(keys)
         worst[dirty], at[dirty] = _errors(grid, keys, key_times, key_values, np.flatnonzero(dirty))

@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 @dataclass
 class PropertyOutcome:
     animation: str
-    target: str
-    path: str
+    target: str           # the node's name; a pointer's material, light or camera
+    path: str             # "translation", "scale", "weights" or a pointer ("/materials/{}/emissiveFactor")
     keys_before: int = 0
     keys_after: int = 0
     interpolation: str = ""
@@ -64,17 +64,34 @@ def compact(animations: list[Any], exported: "bundled_exported.ExportedScene", o
     except Exception as error:  # noqa: BLE001 - reported by the operator, never raised in the hook
         traceback.print_exc()
         outcome.error = f"reducing translation, scale and weights keys: {type(error).__name__}: {error}"
+        return
+    try:
+        from .pointers import compact_pointers  # it builds on this module
+        scene = current_scene()
+        compact_pointers(gltf, animations, float(fraction), scene.render.fps / scene.render.fps_base,
+                         outcome.properties)
+    except Exception as error:  # noqa: BLE001 - reported by the operator, never raised in the hook
+        traceback.print_exc()
+        outcome.error = f"reducing animation pointer keys: {type(error).__name__}: {error}"
 
 
 def summary_clause(properties: Sequence[PropertyOutcome]) -> str:
     """The part of export_session.summary about these channels ("" when there are none)."""
-    reduced = [p for p in properties if not p.skipped]
-    if not reduced:
-        return ""
-    text = (f"; {len(reduced)} translation/scale/weights channels: {sum(p.keys_before for p in reduced)}"
-            f" -> {sum(p.keys_after for p in reduced)} keys")
-    skipped = [p for p in properties if p.skipped]
-    return text + (f" ({len(skipped)} kept: {skipped[0].target}: {skipped[0].skipped})" if skipped else "")
+    text = ""
+    for kind, chosen in (("translation/scale/weights", [p for p in properties if not is_pointer(p)]),
+                         ("animation pointer", [p for p in properties if is_pointer(p)])):
+        reduced = [p for p in chosen if not p.skipped]
+        if reduced:
+            text += (f"; {len(reduced)} {kind} channels: {sum(p.keys_before for p in reduced)}"
+                     f" -> {sum(p.keys_after for p in reduced)} keys")
+            skipped = [p for p in chosen if p.skipped]
+            text += f" ({len(skipped)} kept: {skipped[0].target}: {skipped[0].skipped})" if skipped else ""
+    return text
+
+
+def is_pointer(result: PropertyOutcome) -> bool:
+    """A KHR_animation_pointer channel's outcome: its path is the pointer ("/materials/{}/...")."""
+    return result.path.startswith("/")
 
 
 class _ReducedKeys(Protocol):
@@ -218,7 +235,7 @@ def _static_scale(node):
 
 def _write(gltf, animation, channels):
     """Each reduced channel's keys in a new sampler at its index, with shared inputs."""
-    inputs = _SharedInputs(gltf, animation)
+    inputs = SharedInputs(gltf, animation)
     covered = _covered_span(gltf, animation, channels)
     for channel in channels:
         keys, result = channel.keys, channel.result
@@ -241,31 +258,34 @@ def _covered_span(gltf, animation, channels):
     """(first, last) key time of the animation's samplers that keep both their ends: every one
     but the constant channels' (reduced non-constant channels keep their first and last keys)."""
     constant = {c.sampler for c in channels if c.keys.constant}
-    times = [_times(gltf, s.input) for i, s in enumerate(animation.samplers) if i not in constant]
+    times = [read_times(gltf, s.input) for i, s in enumerate(animation.samplers) if i not in constant]
     times = [t for t in times if t is not None and len(t)]
     if not times:
         return (np.inf, -np.inf)
     return (min(t[0] for t in times), max(t[-1] for t in times))
 
 
-def _times(gltf, accessor):
+def read_times(gltf: Any, accessor: Any) -> np.ndarray | None:
+    """The times of an input accessor, or None when it cannot be read as float times."""
     try:
         return gltf.read(accessor)
     except (ValueError, AttributeError, TypeError):  # not a float input: its span is unknown
         return None
 
 
-class _SharedInputs:
-    """Input accessors of one animation by their float32 times: the existing ones first."""
+class SharedInputs:
+    """Input accessors of some animations by their float32 times: the existing ones first."""
 
-    def __init__(self, gltf, animation):
+    def __init__(self, gltf: Any, *animations: Any):
         self.gltf, self.known = gltf, {}
-        for sampler in animation.samplers:
-            times = _times(gltf, sampler.input)
-            if times is not None and times.ndim == 1:
-                self.known.setdefault(times.astype("<f4").tobytes(), sampler.input)
+        for animation in animations:
+            for sampler in animation.samplers:
+                times = read_times(gltf, sampler.input)
+                if times is not None and times.ndim == 1:
+                    self.known.setdefault(times.astype("<f4").tobytes(), sampler.input)
 
-    def get(self, times):
+    def get(self, times: np.ndarray) -> Any:
+        """The input accessor of these (float32) times, made when none has them."""
         key = np.asarray(times, dtype="<f4").tobytes()
         if key not in self.known:
             self.known[key] = self.gltf.accessor(np.asarray(times, dtype=np.float64), bounds=True)

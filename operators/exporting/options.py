@@ -69,8 +69,9 @@ def property_tolerance_property() -> PropertyDefinition:
         name="Location/Scale/Shape Key Tolerance", description="How far translation, scale and "
         "morph-weight channels may move from the per-frame samples, as a fraction of the model's size "
         "(the diagonal of its bounding box): translations by that share of the size, scales by that "
-        "fraction of their value, weights by that much. Fewer keys are written where they stay "
-        "within it; 0 keeps a key on every frame", default=1e-4, min=0.0, max=0.1, soft_min=1e-6,
-        soft_max=0.01, precision=6,
+        "fraction of their value, weights by that much; animation pointer properties (materials, "
+        "lights, cameras) by that fraction of max(1, their largest magnitude). Fewer keys are "
+        "written where they stay within it; 0 keeps a key on every frame", default=1e-4, min=0.0,
+        max=0.1, soft_min=1e-6, soft_max=0.01, precision=6,
         # Blender reads step as a float (1e-5 a click here); the stubs follow its docs, which say int.
         step=0.001)  # pyright: ignore[reportArgumentType]
