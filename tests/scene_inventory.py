@@ -8,7 +8,9 @@ comparison.
 
 Kinds of keys (ID kinds are Blender's ``id_type`` names: 'OBJECT', 'MATERIAL', 'KEY', ...):
 
-- ("scene", field): frame range and rate.
+- ("scene", field): frame range, rate, its objects, the selection and the active object.
+- ("names", ID kind): the names of every ID of that kind (a node tree embedded in a material is
+  "MATERIAL:<material>:node_tree").
 - ("object", name, field): type, parent and how it hangs there, data, transforms, matrix_parent_inverse,
   matrix_world at the scene's first frame, collections, modifiers, constraints, vertex groups.
 - ("bone", armature, bone, field): the rest (head, tail, roll matrix, parent, connection).
@@ -48,7 +50,8 @@ _SKIPPED = {"rna_type", "name", "name_full", "is_evaluated", "original", "users"
             "override_library", "preview", "session_uid", "id_type", "animation_data", "node_tree",
             "select", "dimensions", "is_dirty", "bindcode", "frame_duration", "is_active_output",
             "bl_description", "bl_icon", "bl_idname", "bl_label", "bl_static_type", "bl_width_default",
-            "bl_width_min", "bl_width_max", "bl_height_default", "bl_height_min", "bl_height_max"}
+            "bl_width_min", "bl_width_max", "bl_height_default", "bl_height_min", "bl_height_max",
+            "use_nodes"}  # use_nodes: always on, deprecated from Blender 5.0
 _LEAF = ("BOOLEAN", "INT", "FLOAT", "STRING", "ENUM")
 _KEY_FIELDS = (("co", 2), ("handle_left", 2), ("handle_right", 2), ("interpolation", 1),
                ("handle_left_type", 1), ("handle_right_type", 1), ("easing", 1))
@@ -61,7 +64,12 @@ def inventory(bpy: Any) -> Inventory:
     scene.frame_set(scene.frame_start)
     animated = _animated_properties(bpy)
     found: Inventory = {}
-    found.update(_scene(scene))
+    found.update(_scene(bpy, scene))
+    for owner, _ in _ids(bpy):
+        kind, _, name = owner.partition(":")
+        found.setdefault(("names", kind), []).append(name)
+    for kind in {k for k in found if k[0] == "names"}:
+        found[kind] = tuple(sorted(found[kind]))
     for obj in bpy.data.objects:
         found.update(_object(obj, animated))
     for armature in bpy.data.armatures:
@@ -199,10 +207,13 @@ def _settings(prefix: tuple, struct: Any, animated: set[tuple[int, str]],
     return found
 
 
-def _scene(scene: Any) -> Inventory:
+def _scene(bpy: Any, scene: Any) -> Inventory:
+    active = bpy.context.view_layer.objects.active
     return {("scene", "frame_start"): scene.frame_start, ("scene", "frame_end"): scene.frame_end,
             ("scene", "fps"): scene.render.fps, ("scene", "fps_base"): scene.render.fps_base,
-            ("scene", "objects"): tuple(sorted(o.name for o in scene.objects))}
+            ("scene", "objects"): tuple(sorted(o.name for o in scene.objects)),
+            ("scene", "selected"): tuple(sorted(o.name for o in scene.objects if o.select_get())),
+            ("scene", "active"): active.name if active is not None else None}
 
 
 def _object(obj: Any, animated: set[tuple[int, str]]) -> Inventory:

@@ -92,6 +92,13 @@ FILES: dict[str, list[Track]] = {
         Track("/nodes/0/rotation", "LINEAR", "four", _turns(70, 4), "turn"),
         Track((3, "rotation"), "LINEAR", "four", _turns(70, 4), "turn"),
     ],
+    # A material factor that reads the same input and output accessors as a node translation: one
+    # key of placeholder data there would not fail the importer, only change the material's curve.
+    "material_shares_accessors": [
+        Track((1, "translation"), "LINEAR", "three", ((0, 0, 0), (0, 1, 0), (1, 1, 0)), output="glow"),
+        Track("/materials/0/emissiveFactor", "LINEAR", "three", ((0, 0, 0), (0, 1, 0), (1, 1, 0)),
+              output="glow"),
+    ],
     "material_factors": [
         Track("/materials/0/pbrMetallicRoughness/metallicFactor", "LINEAR", "three", ((0.0,), (1.0,), (0.2,))),
         Track("/materials/0/pbrMetallicRoughness/roughnessFactor", "CUBICSPLINE", "three",
