@@ -35,6 +35,7 @@ frame: its keys are compared instead, and they are the whole truth of what it pl
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -268,7 +269,7 @@ def _mesh(mesh: Any) -> Inventory:
     mesh.vertices.foreach_get("co", positions)
     return {
         (*key, "vertices"): len(mesh.vertices), (*key, "polygons"): len(mesh.polygons),
-        (*key, "positions"): hash(positions.tobytes()),
+        (*key, "positions"): zlib.crc32(positions.tobytes()),
         (*key, "shape_keys"): (plain(mesh.shape_keys),
                                tuple(b.name for b in mesh.shape_keys.key_blocks) if mesh.shape_keys else ()),
         (*key, "materials"): tuple(plain(m) for m in mesh.materials),
@@ -328,6 +329,7 @@ def _action(action: Any) -> Inventory:
         found[(*ckey, "extrapolation")] = curve.extrapolation
         found[(*ckey, "modifiers")] = tuple(m.type for m in curve.modifiers)
         found[(*ckey, "mute")] = curve.mute
+        found[(*ckey, "auto_smoothing")] = curve.auto_smoothing
         found[(*ckey, "keys")] = _keys(curve)
     found[(*key, "fcurves")] = tuple(sorted(curves))
     return found
@@ -354,6 +356,8 @@ def _animation(owner: str, data: Any) -> Inventory:
         (*key, "action"): plain(animation_data.action),
         (*key, "action_slot"): _slot_name(animation_data),
         (*key, "tracks"): tuple((t.name, t.mute, t.lock, t.is_solo) for t in animation_data.nla_tracks),
+        (*key, "blending"): (animation_data.action_extrapolation, animation_data.action_blend_type,
+                             animation_data.action_influence, animation_data.use_nla),
     }
     for track in animation_data.nla_tracks:
         for strip in track.strips:

@@ -124,10 +124,20 @@ class SceneFacts:
 _STRIP_RANGE = ("frame_start", "frame_end", "action_frame_start", "action_frame_end")
 _REST = ("location", "matrix_world", "gltf2_animation_rest")
 
+def same_span(bundled: Any, ours: Any) -> bool:
+    """Whether two F-curves' keys start and end on the same frames (a key is (frame, value, ...)):
+    refit keys lie between the file's first and last key times, as the bundled ones do, so a curve
+    our import left with one placeholder key does not pass for a refit one."""
+    if bundled == MISSING or ours == MISSING or not bundled or not ours:
+        return False
+    return abs(bundled[0][0] - ours[0][0]) < 1e-3 and abs(bundled[-1][0] - ours[-1][0]) < 1e-3
+
+
 INTENDED = (
-    Intended("keys of the refit F-curves (REFIT)",
+    Intended("keys of the refit F-curves (REFIT), over the same frames",
              "ours refits them to what the spec plays: new keys, handles and interpolations",
-             lambda d: d.key[0] == "fcurve" and d.key[-1] == "keys" and refit(d.key[3], d.key[4])),
+             lambda d: d.key[0] == "fcurve" and d.key[-1] == "keys" and refit(d.key[3], d.key[4])
+             and same_span(d.bundled, d.ours)),
     Intended("matrix_world at the first frame of objects moved by refit F-curves (theirs, a parent's, "
              "the bone they hang on)",
              "the refit curves play the spec between keys, where the bundled ones lerp",
