@@ -248,6 +248,29 @@ def test_a_changed_key_shows_unless_refit(fidelity, generated):
         ("fcurve", ('nodes["Principled BSDF"].inputs[0].default_value', 1, "keys"))]
 
 
+def test_changes_outside_the_animation_show(fidelity, generated):
+    """The check itself: settings of each kind of data, changed by hand after the bundled import,
+    are unintended differences, each under its own key."""
+    import bpy
+    fidelity.import_gltf(generated["pointer/camera_light"], exact=False)
+    before = inventory(bpy)
+    tree: Any = bpy.data.materials["Paint"].node_tree
+    mesh: Any = bpy.data.meshes["Morphing"]
+    changes: list[tuple[Any, str, float]] = [
+        (tree.nodes["Principled BSDF"].inputs["Roughness"], "default_value", 0.25),
+        (bpy.data.lights[0], "shadow_soft_size", 0.5), (bpy.data.cameras[0], "shift_x", 0.1),
+        (bpy.data.objects["Other"].location, "z", 1.0), (mesh.shape_keys.key_blocks[1], "slider_max", 1.0)]
+    for struct, name, change in changes:
+        setattr(struct, name, getattr(struct, name) + change)
+    track = next(t for o in bpy.data.objects if o.animation_data for t in o.animation_data.nla_tracks)
+    track.mute = not track.mute
+    bpy.data.actions[0]["note"] = "added"
+    found = {(d.key[0], d.key[-1]) for d in unintended(differences(before, inventory(bpy)))}
+    assert found == {("node", "Roughness"), ("light", "shadow_soft_size"), ("camera", "shift_x"),
+                     ("object", "location"), ("object", "matrix_world"), ("shape key", "slider_max"),
+                     ("animation", "tracks"), ("custom", "note")}
+
+
 def _all_curves(action):
     if not hasattr(action, "layers"):  # before slotted actions
         return list(action.fcurves)
