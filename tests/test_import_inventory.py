@@ -28,26 +28,29 @@ MISSING = "<missing>"
 
 @dataclass(frozen=True)
 class Refit:
-    """F-curves whose keys our import writes itself: on IDs of ``id_type``, ``path`` the whole data path."""
-    id_type: str
+    """F-curves whose keys our import writes itself: on IDs of ``id_types`` (a slot's ID type),
+    ``path`` matching the whole data path."""
+    id_types: tuple[str, ...]
     path: str
     reason: str
 
     def matches(self, id_type: str, data_path: str) -> bool:
-        return id_type == self.id_type and re.fullmatch(self.path, data_path) is not None
+        return id_type in self.id_types and re.fullmatch(self.path, data_path) is not None
 
 
 _BONE = r'pose\.bones\[".*"\]\.'
 # The F-curves our import refits to what the spec plays (operators/importing/session.py). Their
-# keys differ from the bundled importer's, and so does everything they move. When the exact import
-# of KHR_animation_pointer material, camera and light channels lands, its F-curves are one more
-# entry here ("pointer F-curves rewritten by the exact import").
+# keys differ from the bundled importer's (over the same frames), and so does everything they move;
+# every other F-curve's keys must be the bundled importer's. When the exact import of
+# KHR_animation_pointer material, camera and light channels lands, its F-curves are one more entry,
+# such as Refit(("NODETREE", "MATERIAL", "CAMERA", "LIGHT"), r"...", "pointer F-curves rewritten by
+# the exact import"), with the data paths it writes.
 REFIT = (
-    Refit("OBJECT", r"location|rotation_quaternion|scale",
+    Refit(("OBJECT",), r"location|rotation_quaternion|scale",
           "node translation, rotation and scale (plain or KHR_animation_pointer /nodes/...)"),
-    Refit("OBJECT", _BONE + r"(location|rotation_quaternion|scale)",
+    Refit(("OBJECT",), _BONE + r"(location|rotation_quaternion|scale)",
           "a joint's translation, rotation and scale, in pose space"),
-    Refit("KEY", r'key_blocks\[".*"\]\.value', "morph target weights"),
+    Refit(("KEY",), r'key_blocks\[".*"\]\.value', "morph target weights"),
 )
 
 
@@ -123,6 +126,7 @@ class SceneFacts:
 
 _STRIP_RANGE = ("frame_start", "frame_end", "action_frame_start", "action_frame_end")
 _REST = ("location", "matrix_world", "gltf2_animation_rest")
+
 
 def same_span(bundled: Any, ours: Any) -> bool:
     """Whether two F-curves' keys start and end on the same frames (a key is (frame, value, ...)):
