@@ -214,6 +214,17 @@ class ImportedScene:
         return self._axes
 
 
+def managed_extensions() -> list[str]:
+    """The extensions this Blender's bundled importer accepts in extensionsRequired (its own list,
+    read from a parser made for no file: its constructor only sets attributes), this add-on's
+    included (declared through its user extension while an exact import runs)."""
+    import logging
+
+    from io_scene_gltf2.io.imp.gltf2_io_gltf import glTFImporter  # the same module from 4.2 to 5.3
+    parser = glTFImporter("", {"import_user_extensions": [], "loglevel": logging.CRITICAL})
+    return [*parser.extensions_managed, "EXT_animation_sqlerp"]
+
+
 def _is_bone(vnode) -> bool:
     # VNode.Bone, read from the vnode's own class: its module moved between Blender versions.
     return vnode.type == type(vnode).Bone

@@ -5,7 +5,7 @@ ready to pose. Pipelines and the add-on's own checks use this API; it never impo
 """
 
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +26,26 @@ Pose = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.fl
 # Extensions whose absence from this reader must not stop a file that lists them as required:
 # ours, and those that only change how data is stored in ways read_accessor already decodes.
 SUPPORTED_REQUIRED = {"EXT_animation_sqlerp", "KHR_mesh_quantization"}
+# Extensions that store buffer data in a way read_accessor cannot decode: refused in every case.
+UNREADABLE = {"EXT_meshopt_compression", "KHR_meshopt_compression"}
 
 
-def load(path: str | os.PathLike[str]) -> "Document":
-    """Read, validate and prepare a ``.gltf`` or ``.glb``; raise GltfError listing every error."""
+def load(path: str | os.PathLike[str], also_required: Collection[str] = ()) -> "Document":
+    """Read, validate and prepare a ``.gltf`` or ``.glb``; raise GltfError listing every error.
+    A file that requires an extension this reader does not know is refused, but for those in
+    ``also_required``: Blender's import passes the ones its bundled importer builds a scene with
+    (lights, materials, Draco meshes, ...), none of which changes the animation data read here.
+    UNREADABLE ones are refused all the same."""
     gltf = read_file(path)
     findings = validate(gltf)
-    findings += _required_extensions(gltf.json)
+    findings += _required_extensions(gltf.json, (SUPPORTED_REQUIRED | set(also_required)) - UNREADABLE)
     if any(f.severity == ERROR for f in findings):
         raise GltfError.from_findings(findings)
     return Document(gltf, [f for f in findings if f.severity != ERROR])
 
 
-def _required_extensions(document: dict[str, Any]) -> list[Finding]:
+def _required_extensions(document: dict[str, Any], taken: set[str]) -> list[Finding]:
+    """A finding per required extension not in ``taken``."""
     # A non-array or a non-string entry is validate_shape's finding (TYPE_MISMATCH,
     # ARRAY_TYPE_MISMATCH); such an entry is never looked up (the fuzzer found a list here raising
     # TypeError, unhashable in the set lookup).
@@ -46,7 +53,7 @@ def _required_extensions(document: dict[str, Any]) -> list[Finding]:
     return [Finding("UNSUPPORTED_EXTENSION", f"/extensionsRequired/{i}",
                     f"the file requires extension {name!r}, which this reader does not support")
             for i, name in enumerate(required if isinstance(required, list) else [])
-            if isinstance(name, str) and name not in SUPPORTED_REQUIRED]
+            if isinstance(name, str) and name not in taken]
 
 
 class Document:

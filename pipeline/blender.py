@@ -57,7 +57,8 @@ def _enabled_elsewhere(bpy):
 
 def _verify_command(args):
     bpy = _bpy()
-    from ..core import GltfError, load
+    from ..core import GltfError
+    from ..operators.importing import session as import_session
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(no_such_file(path))
@@ -66,7 +67,7 @@ def _verify_command(args):
     progress = Progress(3, "verify", args.quiet)
     try:
         try:
-            document = load(str(path))
+            document = import_session.load_for_import(str(path))  # it imports into Blender
         except GltfError as error:
             failed = {**report, "ok": False, "status": "failed", "error": _gltf_error(error),
                       "exit_code": EXIT_FAILED}

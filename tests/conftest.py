@@ -37,6 +37,7 @@ def pytest_configure(config):
             f"test assets not found at {ASSETS}: clone the project with ../shared beside it, "
             "or set GLTF_SQLERP_SHARED to the folder that holds assets/")
     _isolate_blender_user_resources(config)
+    config.pluginmanager.register(_FinalStatus(), "gltf_sqlerp_final_status")
 
 
 def _isolate_blender_user_resources(config):
@@ -80,6 +81,15 @@ def pytest_unconfigure(config):
     folder = getattr(config, "_blender_user_resources", None)
     if folder is not None:
         folder.cleanup()
+    status = getattr(config, "_final_exitstatus", None)
+    if status is not None:
+        # A session that loaded bpy ends here, as the child jobs do (child_job.finish): Blender's
+        # global destructors were seen to wait forever at interpreter exit once its glTF add-on,
+        # numpy and jsonschema had run in one process (bpy 4.5.4: 4 threads parked on futexes after
+        # the results were printed, 2026-11-29). Every report is written by now.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(int(status))
 
 
 @pytest.fixture(scope="session")
@@ -121,6 +131,15 @@ def pytest_sessionfinish(session, exitstatus):
         reporter.write_line(f"\nERROR: still registered at the end of the session: {', '.join(leftovers)}"
                             " (unregister() missed them; unregistered now so Blender can exit)", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+class _FinalStatus:
+    """Keeps the run's final exit status for pytest_unconfigure's exit (bpy sessions only)."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session):
+        if "bpy" in sys.modules:
+            session.config._final_exitstatus = session.exitstatus
 
 
 def _unregister_leftovers():

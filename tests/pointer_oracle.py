@@ -26,8 +26,8 @@ def check_frames(document, frames_per_second, per_frame=8):
     return np.arange(0.0, end + 1e-9, 1.0 / per_frame)
 
 
-def resampled_copy(path, out, frames_per_second):
-    document = core.load(str(path))
+def resampled_copy(path, out, frames_per_second, also_required=()):
+    document = core.load(str(path), also_required=also_required)
     data = json.loads(path.read_text())
     blob = bytearray(base64.b64decode(data["buffers"][0]["uri"].split(",", 1)[1]))
     step = 1.0 / (8 * frames_per_second)
@@ -63,7 +63,7 @@ def pointer_curves(bpy):
     found = {}
     for collection in (bpy.data.materials, bpy.data.cameras, bpy.data.lights):
         for block in collection:
-            for owner in (block, getattr(block, "node_tree", None)):
+            for owner in (o for o in (block, getattr(block, "node_tree", None)) if o is not None):
                 animation = getattr(owner, "animation_data", None)
                 if animation is None or animation.action is None:
                     continue

@@ -147,6 +147,25 @@ def test_unknown_required_extension_is_refused(tmp_path):
                                                          "/extensionsRequired/0")
 
 
+def test_blenders_import_takes_required_extensions_that_leave_animation_data_alone(tmp_path):
+    # Blender's bundled importer decides which required extensions it builds a scene with (it
+    # imports a file requiring KHR_lights_punctual; tests/test_import_corpus.py); the import reads
+    # the animation taking those (also_required). An extension that stores buffer data the core
+    # cannot decode is refused all the same, at its place in the list.
+    document = {"asset": {"version": "2.0"}, "extensionsUsed": ["KHR_lights_punctual", "EXT_meshopt_compression"],
+                "extensionsRequired": ["KHR_lights_punctual"]}
+    path = tmp_path / "required.gltf"
+    path.write_text(json.dumps(document))
+    with pytest.raises(core.GltfError):
+        core.load(path)
+    assert core.load(path, also_required=["KHR_lights_punctual"]).animations == []
+    document["extensionsRequired"].append("EXT_meshopt_compression")
+    path.write_text(json.dumps(document))
+    with pytest.raises(core.GltfError) as caught:
+        core.load(path, also_required=["KHR_lights_punctual", "EXT_meshopt_compression"])
+    assert [(f.code, f.pointer) for f in caught.value.findings] == [("UNSUPPORTED_EXTENSION", "/extensionsRequired/1")]
+
+
 def test_channel_without_node_is_ignored(tmp_path):
     """glTF 2.0 §3.11: 'When node isn't defined, channel SHOULD be ignored'."""
     source = SAMPLES / "sqlerp_arm_required.gltf"

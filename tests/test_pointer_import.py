@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from conftest import tool
 from pointer_oracle import check_frames, played, pointer_curves, resampled_copy
-from test_import_corpus import bundled_refuses
+from import_corpus import bundled_refuses
 
 from gltf_sqlerp import core
 
@@ -56,7 +56,7 @@ RANGE_TOLERANCE = 1e-5
 # name -> whether the bundled importer alone misses by more (a CUBICSPLINE or a curved conversion)
 PROPERTY_FILES = {"reported": True, "material_factors": True, "alpha_cutoff": False, "camera_light": True,
                   "material_textures": True, "material_extensions": True, "coat_and_sheen": True,
-                  "spot_and_ortho": True}
+                  "spot_and_ortho": True, "required_extensions": True}
 
 
 def _misses(curves, reference):
@@ -78,9 +78,10 @@ def test_pointer_properties_play_the_spec_as_blender_converts_it(fidelity, tmp_p
         return
     scene = fidelity.reset_scene()
     rate = scene.render.fps / scene.render.fps_base
-    document = core.load(str(path))
+    required = pointer_files.REQUIRED.get(name, ())  # extensions Blender's importer manages
+    document = core.load(str(path), also_required=required)
     frames = check_frames(document, rate)
-    fidelity.import_gltf(resampled_copy(path, tmp_path / "resampled.gltf", rate), exact=False)
+    fidelity.import_gltf(resampled_copy(path, tmp_path / "resampled.gltf", rate, required), exact=False)
     reference = played(pointer_curves(bpy), frames)
     assert reference  # (ortho xmag and ymag make one curve, ortho_scale)
     assert fidelity.import_gltf(path) == {'FINISHED'}

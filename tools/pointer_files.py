@@ -110,6 +110,13 @@ FILES: dict[str, list[Track]] = {
         Track("/nodes/0/rotation", "LINEAR", "four", _turns(70, 4), "turn"),
         Track((3, "rotation"), "LINEAR", "four", _turns(70, 4), "turn"),
     ],
+    # A material factor that reads the same input and output accessors as a node translation: one
+    # key of placeholder data there would not fail the importer, only change the material's curve.
+    "material_shares_accessors": [
+        Track((1, "translation"), "LINEAR", "three", ((0, 0, 0), (0, 1, 0), (1, 1, 0)), output="glow"),
+        Track("/materials/0/emissiveFactor", "LINEAR", "three", ((0, 0, 0), (0, 1, 0), (1, 1, 0)),
+              output="glow"),
+    ],
     "material_factors": [
         Track("/materials/0/pbrMetallicRoughness/metallicFactor", "LINEAR", "three", ((0.0,), (1.0,), (0.2,))),
         Track("/materials/0/pbrMetallicRoughness/roughnessFactor", "CUBICSPLINE", "three",
@@ -156,6 +163,11 @@ FILES: dict[str, list[Track]] = {
         Track("/cameras/1/orthographic/xmag", "LINEAR", "three", ((2.0,), (3.0,), (1.0,))),
         Track("/cameras/1/orthographic/ymag", "LINEAR", "three", ((1.5,), (3.5,), (2.5,))),
         Track("/cameras/0/perspective/zfar", "CUBICSPLINE", "three", _cubic(((50.0,), (100.0,), (70.0,)), 20.0)),
+    ],
+    "required_extensions": [
+        Track(f"/extensions/{LIGHTS}/lights/0/intensity", "LINEAR", "three", ((10.0,), (30.0,), (5.0,))),
+        Track(f"{EXT}/KHR_materials_emissive_strength/emissiveStrength", "CUBICSPLINE", "three",
+              _cubic(((1.0,), (4.0,), (2.0,)), 1.5)),
     ],
     "mesh_weights": [
         Track("/meshes/1/weights", "LINEAR", "three", ((0.0, 1.0), (1.0, 0.0), (0.5, 0.5))),
@@ -238,9 +250,15 @@ def _png():
             + chunk(b"IEND", b""))
 
 
-def build(tracks):
+# Files that also list extensions as required (the bundled importer manages them all).
+REQUIRED = {"required_extensions": [POINTER, LIGHTS, TRANSFORM, "KHR_materials_emissive_strength"]}
+
+
+def build(tracks, required=()):
     """The document of a file that plays ``tracks`` as its one animation."""
     document, buffer = base_document()
+    if required:
+        document["extensionsRequired"] = list(required)
     inputs, outputs, samplers = {}, {}, {}
     animation = {"name": "Pointers", "samplers": [], "channels": []}
     for index, track in enumerate(tracks):
@@ -277,7 +295,7 @@ def _target(target):
 def write(name, folder):
     """Write FILES[name] as ``folder/<name>.gltf`` and return its path."""
     path = Path(folder) / f"{name}.gltf"
-    path.write_text(json.dumps(build(FILES[name]), indent=1))
+    path.write_text(json.dumps(build(FILES[name], REQUIRED.get(name, ())), indent=1))
     return path
 
 

@@ -8,12 +8,12 @@ from . import deviation, rotation_modes
 from .clip_record import ChannelRecord, ClipRecord, CurveTarget, KEY, RecordError, SamplerRecord
 from .deviation import BlenderCurves, CurveKeys, target_name
 from .import_plan import ImportSettings, chain_sums, plan_document, rotation_budgets
-from .keyframes import keyframes_for
+from .keyframes import Keyframes, keyframes_for
 from .rotation_modes import DATA_PATHS, from_blender_quaternion, from_quaternions
 
 __all__ = [
     'BlenderCurves', 'ChannelRecord', 'ClipRecord', 'CurveKeys', 'CurveTarget', 'DATA_PATHS',
-    'ImportSettings', 'KEY', 'RecordError', 'SamplerRecord', 'chain_sums', 'deviation',
+    'ImportSettings', 'KEY', 'Keyframes', 'RecordError', 'SamplerRecord', 'chain_sums', 'deviation',
     'from_blender_quaternion', 'from_quaternions', 'keyframes_for', 'plan_document',
     'rotation_budgets', 'rotation_modes', 'target_name'
 ]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..blender_model.keyframes import Keyframes
+from ..blender_model import Keyframes
 from ..gltf import as_stored
 from ..sampling import SAMPLES_PER_FRAME, Sampler
 

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy_extras.io_utils import ImportHelper
 
-from ...core import Document, Finding, GltfError, load
+from ...core import Document, Finding, GltfError
+from . import session as import_session
 
 CUBICSLERP = "CUBICSLERP"
 
@@ -48,7 +49,7 @@ class GLTF_SQLERP_OT_check_file(bpy.types.Operator, ImportHelper):
     def execute(self, context: bpy.types.Context) -> set[str]:
         filename = bpy.path.basename(self.filepath)
         try:
-            document = load(self.filepath)
+            document = import_session.load_for_import(self.filepath)  # as the import reads it
         except GltfError as error:
             # Unreadable files arrive here too (IO_ERROR). Every error of the pass is reported, so a
             # user can fix the file in one go.

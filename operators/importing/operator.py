@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy_extras.io_utils import ImportHelper
 
-from ...core import GltfError, load
+from ...core import GltfError
 from ...core.blender_model import ImportSettings, plan_document
 from ...bundled_gltf import draft_form
 from . import session as import_session
@@ -116,7 +116,7 @@ class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
         """Import one file; returns what went wrong ("" once reported), or None."""
         started = time.perf_counter()
         try:
-            document = load(filepath)
+            document = import_session.load_for_import(filepath)
         except GltfError as error:
             for finding in error.findings:
                 self.report({'ERROR'}, _finding_text(finding))

@@ -89,10 +89,10 @@ def _reduce(curve: bpy.types.FCurve, fed: pointer_plan.PointerSamples, frames_pe
     co = np.empty(2 * count, dtype=np.float32)
     curve.keyframe_points.foreach_get("co", co)
     keys = pointer_plan.fit_samples(fed, co[1::2])
-    sides = [_pairs(times * frames_per_second, values[:, 0]) for times, values in
-             ((keys.times, keys.values), (keys.left_times, keys.left_values), (keys.right_times, keys.right_values))]
-    codes = fcurves.interpolation_codes(keys.interpolation)
-    fcurves.write_keyframes(curve, *sides, codes)
+    co, left, right = (_pairs(times * frames_per_second, values[:, 0]) for times, values in
+                       ((keys.times, keys.values), (keys.left_times, keys.left_values),
+                        (keys.right_times, keys.right_values)))
+    fcurves.write_keyframes(curve, co, left, right, fcurves.interpolation_codes(keys.interpolation))
 
 
 def _pairs(frames: np.ndarray, values: np.ndarray) -> np.ndarray:

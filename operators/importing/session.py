@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import bpy
 import numpy as np
 
-from ...core import Channel, Document, Sampler
+from ...core import Channel, Document, Sampler, load
 from ...core.blender_model import ChannelRecord, ImportSettings
 from ...core.gltf import GltfError
 from .. import action_data, fcurves, transaction
@@ -148,9 +148,8 @@ def session_for_bundled_dialog(scene: imported.ImportedScene) -> ImportSession |
     settings = getattr(blender_scene, "gltf_sqlerp_import", None)
     if blender_scene is None or settings is None or not settings.exact_animation:
         return None
-    from ...core import load
     try:
-        document = load(scene.filename)
+        document = load_for_import(scene.filename)
     except GltfError as error:
         scene.log_error(f"Exact animation skipped: {error}")
         return None
@@ -196,6 +195,14 @@ def finish_bundled_onto(session: ImportSession, scene: imported.ImportedScene) -
     if view_layer is not None:  # the importer made what it built active on the way (4.4+)
         view_layer.update()
         view_layer.objects.active = active
+
+
+def load_for_import(path: str) -> Document:
+    """The core's document of a file Blender's bundled importer is about to import: the required
+    extensions that importer manages are taken (core.load's ``also_required``), so that every file
+    it imports, ours imports too. Raises GltfError."""
+    from ...bundled_gltf import imported as bundled
+    return load(path, also_required=bundled.managed_extensions())
 
 
 def import_settings(group: ImportSettingsGroup, scene: bpy.types.Scene) -> ImportSettings:
