@@ -101,8 +101,12 @@ def _verify_command(args):
     rotation = max((c["rotation_max_deg"] for c in clips), default=0.0)
     value = max((c["value_max"] for c in clips), default=0.0)
     world_max = max((w["rotation_max_deg"] for w in world or ()), default=0.0)
-    ok = max(rotation, world_max) <= args.tolerance
-    return {**report, "ok": ok, "status": "ok" if ok else "deviates",
+    # What the world measure could not compare (a node without its object, a vertex without its
+    # match) fails the check too: a pass must mean every bone, object and vertex was measured.
+    problems = [p for w in world or () for p in w["problems"]]
+    ok = max(rotation, world_max) <= args.tolerance and not problems
+    status = "ok" if ok else "unmeasured" if problems and max(rotation, world_max) <= args.tolerance else "deviates"
+    return {**report, "ok": ok, "status": status,
             "animations": len(document.animations), "warnings": [str(w) for w in document.warnings],
             "rotation_max_deg": rotation, "value_max": value, "clips": clips,
             "world_rotation_max_deg": world_max if world is not None else None,

@@ -300,14 +300,8 @@ def pointer(folder):
     import bpy
     fidelity.enable_addon()
     fidelity.reset_scene(30, 1.001)
-    bpy.ops.mesh.primitive_cube_add()
-    cube = bpy.context.object
-    assert cube is not None and isinstance(cube.data, bpy.types.Mesh)
-    material = bpy.data.materials.new("Paint")
-    material.use_nodes = True
-    cube.data.materials.append(material)
-    assert material.node_tree is not None
-    colour = material.node_tree.nodes["Principled BSDF"].inputs["Base Color"]
+    cube, _, tree = _painted_cube(bpy)
+    colour = tree.nodes["Principled BSDF"].inputs["Base Color"]
     assert isinstance(colour, bpy.types.NodeSocketColor)
     bpy.ops.object.light_add(type='POINT')
     light = _added_data(bpy.types.PointLight)
@@ -328,7 +322,7 @@ def pointer(folder):
     outcomes = {}
     for mode in ("SCENE", "NLA_TRACKS"):
         if mode == "NLA_TRACKS":  # every action on a track of its own
-            for owner in (cube, material.node_tree, light, camera):
+            for owner in (cube, tree, light, camera):
                 _push_down(owner.animation_data)
         bpy.ops.export_scene.gltf(filepath=str(Path(folder) / f"{mode}.gltf"), export_format='GLTF_SEPARATE',
                                   export_animation_mode=mode, export_pointer_animation=True,
@@ -336,6 +330,18 @@ def pointer(folder):
         outcomes[mode] = [vars(c) for c in exported().channels]
     fidelity.disable_addon()
     print(json.dumps(outcomes))
+
+
+def _painted_cube(bpy):
+    """A cube with a node material "Paint" of its own: (object, material, its node tree)."""
+    bpy.ops.mesh.primitive_cube_add()
+    cube = bpy.context.object
+    assert cube is not None and isinstance(cube.data, bpy.types.Mesh)
+    material = bpy.data.materials.new("Paint")
+    material.use_nodes = True
+    cube.data.materials.append(material)
+    assert material.node_tree is not None
+    return cube, material, material.node_tree
 
 
 def looks(folder):
@@ -356,14 +362,8 @@ def looks(folder):
     fidelity.reset_scene(24, 1.0)
     scene = current_scene()
     scene.frame_start, scene.frame_end = 1, 72
-    bpy.ops.mesh.primitive_cube_add()
-    cube = bpy.context.object
-    assert cube is not None and isinstance(cube.data, bpy.types.Mesh)
-    material = bpy.data.materials.new("Paint")
-    material.use_nodes = True
-    cube.data.materials.append(material)
-    assert material.node_tree is not None
-    shader = material.node_tree.nodes["Principled BSDF"].inputs
+    _, _, tree = _painted_cube(bpy)
+    shader = tree.nodes["Principled BSDF"].inputs
     base, emission, roughness = shader["Base Color"], shader["Emission Color"], shader["Roughness"]
     strength = shader["Emission Strength"]
     assert isinstance(strength, bpy.types.NodeSocketFloat)

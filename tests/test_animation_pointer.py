@@ -108,3 +108,73 @@ def test_other_pointers_are_left_to_the_importer(tmp_path):
         assert all(c.node in (0, 1, 2) and c.path in ("rotation", "translation")
                    for c in document.animations[0].channels)
         assert len(document.animations[0].channels) == 1
+
+
+def test_property_pointers_are_read_with_their_samplers(tmp_path):
+    # "reported": channel 1 is baseColorFactor (CUBICSPLINE, sampler 1), channel 2 emissiveFactor
+    # (LINEAR, sampler 2). Half-way between the emissive keys (0,0,0) at 0 s and (1,0.5,0) at 0.5 s:
+    # (0.5, 0.25, 0). The colour's Hermite segment at u = 1/2 is (p0 + p1)/2 + h(m0 - m1)/8 with
+    # h = 0.5 s (the out-tangent of key 0 and in-tangent of key 1, per second).
+    path = pointer_files.write("reported", tmp_path)
+    document = core.load(str(path))
+    colour, emission = document.animations[0].pointer_channels
+    assert (colour.target, colour.index, colour.sampler_index) == \
+        ("/materials/0/pbrMetallicRoughness/baseColorFactor", 1, 1)
+    assert (emission.target, emission.index, emission.sampler_index) == ("/materials/0/emissiveFactor", 2, 2)
+    np.testing.assert_allclose(emission.evaluate([0.25])[0], [0.5, 0.25, 0.0], atol=1e-7)
+    rows = np.array(pointer_files.FILES["reported"][1].values, dtype=np.float32).astype(float)
+    p0, m0, p1, m1 = rows[1], rows[2], rows[4], rows[3]
+    np.testing.assert_allclose(colour.evaluate([0.25])[0], (p0 + p1) / 2 + 0.5 * (m0 - m1) / 8, atol=1e-6)
+    assert document.animations[0].duration == 2.0
+
+
+def test_pointer_data_that_cannot_play_is_left_out_with_a_reason(tmp_path):
+    data = pointer_files.build(pointer_files.FILES["reported"])
+    data["accessors"][data["animations"][0]["samplers"][2]["output"]]["count"] -= 1  # 4 values, 5 keys
+    path = tmp_path / "short.gltf"
+    path.write_text(json.dumps(data))
+    animation = core.load(str(path)).animations[0]
+    assert [c.index for c in animation.pointer_channels] == [1]
+    assert animation.pointer_skipped == ["/animations/0/channels/2 (/materials/0/emissiveFactor): "
+                                         "4 outputs for 5 LINEAR keys"]
+
+
+def test_a_meshs_weights_play_on_every_node_of_the_mesh(tmp_path):
+    # "/meshes/1/weights" (CUBICSPLINE, keys at 0.25, 1.0, 1.75 s) animates node 1, the one node
+    # whose mesh is 1, as a node "weights" channel would: one column per morph target. At a key
+    # the value is the key's: (1, 0) at 1.0 s.
+    data = pointer_files.build(pointer_files.FILES["mesh_weights"])
+    data["nodes"].append({"name": "Twin", "mesh": 1})
+    data["scenes"][0]["nodes"].append(len(data["nodes"]) - 1)
+    path = tmp_path / "twins.gltf"
+    path.write_text(json.dumps(data))
+    animation = core.load(str(path)).animations[0]
+    weights = {c.node: c for c in animation.channels if c.path == "weights"}
+    assert sorted(weights) == [1, len(data["nodes"]) - 1] and animation.pointer_skipped == []
+    for channel in weights.values():
+        assert channel.pointer == "/animations/0/channels/0"
+        np.testing.assert_allclose(channel.evaluate([1.0, 2.0]), [[1.0, 0.0], [0.5, 0.5]], atol=1e-7)
+
+
+def test_a_node_keeps_its_first_weights_channel(tmp_path):
+    # Blender's importer takes a node's first weights channel of an animation, node or mesh; so
+    # does the core (a plain "weights" channel on node 1 after the mesh pointer loses).
+    data = pointer_files.build(pointer_files.FILES["mesh_weights"])
+    channels = data["animations"][0]["channels"]
+    channels.append({"sampler": channels[0]["sampler"], "target": {"node": 1, "path": "weights"}})
+    path = tmp_path / "both.gltf"
+    path.write_text(json.dumps(data))
+    weights = [c for c in core.load(str(path)).animations[0].channels if c.path == "weights"]
+    assert [(c.node, c.pointer) for c in weights] == [(1, "/animations/0/channels/0")]
+
+
+def test_a_meshs_weights_with_the_wrong_count_are_left_out(tmp_path):
+    data = pointer_files.build(pointer_files.FILES["mesh_weights"])
+    data["meshes"][1]["primitives"][0]["targets"].pop()  # 18 values, now 9 keys x 1 target expected
+    data["meshes"][1]["weights"].pop()
+    path = tmp_path / "short.gltf"
+    path.write_text(json.dumps(data))
+    animation = core.load(str(path)).animations[0]
+    assert [c.path for c in animation.channels] == ["scale"]
+    assert animation.pointer_skipped == ["/animations/0/channels/0 (/meshes/1/weights): "
+                                         "18 outputs for 3 CUBICSPLINE keys"]

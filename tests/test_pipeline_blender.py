@@ -70,6 +70,17 @@ def test_verify_gives_each_clip_one_name(shared_assets):
     assert [w["name"] for w in report["world"]] == ["Anim_0"]
 
 
+def test_verify_measures_every_mesh_of_recursive_skeletons(shared_assets):
+    """84 unnamed skinned meshes, each its own object ("skinned mesh", "skinned mesh.001", ...): the
+    world measure matches every one (it compared all with the first before), and verify passes only
+    when nothing was left unmeasured."""
+    path = shared_assets / "khronos" / "RecursiveSkeletons" / "glTF-Binary" / "RecursiveSkeletons.glb"
+    result, report = run("verify", path)
+    assert result.returncode == 0, result.stderr
+    assert report["ok"] and report["status"] == "ok"
+    assert all(w["problems"] == [] and w["vertex_max"] < 1e-4 for w in report["world"])
+
+
 def test_verify_an_invalid_file_fails_with_its_code_and_pointer(tmp_path):
     gltf = json.loads(SAMPLE.read_text())
     gltf["animations"][0]["channels"][0]["sampler"] = 99

@@ -123,7 +123,12 @@ def test_the_job_reduced_every_pointer_channel(looks):
 @pytest.mark.parametrize("form", ["LINEAR", "STEP"])
 def test_pointer_channels_play_within_the_tolerance_with_fewer_keys_and_bytes(looks, form):
     if form == "STEP" and not looks["step"]:
-        pytest.skip("Blender 4.2's exporter samples animation pointers LINEAR only")
+        # Blender 4.2's exporter has no STEP sampling (export_sampling_interpolation_fallback came
+        # in 4.4): nothing STEP to reduce there, and nothing written but the LINEAR files.
+        import bpy
+        assert tuple(bpy.app.version[:2]) < (4, 4)
+        assert not (looks["folder"] / "ours_step.glb").exists()
+        return
     suffix = "" if form == "LINEAR" else "_step"
     bundled_path, ours_path = (looks["folder"] / f"{name}{suffix}.glb" for name in ("bundled", "ours"))
     bundled, ours = pointer_samplers(bundled_path), pointer_samplers(ours_path)

@@ -170,7 +170,7 @@ FILES: dict[str, list[Track]] = {
               _cubic(((1.0,), (4.0,), (2.0,)), 1.5)),
     ],
     "mesh_weights": [
-        Track("/meshes/1/weights", "LINEAR", "three", ((0.0, 1.0), (1.0, 0.0), (0.5, 0.5))),
+        Track("/meshes/1/weights", "CUBICSPLINE", "three", _cubic(((0.0, 1.0), (1.0, 0.0), (0.5, 0.5)), 1.5)),
         Track((0, "scale"), "LINEAR", "three", ((1, 1, 1), (2, 1, 1), (1, 1, 2))),
     ],
 }

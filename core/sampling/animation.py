@@ -14,7 +14,7 @@ import numpy.typing as npt
 from . import interpolation
 from ..gltf import read_accessor
 from ..gltf import GltfFile, node_target, pointer
-from .pointer_channels import PointerChannel, read_pointer_channels
+from .pointer_channels import PointerChannel, mesh_weight_channels, read_pointer_channels
 from .quaternions import normalize
 from .sampler import CUBIC, Sampler
 
@@ -79,9 +79,24 @@ def read_animations(gltf: GltfFile, accessor: Callable[[int], np.ndarray] | None
         builder = _SamplerBuilder(gltf, accessor, a, animation)
         channels = [ch for c, channel in enumerate(animation["channels"])
                     if (ch := _read_channel(builder, a, c, channel)) is not None]
-        pointers, skipped = read_pointer_channels(gltf, a, animation, accessor)
-        result.append(Animation(animation.get("name") or f"Animation_{a}", a, channels, pointers, skipped))
+        weights, skipped = mesh_weight_channels(gltf, a, animation, accessor)
+        channels = _with_mesh_weights(channels, weights, a)
+        pointers, more = read_pointer_channels(gltf, a, animation, accessor)
+        result.append(Animation(animation.get("name") or f"Animation_{a}", a, channels, pointers, skipped + more))
     return result
+
+
+def _with_mesh_weights(channels, weights, a):
+    """Node channels plus the morph weights of the nodes whose mesh a pointer animates. A node
+    keeps the first weights channel of the animation, node or mesh, as Blender's importer does."""
+    first = {ch.node: int(ch.pointer.rsplit("/", 1)[1]) for ch in reversed(channels) if ch.path == "weights"}
+    added = []
+    for node, sampler, c in weights:
+        if first.get(node, c + 1) > c:
+            first[node] = c
+            added.append(Channel(node, "weights", sampler, None, pointer("animations", a, "channels", c)))
+    kept = [ch for ch in channels if ch.path != "weights" or first[ch.node] == int(ch.pointer.rsplit("/", 1)[1])]
+    return kept + [ch for ch in added if first[ch.node] == int(ch.pointer.rsplit("/", 1)[1])]
 
 
 def _read_channel(builder, a, c, channel):

@@ -10,6 +10,7 @@ its interpolation asks for, finite values. Any other is left out (``skipped`` sa
 Blender's bundled importer imports it as it does.
 """
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,9 @@ from .sampler import Sampler
 
 PLAYABLE = ("STEP", "LINEAR", "CUBICSPLINE")
 _FLOAT = 5126
+# A mesh's morph weights ("/meshes/{m}/weights"): Blender's importer keys them on the shape keys
+# of every node that instances the mesh, as it keys a node's "weights" channel; so does the core.
+_MESH_WEIGHTS_TARGET = re.compile(r"/meshes/(0|[1-9][0-9]*)/weights")
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,8 @@ def read_pointer_channels(gltf: GltfFile, a: int, animation: dict[str, Any],
         if text is None or node_target(target) is not None:
             continue
         where = pointer("animations", a, "channels", c)
+        if _MESH_WEIGHTS_TARGET.fullmatch(text):
+            continue  # mesh_weight_channels
         read = _read(gltf, a, animation, channel, accessor)
         if isinstance(read, str):
             skipped.append(f"{where} ({text}): {read}")
@@ -57,8 +63,39 @@ def read_pointer_channels(gltf: GltfFile, a: int, animation: dict[str, Any],
     return channels, skipped
 
 
-def _read(gltf, a, animation, channel, accessor):
-    """The channel's Sampler, or why it cannot be played as it stands."""
+def mesh_weight_channels(gltf: GltfFile, a: int, animation: dict[str, Any],
+                         accessor: Callable[[int], np.ndarray]) -> tuple[list[tuple[int, Sampler, int]], list[str]]:
+    """(channels, skipped) of animation ``a``'s pointers to meshes' morph weights: (node, sampler
+    with one column per morph target, channel index) for every node that instances the mesh, and
+    a readable reason per such pointer left out."""
+    channels, skipped = [], []
+    nodes = gltf.json.get("nodes", [])
+    for c, channel in enumerate(animation.get("channels", [])):
+        text = pointer_text(channel.get("target"))
+        match = _MESH_WEIGHTS_TARGET.fullmatch(text) if text is not None else None
+        if match is None:
+            continue
+        mesh = int(match.group(1))
+        targets = _morph_targets(gltf, mesh)
+        read = _read(gltf, a, animation, channel, accessor, targets) if targets else "a mesh without morph targets"
+        if isinstance(read, str):
+            skipped.append(f"{pointer('animations', a, 'channels', c)} ({text}): {read}")
+            continue
+        channels += [(n, read, c) for n, node in enumerate(nodes) if node.get("mesh") == mesh]
+    return channels, skipped
+
+
+def _morph_targets(gltf, mesh):
+    meshes = gltf.json.get("meshes", [])
+    if not 0 <= mesh < len(meshes):
+        return 0
+    primitives = meshes[mesh].get("primitives") or [{}]
+    return len(primitives[0].get("targets", []))
+
+
+def _read(gltf, a, animation, channel, accessor, columns=None):
+    """The channel's Sampler (``columns`` values a key: morph weights), or why it cannot be played
+    as it stands."""
     s = channel.get("sampler")
     samplers = animation.get("samplers", [])
     if not isinstance(s, int) or not 0 <= s < len(samplers):
@@ -73,10 +110,13 @@ def _read(gltf, a, animation, channel, accessor):
     times = accessor(int(spec["input"]))[:, 0].astype(np.float64)
     values = accessor(int(spec["output"])).astype(np.float64)
     rows = len(times) * (3 if name == "CUBICSPLINE" else 1)
+    if columns is not None and values.size == rows * columns:
+        values = values.reshape(rows, columns)
     if len(times) < (2 if name == "CUBICSPLINE" else 1) or len(values) != rows:
         return f"{len(values)} outputs for {len(times)} {name} keys"
     if not (np.isfinite(times).all() and np.isfinite(values).all()):
         return "values that are not finite"
     if len(times) > 1 and (np.diff(times) <= 0).any():
         return "key times that do not increase"
-    return Sampler(name, times, values, "pointer", pointer("animations", a, "samplers", s))
+    path = "weights" if columns is not None else "pointer"
+    return Sampler(name, times, values, path, pointer("animations", a, "samplers", s))

@@ -141,6 +141,8 @@ class IMPORT_SCENE_OT_gltf_sqlerp(bpy.types.Operator, ImportHelper):
             onto_rig.settle(session, before)
         for warning in document.warnings:
             self.report({'WARNING'}, _finding_text(warning))
+        for note in _pointer_notes(document, session):
+            self.report({'WARNING'}, note)
         self.report({'INFO'}, _summary(document, session, time.perf_counter() - started))
         return None
 
@@ -190,9 +192,19 @@ def _summary(document, session, seconds):
     file_keys = sum(len(p.sampler.times) for p in plans)
     name = document.path.name if document.path else "file"
     onto = f" onto '{session.rig.root.name}'" if session.rig is not None else ""
+    pointers = session.pointer_channels_written
+    also = f" and {pointers} material, camera or light channel(s)" if pointers else ""
     return (f"Imported {name}{onto}: {len(document.animations)} animation(s), "
-            f"{session.channels_written} channel(s) exact, {keys} keys ({keys - file_keys:+d} vs "
+            f"{session.channels_written} channel(s){also} exact, {keys} keys ({keys - file_keys:+d} vs "
             f"the file) in {seconds:.2f} s{_jumps(document, plans)}{_unmatched(session)}")
+
+
+def _pointer_notes(document, session):
+    """A line per KHR_animation_pointer channel left as the bundled importer made it, and why."""
+    if session.rig is not None:
+        return []
+    skipped = [note for animation in document.animations for note in animation.pointer_skipped]
+    return [f"Not exact, imported as Blender's importer does: {note}" for note in skipped + session.notes]
 
 
 def _unmatched(session, shown=5):

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the bundled importer's view imports the operators
     from ...bundled_gltf import imported
 
 EXTENSION = "EXT_animation_sqlerp"
+_SLIDER_SLACK = 1e-5  # how far a weight may leave its shape key's slider range before it is widened
 
 
 class PlannedKeys(Protocol):
@@ -290,6 +291,8 @@ def rewrite_animation(session: ImportSession, scene: imported.ImportedScene, ani
             path = paths[component]
             if path is not None:
                 fcurves.write_keyframes(index.ensure(*path), *curve)
+        if channel.path == "weights":
+            _widen_sliders(target, plan.keyframes, paths)
         records.setdefault(action.as_pointer(), (action, []))[1].append(
             action_data.channel_record(plan, target, slot, mapping,
                                        [(c[0], c[1]) if c is not None else None for c in paths]))
@@ -328,6 +331,25 @@ def _hold_unturned_bones(session: ImportSession, scene: imported.ImportedScene, 
         for component, value in enumerate(held):
             co = np.array([0.0, value], dtype=np.float32)
             fcurves.write_keyframes(index.ensure(mapping.data_path, component, mapping.group), co, co, co, codes, False)
+
+
+def _widen_sliders(shape_keys: bpy.types.ID, keys: PlannedKeys, paths: _Paths) -> None:
+    """Blender clamps a shape key's value to its slider range ([0, 1] by default), while a
+    CUBICSPLINE weight may overshoot it: each range is widened to hold every key and handle of its
+    curve (a Bezier segment stays within them), up to Blender's limits of -10 and 10."""
+    values = np.concatenate([keys.values, keys.left_values, keys.right_values])
+    for component, path in enumerate(paths):
+        if path is None:
+            continue
+        block = shape_keys.path_resolve(path[0].rsplit(".", 1)[0])  # 'key_blocks["Smile"]'
+        if not isinstance(block, bpy.types.ShapeKey):
+            continue
+        low, high = float(values[:, component].min()), float(values[:, component].max())
+        # Float noise at the ends (a weight of -1.5e-7) clamps to nothing a viewer could see.
+        if low < block.slider_min - _SLIDER_SLACK:
+            block.slider_min = max(low, -10.0)
+        if high > block.slider_max + _SLIDER_SLACK:
+            block.slider_max = min(high, 10.0)
 
 
 def _channel_targets(session: ImportSession, scene: imported.ImportedScene, node: Any, channel: Channel,
