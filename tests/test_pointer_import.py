@@ -53,6 +53,9 @@ def test_node_pointers_play_the_spec_in_world_space(fidelity, tmp_path, name):
 
 
 RANGE_TOLERANCE = 1e-5
+# Files whose pointers Blender's importer maps to no Blender property from a version on: 5.2 keys
+# alphaCutoff only on the node set-up of a textured alpha clip, which this material has not.
+MAPS_NOTHING = {"alpha_cutoff": (5, 2)}
 # name -> whether the bundled importer alone misses by more (a CUBICSPLINE or a curved conversion)
 PROPERTY_FILES = {"reported": True, "material_factors": True, "alpha_cutoff": False, "camera_light": True,
                   "material_textures": True, "material_extensions": True, "coat_and_sheen": True,
@@ -83,9 +86,12 @@ def test_pointer_properties_play_the_spec_as_blender_converts_it(fidelity, tmp_p
     frames = check_frames(document, rate)
     fidelity.import_gltf(resampled_copy(path, tmp_path / "resampled.gltf", rate, required), exact=False)
     reference = played(pointer_curves(bpy), frames)
-    assert reference  # (ortho xmag and ymag make one curve, ortho_scale)
     assert fidelity.import_gltf(path) == {'FINISHED'}
     ours = pointer_curves(bpy)
+    if tuple(bpy.app.version[:2]) >= MAPS_NOTHING.get(name, (99, 0)):
+        assert reference == {} and ours == {}  # nothing of Blender's is animated: nothing to be exact
+        return
+    assert reference  # (ortho xmag and ymag make one curve, ortho_scale)
     misses = _misses(played(ours, frames), reference)
     assert max(misses.values()) <= RANGE_TOLERANCE, {k: m for k, m in misses.items() if m > RANGE_TOLERANCE}
     # Reduced: a few keys where a conversion is linear, never one per sample.
