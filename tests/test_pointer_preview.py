@@ -170,14 +170,17 @@ def test_a_record_of_the_previous_version_still_loads_reports_and_previews(fidel
             action[action_data.KEY] = {**stored, "version": 1}
     live.preview_clips.forget()
     camera = bpy.data.objects["Camera"]
-    clip = action_data.load(camera.animation_data.action)
+    action = camera.animation_data.action if camera.animation_data is not None else None
+    assert action is not None
+    clip = action_data.load(action)
     assert clip is not None and (clip.version, clip.pointers, len(clip.channels)) == (clip_record.VERSION, [], 1)
     assert len(report(camera)) == 1 and pointer_report(camera) == []
     scene = current_scene()
     set_preview(scene, True)
     frame_set(scene, HALF_FRAME)  # the node channel previews; the pointer properties keep Blender's curves
     lens = pointer_curves(bpy)[next(k for k in pointer_curves(bpy) if k[2] == "lens")]
-    assert camera.data.lens == pytest.approx(lens.evaluate(HALF_FRAME), rel=1e-6)
+    camera_data = next(c for c in bpy.data.cameras if c == camera.data)  # typed as a Camera
+    assert camera_data.lens == pytest.approx(lens.evaluate(HALF_FRAME), rel=1e-6)
     document = core.load(str(path))
     expected = document.animations[0].channels[0].sampler.evaluate([HALF_FRAME / 24.0])[0]
     assert np.abs(np.array(camera.location) - expected[[0, 2, 1]] * [1, -1, 1]).max() < 1e-5

@@ -8,7 +8,7 @@ Actions (``clip_record``, versioned). No bpy: the Blender layer hands plain arra
 from . import deviation, pointer_reference, rotation_modes
 from .clip_record import ChannelRecord, ClipRecord, CurveTarget, KEY, PointerRecord, RecordError, SamplerRecord
 from .deviation import BlenderCurves, CurveKeys, target_name
-from .pointer_reference import PointerDeviation, pointer_deviations, reference_values
+from .pointer_reference import PointerDeviation, format_pointer_table, pointer_deviations, reference_values
 from .import_plan import ImportSettings, chain_sums, plan_document, rotation_budgets
 from .keyframes import Keyframes, keyframes_for
 from .rotation_modes import DATA_PATHS, from_blender_quaternion, from_quaternions
@@ -17,7 +17,7 @@ __all__ = [
     'BlenderCurves', 'ChannelRecord', 'ClipRecord', 'CurveKeys', 'CurveTarget', 'DATA_PATHS',
     'ImportSettings', 'KEY', 'Keyframes', 'PointerDeviation', 'PointerRecord', 'RecordError',
     'SamplerRecord', 'chain_sums', 'deviation',
-    'from_blender_quaternion', 'from_quaternions', 'keyframes_for', 'plan_document',
+    'format_pointer_table', 'from_blender_quaternion', 'from_quaternions', 'keyframes_for', 'plan_document',
     'pointer_deviations', 'pointer_reference', 'reference_values', 'rotation_budgets',
     'rotation_modes', 'target_name'
 ]

@@ -75,7 +75,10 @@ def playing(scene: bpy.types.Scene,
                     yield (owner,) + found
 
 
-def _pointer_owners(obj: bpy.types.Object, data: bpy.types.ID | None) -> Iterator[bpy.types.ID]:
+_PointerOwner = bpy.types.Camera | bpy.types.Light | bpy.types.Material | bpy.types.NodeTree
+
+
+def _pointer_owners(obj: bpy.types.Object, data: bpy.types.ID | None) -> Iterator[_PointerOwner]:
     """What KHR_animation_pointer channels animate for ``obj``: its camera or light, its
     materials and their node trees."""
     if isinstance(data, (bpy.types.Camera, bpy.types.Light)):

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 
 import bpy
 
-from ...core.blender_model import ClipRecord, PointerDeviation, PointerRecord, pointer_deviations
-from ...core.blender_model.pointer_reference import format_pointer_table
+from ...core.blender_model import (
+    ClipRecord, PointerDeviation, PointerRecord, format_pointer_table, pointer_deviations
+)
 from .. import action_data, clip_curves, fcurves
 
 Row = PointerDeviation
