@@ -116,15 +116,20 @@ def test_report_covers_every_pointer_curve_within_its_range(fidelity, tmp_path, 
 
 # (file, curve: data path and index, ID type)
 EDITED = [("camera_light", ("Camera", "lens", 0)),
-          ("reported", ("ShaderNodeTree", 'nodes["Principled BSDF"].inputs[0].default_value', 0))]
+          ("reported", ("ShaderNodeTree", 'nodes["Principled BSDF"].inputs[0].default_value', 0)),
+          ("alpha_cutoff", ("Material", "alpha_threshold", 0))]  # STEP, on the material itself
 
 
 @pytest.mark.parametrize("name,curve", EDITED, ids=[e[0] for e in EDITED])
 def test_hand_edit_shows_in_the_report_and_the_preview_plays_the_spec(fidelity, tmp_path, name, curve):
     import bpy
     path = pointer_files.write(name, tmp_path)
+    if bundled_refuses(path.name):
+        pytest.skip("this Blender's importer refuses the file")
     frames, oracle = _oracle(fidelity, path, tmp_path)
-    key = next(k for k in oracle if (k[0], k[2], k[3]) == curve)
+    key = next((k for k in oracle if (k[0], k[2], k[3]) == curve), None)
+    if key is None:
+        pytest.skip("this Blender's importer does not animate the property")  # 5.2: alphaCutoff
     spec = float(oracle[key][np.flatnonzero(np.isclose(frames, HALF_FRAME))[0]])
     span = _span(oracle[key])
     assert fidelity.import_gltf(path) == {'FINISHED'}
@@ -135,9 +140,13 @@ def test_hand_edit_shows_in_the_report_and_the_preview_plays_the_spec(fidelity, 
     edited = fcurve.evaluate(HALF_FRAME)
 
     row = _pointer_rows()[(key[1] if key[0] != "ShaderNodeTree" else "Paint", f"{key[2]}[{key[3]}]")]
-    assert row.blender is not None
-    assert row.blender.max == pytest.approx(delta, abs=2 * RANGE_TOLERANCE * span)
-    assert row.blender.frame == pytest.approx(HALF_FRAME, abs=1e-3)
+    if key[0] == "Material":  # STEP: a key inserted between two keys holds up to the next one
+        assert row.blender is not None and row.blender.max == pytest.approx(delta, abs=1e-6)
+        assert HALF_FRAME <= row.blender.frame <= HALF_FRAME + 12
+    else:
+        assert row.blender is not None
+        assert row.blender.max == pytest.approx(delta, abs=2 * RANGE_TOLERANCE * span)
+        assert row.blender.frame == pytest.approx(HALF_FRAME, abs=1e-3)
     # Its range: the samples' (keys included, where a LINEAR yfov peaks between check frames).
     assert span * (1 - RANGE_TOLERANCE) <= row.span <= 1.01 * span
     assert row.relative == pytest.approx(delta / row.span, abs=2 * RANGE_TOLERANCE)

@@ -46,3 +46,17 @@ def test_report_gives_the_largest_difference_absolute_and_of_the_range():
     assert (row.blender.max, row.blender.frame, row.relative) == pytest.approx((0.5, 12.0, 0.25))
     (gone,) = pointer_deviations([lens], [[None]], FPS)
     assert gone.blender is None and gone.relative is None and gone.notes == ["its F-curve is gone"]
+
+
+def test_a_step_reference_is_checked_between_its_keys_too():
+    cutoff = record("STEP", [0.0, 0.5, 1.0], [0.2, 0.7, 0.4])
+    keys = np.array([(0, 0.2), (12, 0.7), (24, 0.4)], dtype=np.float64)
+    exact = CurveKeys(keys, keys, keys, np.array(["CONSTANT"] * 3))
+    (row,) = pointer_deviations([cutoff], [[exact]], FPS)
+    assert row.blender is not None and row.blender.max < 1e-7  # float32 references
+    # a key inserted by hand at frame 6.5 (0.45 instead of 0.2) holds up to frame 12
+    edited = np.array([(0, 0.2), (6.5, 0.45), (12, 0.7), (24, 0.4)], dtype=np.float64)
+    (row,) = pointer_deviations([cutoff], [[CurveKeys(edited, edited, edited, np.array(["CONSTANT"] * 4))]], FPS)
+    assert row.blender is not None
+    assert (row.blender.max, row.relative) == pytest.approx((0.25, 0.5), abs=1e-6)
+    assert 6.5 <= row.blender.frame < 12

@@ -6,7 +6,8 @@ spec's curve in Blender units, whatever the importer's conversion: ``reference_v
 (linear between the samples, 8 a frame; STEP from key to key), for the live preview; and
 ``pointer_deviations`` measures how far Blender's F-curves play from it, at the reference's own
 times (they include the deviation report's check times: frames and eighth frames inside the
-channel's keys), absolute and in units of the range the curve spans, for the deviation report.
+channel's keys; a STEP reference, its keys alone, is checked at those check times too), absolute
+and in units of the range the curve spans, for the deviation report.
 """
 
 from collections.abc import Sequence
@@ -16,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .clip_record import PointerRecord
+from ..sampling import SAMPLES_PER_FRAME
 from .deviation import SNAP_FRAMES, BlenderCurves, CurveKeys, Peak
 
 # A STEP reference switches at float32 key frames: a frame within this many float32 ulps of a key
@@ -69,10 +71,15 @@ PointerCurves = Sequence[CurveKeys | None] | str
 
 
 def check_frames(record: PointerRecord, frames_per_second: float) -> np.ndarray:
-    """Action frames where a record is checked: its samples' times; STEP keys a hair after the
-    key (SNAP_FRAMES), where Blender's float32 frame is past it whatever the rounding."""
+    """Action frames where a record is checked: its samples' times. A STEP record's samples are
+    its keys alone, and it holds each key's value exactly up to the next: it is checked a hair
+    after each key (SNAP_FRAMES, where Blender's float32 frame is past it whatever the rounding)
+    and at every eighth frame between its first and last key (the report's check times)."""
     frames = record.times.astype(np.float64) * frames_per_second
-    return frames + SNAP_FRAMES if record.interpolation == "STEP" else frames
+    if record.interpolation != "STEP" or not len(frames):
+        return frames
+    grid = np.arange(np.ceil(frames[0] * SAMPLES_PER_FRAME), np.floor(frames[-1] * SAMPLES_PER_FRAME) + 1)
+    return np.union1d(frames + SNAP_FRAMES, grid / SAMPLES_PER_FRAME)
 
 
 def pointer_deviations(records: Sequence[PointerRecord], curves: Sequence[PointerCurves],
@@ -82,7 +89,8 @@ def pointer_deviations(records: Sequence[PointerRecord], curves: Sequence[Pointe
     rows = []
     for i, (record, keys) in enumerate(zip(records, curves)):
         frames = check_frames(record, frames_per_second)
-        reference = record.values.astype(np.float64)
+        reference = record.values.astype(np.float64) if record.interpolation != "STEP" \
+            else reference_values(record, frames, frames_per_second)
         for c, target in enumerate(record.curves):
             column = reference[:, c]
             span = max(float(np.ptp(column)) if len(column) else 0.0,
@@ -102,8 +110,8 @@ def pointer_deviations(records: Sequence[PointerRecord], curves: Sequence[Pointe
                     played = prepared.values(frames, False)[0][:, 0]
                     difference = np.abs(played - column)
                     at = int(np.argmax(difference))
-                    time = float(record.times[at])
-                    row.blender = Peak(float(difference[at]), time, float(frames[at]))
+                    row.blender = Peak(float(difference[at]), float(frames[at] / frames_per_second),
+                                       float(frames[at]))
             rows.append(row)
     rows.sort(key=lambda r: (r.relative is None, -(r.relative or 0.0)))
     return rows
