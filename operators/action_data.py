@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..core.blender_model import (
-    KEY, ChannelRecord, ClipRecord, CurveTarget, RecordError, SamplerRecord
+    KEY, ChannelRecord, ClipRecord, CurveTarget, PointerRecord, RecordError, SamplerRecord
 )
 
 if TYPE_CHECKING:  # this module needs no bpy to import; the import session imports it
@@ -52,12 +52,13 @@ def _sampler(sampler: Sampler) -> SamplerRecord:
 
 
 def store(action: bpy.types.Action, document: Document, settings: ImportSettings, anim_idx: int, track_name: str,
-          records: list[ChannelRecord]) -> None:
+          records: list[ChannelRecord], pointers: Sequence[PointerRecord] = ()) -> None:
     """Write the records of one glTF animation onto ``action`` (one action per animation on 4.4+,
-    per animation and object on 4.2: each keeps the channels it animates)."""
+    per animation and object on 4.2: each keeps the channels it animates), with the references of
+    the pointer F-curves it holds."""
     action[KEY] = ClipRecord(str(document.path or ""), int(anim_idx), track_name, settings.source,
                              settings.tolerance_deg, settings.bake, settings.frames_per_second,
-                             records).to_record()
+                             records, pointers=list(pointers)).to_record()
     # The new group could reuse a freed one's address: nothing read of this action stands.
     for key in [k for k in _loaded if k[0] == action.session_uid]:
         del _loaded[key]

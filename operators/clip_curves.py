@@ -1,5 +1,6 @@
 """The F-curves of an imported clip, channel by channel: read as the core's CurveKeys (for the
-deviation report), and rewritten from a stored sampler (for "Add Keys").
+deviation report; ``pointer_keys`` for the pointer F-curves a clip keeps references of), and
+rewritten from a stored sampler (for "Add Keys").
 
 Reading never creates anything (no channelbag, no F-curve), so a report leaves the file as it was.
 """
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 import bpy
 import numpy as np
 
-from ..core.blender_model import ChannelRecord, CurveKeys, target_name
+from ..core.blender_model import ChannelRecord, CurveKeys, PointerRecord, target_name
 from . import fcurves
 from .fcurves import ActionSlot
 
@@ -19,7 +20,7 @@ _NAMES = {item.value: item.identifier
           for item in fcurves.enum_property(bpy.types.Keyframe, "interpolation").enum_items}
 
 
-def _slot(action: bpy.types.Action, record: ChannelRecord) -> ActionSlot | None:
+def _slot(action: bpy.types.Action, record: ChannelRecord | PointerRecord) -> ActionSlot | None:
     """The action slot of a record, or None on Blender 4.2 (legacy actions keep no slots). A
     record written on 4.2 names no slot: its action, converted since, has one slot."""
     slots: fcurves.ActionSlots | None = getattr(action, "slots", None)
@@ -30,7 +31,8 @@ def _slot(action: bpy.types.Action, record: ChannelRecord) -> ActionSlot | None:
     return slots[0] if len(slots) else None
 
 
-def _existing_curves(action: bpy.types.Action, record: ChannelRecord) -> bpy.types.ActionFCurves | None:
+def _existing_curves(action: bpy.types.Action,
+                     record: ChannelRecord | PointerRecord) -> bpy.types.ActionFCurves | None:
     """The record's F-curve collection if it exists (None when its slot has no channelbag)."""
     if not fcurves.layered(action):
         return action.fcurves
@@ -98,6 +100,25 @@ def channel_keys(action: bpy.types.Action, record: ChannelRecord) -> list[CurveK
         if value is None:
             return f"{record.id_name} {data_path} not found"
         result.append(CurveKeys.constant(value))
+    return result
+
+
+def pointer_keys(action: bpy.types.Action, record: PointerRecord) -> list[CurveKeys | None] | str:
+    """Per F-curve of a pointer record, its CurveKeys (None where it is gone or has no keys), or a
+    string saying why its curves cannot be read (core.blender_model.pointer_deviations' input)."""
+    if record.slot and hasattr(action, "slots") and _slot(action, record) is None:
+        return f"slot {record.slot} is not in the action"
+    curves = _existing_curves(action, record)
+    result: list[CurveKeys | None] = []
+    for target in record.curves:
+        fcurve = curves.find(target.data_path, index=target.index) if curves is not None else None
+        if fcurve is None or not len(fcurve.keyframe_points):
+            result.append(None)
+            continue
+        reason = _not_emulated(fcurve)
+        if reason:
+            return reason
+        result.append(keys_of(fcurve))
     return result
 
 

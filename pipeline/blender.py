@@ -136,6 +136,7 @@ def world_fidelity(document: "Document", source: str = "EXTENSION",
 def measure_clips(bpy: ModuleType, source: str = "EXTENSION") -> list[dict[str, Any]]:
     """Per imported clip: the largest difference between Blender's F-curves and the spec, rotation
     channels in degrees, others as values (operators.preview.deviation.report at 8 samples per frame),
+    pointer F-curves in units of their range (deviation.pointer_report),
     as JSON (Any values). ``bpy``: the bpy module (imported by the caller: pipeline needs none)."""
     from ..operators import action_data
     from ..operators.preview import deviation
@@ -148,6 +149,7 @@ def measure_clips(bpy: ModuleType, source: str = "EXTENSION") -> list[dict[str, 
         worst = deviation.worst_rotation(rows)
         played = worst.blender_vs() if worst is not None else None  # a worst row has one
         values = [peak.max for r in rows if not r.rotation and (peak := r.blender_vs()) is not None]
+        pointers = [r.relative for r in deviation.pointer_report(action, data) if r.relative is not None]
         clips.append({
             "name": data.name, "action": action.name, "animation": data.animation,
             "channels": len(rows),
@@ -155,6 +157,8 @@ def measure_clips(bpy: ModuleType, source: str = "EXTENSION") -> list[dict[str, 
             "rotation_worst": (f"{worst.target} at {played.time:.4f} s"
                                if worst is not None and played is not None else ""),
             "value_max": float(max(values, default=0.0)),
+            # KHR_animation_pointer F-curves against the import's reference, of their range
+            "pointer_curves": len(pointers), "pointer_max_of_range": float(max(pointers, default=0.0)),
             "not_compared": [f"{r.target} {r.path}: {'; '.join(r.notes)}"
                              for r in rows if r.blender_vs() is None]})
     return sorted(clips, key=lambda c: c["animation"])

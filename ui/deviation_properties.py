@@ -3,7 +3,9 @@
 Written by ``gltf_sqlerp.deviation_report`` and ``gltf_sqlerp.add_keys``
 (operators/deviation.store_summary): the action reported, a one-line summary, and the worst rows
 (at most operators.preview.deviation.SUMMARY_ROWS), each with the three pair maxima (degrees for
-rotations; -1 where Blender's curves could not be compared), and ``lines``: the same as text, one
+rotations; -1 where Blender's curves could not be compared), then the worst pointer curves (source
+'POINTER': Blender's curve against the import's reference, absolute in ``ext_blender`` and in units
+of its range in ``relative``), and ``lines``: the same as text, one
 label per line.
 """
 
@@ -20,6 +22,10 @@ class GLTF_SQLERP_PG_deviation_row(bpy.types.PropertyGroup):
     ext_fallback: bpy.props.FloatProperty(name="Extension - Fallback", precision=5)
     ext_blender: bpy.props.FloatProperty(name="Extension - Blender", precision=5)
     fallback_blender: bpy.props.FloatProperty(name="Fallback - Blender", precision=5)
+    relative: bpy.props.FloatProperty(
+        name="Of Range", description="Pointer curves (source POINTER): the largest difference between "
+        "Blender's curve and the import's reference, in units of the curve's range; -1 for channels",
+        precision=7)
     blender_frame: bpy.props.FloatProperty(
         name="Frame",
         description="Action frame where Blender's curves deviate most from the source")

@@ -16,6 +16,20 @@ data_path, curves ({data_path, index} per component, index -1 where Blender has 
 matrix (k*k floats, row-major) and offset (k floats) mapping glTF values to the property's,
 source ('EXTENSION' | 'FALLBACK'), sampler and, for EXT_animation_sqlerp channels, fallback:
 {interpolation, pointer, times, width, values (rows flattened)}.
+
+Version 2 (KHR_animation_pointer references): adds ``pointers``, one entry per KHR_animation_pointer
+channel to a property that is not a node's (materials' node sockets, material settings, cameras,
+lights) and per action slot its F-curves are in, on the action that holds those F-curves (one
+action per animation on 4.4+; per animation and animated data-block on 4.2, then with no
+``channels``): pointer (the channel's JSON pointer), target (the glTF property it animates),
+id_type (the animated data-block's kind as Blender names it: the slot's ``target_id_type`` or the
+action's ``id_root``: 'NODETREE', 'MATERIAL', 'CAMERA', 'LIGHT'), id_name (the material, camera or
+light shown in reports), slot (identifier, '' on 4.2), interpolation ('LINEAR' between samples, or
+'STEP'), curves ({data_path, index} per F-curve, k of them), times (n float32, seconds: the samples
+fed to Blender's importer) and values (n·k float32, sample-major: what the importer made of each
+sample, in Blender units). The spec's value in Blender units is ``values`` at ``times`` and, for
+LINEAR, linear between them (8 samples a frame: within the import's tolerance). Version 1 records
+are read with no pointers.
 """
 
 from collections.abc import Callable
@@ -25,12 +39,13 @@ from typing import Any
 import numpy as np
 
 KEY = "gltf_sqlerp"
-VERSION = 1
+VERSION = 2
 # A stored record: JSON-like values as Blender's ID properties keep them (Any: any JSON value).
 Record = dict[str, Any]
-# version -> function(record dict of that version) -> record dict of the next version. Empty
-# while version 1 is the only one: the next change of the layout adds its step here.
-MIGRATIONS: dict[int, Callable[[Record], Record]] = {}
+# version -> function(record dict of that version) -> record dict of the next version.
+MIGRATIONS: dict[int, Callable[[Record], Record]] = {
+    1: lambda stored: {**stored, "version": 2, "pointers": []},  # 1 -> 2: no pointer references
+}
 
 
 class RecordError(ValueError):
@@ -115,6 +130,37 @@ class ChannelRecord:
 
 
 @dataclass
+class PointerRecord:
+    """The reference of one pointer channel's F-curves in one action slot (version 2)."""
+    pointer: str                 # the channel's JSON pointer, "/animations/a/channels/c"
+    target: str                  # the glTF property, "/materials/0/emissiveFactor"
+    id_type: str                 # 'NODETREE' | 'MATERIAL' | 'CAMERA' | 'LIGHT' | ...
+    id_name: str                 # the material, camera or light (for reports)
+    slot: str                    # slot identifier, '' on Blender 4.2
+    interpolation: str           # LINEAR | STEP: how the reference plays between its samples
+    curves: list[CurveTarget]    # per F-curve (k)
+    times: np.ndarray            # (n,) float32 seconds
+    values: np.ndarray           # (n, k) float32 Blender values
+
+    @classmethod
+    def from_record(cls, stored: Record) -> "PointerRecord":
+        curves = [CurveTarget(str(c["data_path"]), int(c["index"])) for c in stored["curves"]]
+        times = np.asarray(stored["times"], dtype=np.float32).reshape(-1)
+        values = np.asarray(stored["values"], dtype=np.float32).reshape(len(times), len(curves))
+        return cls(str(stored["pointer"]), str(stored["target"]), str(stored["id_type"]),
+                   str(stored["id_name"]), str(stored["slot"]), str(stored["interpolation"]),
+                   curves, times, values)
+
+    def to_record(self) -> Record:
+        # float32 arrays become Blender's float arrays, read straight from their buffer.
+        return {"pointer": self.pointer, "target": self.target, "id_type": self.id_type,
+                "id_name": self.id_name, "slot": self.slot, "interpolation": self.interpolation,
+                "curves": [{"data_path": c.data_path, "index": int(c.index)} for c in self.curves],
+                "times": np.ascontiguousarray(self.times, dtype=np.float32).reshape(-1),
+                "values": np.ascontiguousarray(self.values, dtype=np.float32).reshape(-1)}
+
+
+@dataclass
 class ClipRecord:
     file: str
     animation: int               # the glTF animation's index
@@ -125,6 +171,7 @@ class ClipRecord:
     frames_per_second: float
     channels: list[ChannelRecord] = field(default_factory=list)
     version: int = VERSION
+    pointers: list[PointerRecord] = field(default_factory=list)
 
     @classmethod
     def from_record(cls, stored: Record, where: str = "the clip record") -> "ClipRecord":
@@ -134,7 +181,8 @@ class ClipRecord:
             return cls(str(stored["file"]), int(stored["animation"]), str(stored["name"]),
                        str(stored["source"]), float(stored["tolerance_deg"]), bool(stored["bake"]),
                        float(stored["frames_per_second"]),
-                       [ChannelRecord.from_record(c) for c in stored["channels"]], VERSION)
+                       [ChannelRecord.from_record(c) for c in stored["channels"]], VERSION,
+                       [PointerRecord.from_record(p) for p in stored["pointers"]])
         except (KeyError, TypeError, ValueError) as error:
             raise RecordError(f"{where} (version {VERSION}) is damaged: "
                               f"{type(error).__name__}: {error}") from None
@@ -143,7 +191,8 @@ class ClipRecord:
         return {"version": VERSION, "file": self.file, "animation": int(self.animation),
                 "name": self.name, "source": self.source, "tolerance_deg": float(self.tolerance_deg),
                 "bake": bool(self.bake), "frames_per_second": float(self.frames_per_second),
-                "channels": [c.to_record() for c in self.channels]}
+                "channels": [c.to_record() for c in self.channels],
+                "pointers": [p.to_record() for p in self.pointers]}
 
 
 def migrated(stored: Record, where: str = "the clip record") -> Record:

@@ -11,13 +11,14 @@ from .interpolation import (
     segment_parameters, turned,
 )
 from .metrics import SAMPLES_PER_FRAME, dense_times
+from .pointer_channels import PointerChannel
 from .pose_player import PosePlayer
 from .quaternions import angle_between, make_continuous, normalize
 from .scene import Scene, depth_levels
 from .sqlerp_jumps import brackets, jump_times, jumping_segments
 
 __all__ = [
-    'Animation', 'Arcs', 'CHUNK', 'Channel', 'EXTENSION', 'Evaluator', 'Gather', 'PosePlayer',
+    'Animation', 'Arcs', 'CHUNK', 'Channel', 'EXTENSION', 'Evaluator', 'Gather', 'PointerChannel', 'PosePlayer',
     'SAMPLES_PER_FRAME', 'Sampler', 'Scene', 'angle_between', 'brackets', 'dense_times',
     'depth_levels', 'evaluate', 'jump_times', 'jumping_segments', 'make_continuous', 'nearer_end', 'nearest_index',
     'normalize', 'quaternions', 'read_animations', 'segment_index', 'segment_parameters', 'turned'

@@ -245,14 +245,17 @@ def pointer_channel_starts(session: ImportSession, scene: imported.ImportedScene
         session.pointer_log.channel_starts(scene.channel_index(anim_idx, channel))
 
 
-def _rewrite_pointers(session: ImportSession, anim_idx: int) -> None:
+def _rewrite_pointers(session: ImportSession, anim_idx: int) -> list[pointer_curves.Reference]:
+    """Rewrite the animation's pointer F-curves; the references of those rewritten."""
     log, session.pointer_log = session.pointer_log, None
+    kept: list[pointer_curves.Reference] = []
     if log is None:
-        return
+        return kept
     done, notes = pointer_curves.rewrite(session.document.animations[anim_idx], session.pointer_samples,
-                                         log.finish(), session.settings.frames_per_second)
+                                         log.finish(), session.settings.frames_per_second, kept)
     session.pointer_channels_written += done
     session.notes.extend(notes)
+    return kept
 
 
 def rewrite_animation(session: ImportSession, scene: imported.ImportedScene, anim_idx: int,
@@ -261,7 +264,7 @@ def rewrite_animation(session: ImportSession, scene: imported.ImportedScene, ani
     (onto the rig's objects and bones when the session has one)."""
     if session.misfit is not None:
         return
-    _rewrite_pointers(session, anim_idx)
+    kept = _rewrite_pointers(session, anim_idx)
     stashed = scene.stashed()
     by_id: dict[int, tuple[bpy.types.Action, fcurves.ActionSlot | None]] = {}
     for data, action, slot in stashed:
@@ -301,9 +304,13 @@ def rewrite_animation(session: ImportSession, scene: imported.ImportedScene, ani
         _hold_unturned_bones(session, scene, anim_idx, by_id, indexes)
         for index in indexes.values():  # the importer's one-key curves of nodes not on the rig
             index.remove_unwritten()
-    for action, channel_records in records.values():
+    pointers = pointer_curves.records(kept, stashed)
+    for address, (action, channel_records) in records.items():
         action_data.store(action, session.document, session.settings, anim_idx, track_name,
-                          channel_records)
+                          channel_records, pointers.pop(address, (action, []))[1])
+    for action, pointer_records in pointers.values():  # actions of pointer channels alone
+        action_data.store(action, session.document, session.settings, anim_idx, track_name, [],
+                          pointer_records)
     tracks.align_strips(stashed, track_name)
 
 

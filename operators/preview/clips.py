@@ -8,6 +8,10 @@ frame mapped into the action through the strip (start, action range, scale, repe
 Blender's NLA does; in NLA tweak mode the assigned action through the strip being edited. Action
 frame f is glTF time f / ``frames_per_second`` (stored at import). Action influence, blend modes
 and the tracks below the played one are not mixed in: the clip's channels show the clip alone.
+
+KHR_animation_pointer properties play the same way on the data-blocks they animate (the cameras
+and lights of the scene's objects, their materials and the materials' node trees): the reference
+the import kept of each F-curve (core.blender_model.reference_values), not a sampler.
 """
 
 import bisect
@@ -17,7 +21,7 @@ from typing import cast
 import bpy
 import numpy as np
 
-from ...core.blender_model import ChannelRecord
+from ...core.blender_model import ChannelRecord, PointerRecord, reference_values
 from ...core.sampling import PosePlayer
 from .. import action_data
 from ..fcurves import SlotUser
@@ -62,6 +66,29 @@ def playing(scene: bpy.types.Scene,
             found = clip_of(key.animation_data, frame)
             if found is not None:
                 yield (key,) + found
+        for owner in _pointer_owners(obj, data):
+            if owner.animation_data is not None and owner.as_pointer() not in keys:
+                keys.add(owner.as_pointer())  # shared cameras, lights and materials: once
+                # Imported references only, whatever the source: an imported clip plays its own.
+                found = clip_of(owner.animation_data, frame)
+                if found is not None:
+                    yield (owner,) + found
+
+
+_PointerOwner = bpy.types.Camera | bpy.types.Light | bpy.types.Material | bpy.types.NodeTree
+
+
+def _pointer_owners(obj: bpy.types.Object, data: bpy.types.ID | None) -> Iterator[_PointerOwner]:
+    """What KHR_animation_pointer channels animate for ``obj``: its camera or light, its
+    materials and their node trees."""
+    if isinstance(data, (bpy.types.Camera, bpy.types.Light)):
+        yield data
+    for slot in obj.material_slots:
+        material = slot.material
+        if material is not None:
+            yield material
+            if material.node_tree is not None:
+                yield material.node_tree
 
 
 def clip_of(animation_data: bpy.types.AnimData, frame: float, exported: bool = False) -> Played | None:
@@ -157,10 +184,13 @@ def strip_frame(strip: bpy.types.NlaStrip, frame: float) -> float:
 
 
 class Clip:
-    """One (action, slot, ID type, source): the records it plays, their player, the rate."""
+    """One (action, slot, ID type, source): the records it plays, their player, the rate, and the
+    references of the pointer F-curves it plays."""
 
-    def __init__(self, frames_per_second: float, records: list[ChannelRecord], source: str):
+    def __init__(self, frames_per_second: float, records: list[ChannelRecord], source: str,
+                 pointers: list[PointerRecord] | None = None):
         self.records = records  # core.blender_model.clip_record.ChannelRecord
+        self.pointers = pointers or []
         self.frames_per_second = float(frames_per_second)
         self.player = PosePlayer.from_records(records, source) if records else None
         played = [r.played(source) for r in records]
@@ -172,6 +202,11 @@ class Clip:
         if self.player is None:  # no records: the preview skips such a clip
             raise ValueError("a clip without records plays no values")
         return self.player.flat_at(self.time(action_frame))
+
+    def pointer_values(self, action_frame: float) -> np.ndarray:
+        """Blender values of every pointer F-curve at ``action_frame``: one flat float64 array."""
+        frame = [float(action_frame)]
+        return np.concatenate([reference_values(p, frame, self.frames_per_second)[0] for p in self.pointers])
 
     def time(self, action_frame: float) -> float:
         t = float(action_frame) / self.frames_per_second
@@ -211,7 +246,10 @@ def clip_for(action: bpy.types.Action, slot: str | None, id_type: str, source: s
                 raise ValueError(f"'{action.name}' carries no glTF clip record")
             records = [r for r in stored.channels if r.id_type == id_type
                        and (slot is None or r.slot in (slot, ""))]
-            _clips[key] = Clip(stored.frames_per_second, records, source)
+            kind = getattr(owner, "id_type", "")  # 'NODETREE', 'CAMERA', ...
+            pointers = [p for p in stored.pointers if p.id_type in (kind, "")
+                        and (slot is None or p.slot in (slot, ""))]
+            _clips[key] = Clip(stored.frames_per_second, records, source, pointers)
         clip = _clips[key]
     return key, clip
 

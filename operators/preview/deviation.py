@@ -1,7 +1,9 @@
 """Deviation report and "Add Keys" for imported clips.
 
 ``report(obj_or_action)`` compares, per channel of the clip, the three sources (EXTENSION,
-FALLBACK, BLENDER: the F-curves as Blender plays them) over dense times (core.blender_model.deviation).
+FALLBACK, BLENDER: the F-curves as Blender plays them) over dense times (core.blender_model.deviation);
+``pointer_report`` compares the clip's KHR_animation_pointer F-curves with the reference the
+import kept (preview/pointer_rows), and the operator shows both tables.
 ``add_keys(obj_or_action)`` refits the channels whose F-curves miss the spec they should play by
 more than the tolerance and rewrites their F-curves. Both are plain functions for background
 runs; the operators ``gltf_sqlerp.deviation_report`` and ``gltf_sqlerp.add_keys`` wrap them and
@@ -25,6 +27,7 @@ from ...core.blender_model import ChannelRecord, ClipRecord, deviation
 from ...core.blender_model import rotation_budgets
 from ...core.blender_model import keyframes_for
 from .. import action_data, clip_curves
+from . import pointer_rows as pointers
 
 SOURCE_ITEMS = (
     ('RECORD', "As Imported", "Each channel against the sampler its curves were written to play"),
@@ -69,6 +72,13 @@ def report(obj_or_action: bpy.types.ID, source: str | None = None, data: ClipRec
     when the caller has loaded it already (action_data.load)."""
     action = clip_action(obj_or_action)
     return _rows(action, _clip_record(action) if data is None else data, source)
+
+
+def pointer_report(obj_or_action: bpy.types.ID, data: ClipRecord | None = None) -> list[pointers.Row]:
+    """Rows (core.blender_model.PointerDeviation), worst first by the difference in units of each
+    curve's range, for the KHR_animation_pointer F-curves of the clip of ``obj_or_action``."""
+    action = clip_action(obj_or_action)
+    return pointers.pointer_report(action, _clip_record(action) if data is None else data)
 
 
 def _clip_record(action: bpy.types.Action) -> ClipRecord:
@@ -227,15 +237,19 @@ def _resolve(operator: "GLTF_SQLERP_OT_deviation_report | GLTF_SQLERP_OT_add_key
         return None
 
 
-def _header(action: bpy.types.Action, data: ClipRecord, source: str | None) -> str:
+def _header(action: bpy.types.Action, data: ClipRecord, source: str | None,
+            pointer_rows: Sequence[pointers.Row] = ()) -> str:
     times = deviation.clip_times(data.channels, data.frames_per_second)
     against = "each channel's own source" if source in (None, 'RECORD') else source
+    curves = (f"; {len(pointer_rows)} pointer curves against the import's reference "
+              f"(at its samples: keys and {deviation.SAMPLES_PER_FRAME} per frame)") if pointer_rows else ""
     return (f"Deviation of '{action.name}' (BLENDER against {against}): "
             f"{len(data.channels)} channels, {len(times)} samples over 0-{times[-1]:.3f} s "
-            f"({deviation.SAMPLES_PER_FRAME} per frame at {data.frames_per_second:g} fps)")
+            f"({deviation.SAMPLES_PER_FRAME} per frame at {data.frames_per_second:g} fps){curves}")
 
 
-def store_summary(scene: bpy.types.Scene | None, action: bpy.types.Action, rows: Sequence[Row]) -> None:
+def store_summary(scene: bpy.types.Scene | None, action: bpy.types.Action, rows: Sequence[Row],
+                  pointer_rows: Sequence[pointers.Row] = ()) -> None:
     """Keep the top rows on ``scene.gltf_sqlerp_deviation`` for the panel (if registered)."""
     state = getattr(scene, "gltf_sqlerp_deviation", None)
     if state is None:
@@ -252,9 +266,24 @@ def store_summary(scene: bpy.types.Scene | None, action: bpy.types.Action, rows:
         played = row.blender_vs()
         item.blender_frame = played.frame if played is not None else 0.0
         item.note = "; ".join(row.notes)
+        item.relative = -1.0
         lines.append(f"{row.target} {row.path}: ext-fb {_short(row.ext_fallback, row.unit)}, "
                      f"ext-bl {_short(row.ext_blender, row.unit)}, "
                      f"fb-bl {_short(row.fallback_blender, row.unit)}")
+    if pointer_rows:
+        lines.append(pointers.summary(pointer_rows))
+    for pointer in pointer_rows[:SUMMARY_ROWS]:
+        item = state.rows.add()  # EXTENSION = FALLBACK = the reference: one difference
+        item.target, item.path, item.source, item.unit = pointer.target, pointer.property, "POINTER", ""
+        peak = pointer.blender
+        item.ext_fallback = 0.0
+        item.ext_blender = item.fallback_blender = peak.max if peak is not None else -1.0
+        item.relative = pointer.relative if pointer.relative is not None else -1.0
+        item.blender_frame = peak.frame if peak is not None else 0.0
+        item.note = "; ".join(pointer.notes)
+        lines.append(f"{pointer.target} {pointer.property}: bl-spec {peak.max:.3g} "
+                     f"({item.relative:.2e} of its range)" if peak is not None
+                     else f"{pointer.target} {pointer.property}: - ({item.note})")
     state.summary = lines[0]
     state.lines = "\n".join(lines)
 
@@ -291,12 +320,14 @@ class GLTF_SQLERP_OT_deviation_report(bpy.types.Operator):
             return {'CANCELLED'}
         data = _clip_record(action)
         rows = _rows(action, data, self.source)
-        lines = [_header(action, data, self.source)] + deviation.format_table(rows)
+        pointer_rows = pointers.pointer_report(action, data)
+        lines = [_header(action, data, self.source, pointer_rows)] + deviation.format_table(rows) \
+            + pointers.format_table(pointer_rows)
         for line in lines:
             self.report({'INFO'}, line)
         if not bpy.app.background:  # background runs print the reports already
             print("\n".join(lines))
-        store_summary(context.scene, action, rows)
+        store_summary(context.scene, action, rows, pointer_rows)
         return {'FINISHED'}
 
 
@@ -335,5 +366,6 @@ class GLTF_SQLERP_OT_add_keys(bpy.types.Operator):
                             for row, before, after in refitted)
         self.report({'INFO'}, f"'{action.name}': {added:+d} keys on {len(refitted)} "
                               f"channel{'s' * (len(refitted) != 1)} ({details})")
-        store_summary(context.scene, action, _rows(action, _clip_record(action), self.source))
+        data = _clip_record(action)
+        store_summary(context.scene, action, _rows(action, data, self.source), pointers.pointer_report(action, data))
         return {'FINISHED'}

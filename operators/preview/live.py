@@ -3,7 +3,10 @@
 With ``scene.gltf_sqlerp_preview`` enabled and its source 'EXTENSION' or 'FALLBACK', a
 ``frame_change_post`` handler evaluates every imported clip the scene plays (preview_clips) at the
 scene's exact time (frame, subframe, the NLA strip's mapping) with the core's PosePlayer and
-writes the values into pose bones, object transforms and shape keys (preview_write). Blender
+writes the values into pose bones, object transforms and shape keys (preview_write); the
+KHR_animation_pointer properties of the cameras, lights and materials they use (colours and
+factors in node sockets, lens, clip distances, light colour, energy, spot size) get the value the
+import kept as their reference at that time (linear between its 8 samples a frame). Blender
 re-evaluates what changed in the second pass of the same frame change, so playback, scrubbing,
 scripts (``frame_set``) and renders see the exact pose: Blender calls the handler for the render
 pipeline's depsgraph too, on every rendered frame and motion-blur subframe, so renders need no
@@ -77,10 +80,12 @@ def apply(scene: bpy.types.Scene, source: str | None = None) -> None:
             # bl_rna is the struct's definition (a bpy.types.Struct); the stubs say BlenderRNA.
             id_type = data.bl_rna.identifier  # pyright: ignore[reportAttributeAccessIssue]
             clip_key, clip = preview_clips.clip_for(action, slot, id_type, source, data)
-            if clip.player is None:
-                continue
-            writer = preview_write.writer_for(data, clip_key, clip)
-            writer.write(data, clip.values(action_frame))
+            if clip.player is not None:
+                writer = preview_write.writer_for(data, clip_key, clip.records)
+                writer.write(data, clip.values(action_frame))
+            if clip.pointers:  # KHR_animation_pointer properties: the import's reference
+                writer = preview_write.writer_for(data, (clip_key, "pointers"), clip.pointers)
+                writer.write(data, clip.pointer_values(action_frame))
         except Exception as error:  # noqa: BLE001 - a frame change must never fail
             # Damaged stored data or a clip that cannot be fitted: that ID keeps Blender's own
             # values (nothing was written for it), the others are previewed; said once per action.

@@ -11,19 +11,14 @@ Writers keep names and indices only, never Blender structs: a struct kept across
 can be freed under it (undo, file loads).
 """
 
-from __future__ import annotations  # Clip: for the type checker only
-
 import re
-from collections.abc import Hashable
-from typing import TYPE_CHECKING, cast
+from collections.abc import Hashable, Sequence
+from typing import Protocol, cast
 
 import bpy
 import numpy as np
 
-from ...core.blender_model import ChannelRecord
-
-if TYPE_CHECKING:  # preview_clips imports this module
-    from .clips import Clip
+from ...core.blender_model import CurveTarget
 
 _TARGET = re.compile(r'^(pose\.bones|key_blocks)\["((?:[^"\\]|\\.)*)"\]\.(\w+)$')
 _MAX_CACHED = 256
@@ -77,10 +72,17 @@ class _Batch:
         collection.foreach_set(self.prop, buffer)
 
 
-class Writer:
-    """Where each component of a clip's values goes on one ID (an object or a shape-key block)."""
+class Targets(Protocol):
+    """A stored record with F-curve targets: a ChannelRecord, or a PointerRecord (its curves)."""
+    @property
+    def curves(self) -> list[CurveTarget]: ...
 
-    def __init__(self, data: bpy.types.ID, records: list[ChannelRecord]):
+
+class Writer:
+    """Where each component of a clip's values goes on one ID (an object, a shape-key block, or
+    what pointer channels animate: a camera, light, material or node tree)."""
+
+    def __init__(self, data: bpy.types.ID, records: Sequence[Targets]):
         self.batches: dict[tuple[str, str], _Batch] = {}  # (collection path, property) -> _Batch
         # (owner path, property) -> [(array index or -1, source index)]
         self.properties: dict[tuple[str, str], list[tuple[int, int]]] = {}
@@ -163,9 +165,10 @@ def _set(data, owner_path, prop, targets, values):
 _writers: dict[tuple[int, Hashable, int], Writer] = {}
 
 
-def writer_for(data: bpy.types.ID, clip_key: Hashable, clip: Clip) -> Writer:
-    """The cached Writer of ``clip`` on ``data``; rebuilt when its bones or shape keys change in
-    number (file loads and undo drop every writer: preview_clips.forget)."""
+def writer_for(data: bpy.types.ID, clip_key: Hashable, records: Sequence[Targets]) -> Writer:
+    """The cached Writer of a clip's ``records`` on ``data`` (``clip_key`` names them); rebuilt
+    when its bones or shape keys change in number (file loads and undo drop every writer:
+    preview_clips.forget)."""
     pose = getattr(data, "pose", None)
     size = len(pose.bones) if pose is not None else len(getattr(data, "key_blocks", ()))
     key = (data.session_uid, clip_key, size)
@@ -173,7 +176,7 @@ def writer_for(data: bpy.types.ID, clip_key: Hashable, clip: Clip) -> Writer:
     if writer is None:
         if len(_writers) >= _MAX_CACHED:
             _writers.clear()
-        writer = _writers[key] = Writer(data, clip.records)
+        writer = _writers[key] = Writer(data, records)
     return writer
 
 
