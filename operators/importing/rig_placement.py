@@ -3,20 +3,23 @@ into the actions the bundled importer made, with the rig's names and rest (rig_m
 actions move onto the rig, and everything else the importer built goes.
 
 During the import (session.rewrite_animation): ``claim_slot`` renames the action's slot after the
-rig's ID and remembers where to stash the clip; ``shape_keys`` finds the rig's shape keys. After it
+rig's ID and remembers where to stash the clip; ``shape_keys`` finds the rig's shape keys;
+``hold_unturned_bones`` keys the bones a clip leaves alone where the file holds them. After it
 (``settle``): each clip is stashed on the rig's NLA as the importer stashes clips, slots that play
 nothing on the rig leave the actions, and every other data-block the import added is removed.
 """
 
 from __future__ import annotations  # the session's and the importer's types: for the type checker
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import bpy
+import numpy as np
 
 from .. import fcurves, transaction
 from . import tracks
+from .pose_mapping import node_channel_map, retargeted
 
 if TYPE_CHECKING:
     from ...bundled_gltf import imported
@@ -135,3 +138,29 @@ def _exists(obj: bpy.types.Object) -> bool:
         return bool(obj.name)
     except ReferenceError:
         return False
+
+
+def hold_unturned_bones(session: ImportSession, scene: imported.ImportedScene, anim_idx: int,
+                        by_id: Mapping[int, tuple[bpy.types.Action, Any]],
+                        indexes: dict[int, fcurves.CurveIndex]) -> None:
+    """Onto a rig whose rest differs from the file's, a bone the clip does not turn would show the
+    rig's own rest: a CONSTANT key holds the file's rotation of the node through the rig's map."""
+    assert session.rig is not None, "called for imports onto a rig"
+    turned = {p.channel.node for p in session.plans.get(anim_idx, []) if p.channel.path == "rotation"}
+    scene_nodes = session.document.scene
+    rotations = scene_nodes.rest_trs().rotation
+    for node, handle in scene.bone_nodes():
+        placed = session.rig.target(handle)
+        made = scene.target_id(handle, "rotation")
+        if (placed is None or node in turned or scene_nodes.has_matrix[node] or made is None
+                or made.as_pointer() not in by_id or placed.keeps_rotations()):
+            continue
+        action, slot = by_id[made.as_pointer()]
+        index = indexes.setdefault(made.as_pointer(), fcurves.CurveIndex(action, slot))
+        mapping = retargeted(node_channel_map(scene.node_rest(handle), "rotation", "Object Transforms"),
+                             "rotation", placed.change, placed.roll, placed.bone)
+        held = mapping.apply(rotations[node])
+        codes = fcurves.interpolation_codes(["CONSTANT"])
+        for component, value in enumerate(held):
+            co = np.array([0.0, value], dtype=np.float32)
+            fcurves.write_keyframes(index.ensure(mapping.data_path, component, mapping.group), co, co, co, codes, False)

@@ -301,7 +301,7 @@ def rewrite_animation(session: ImportSession, scene: imported.ImportedScene, ani
                                        [(c[0], c[1]) if c is not None else None for c in paths]))
         session.channels_written += 1
     if session.rig is not None:
-        _hold_unturned_bones(session, scene, anim_idx, by_id, indexes)
+        rig_placement.hold_unturned_bones(session, scene, anim_idx, by_id, indexes)
         for index in indexes.values():  # the importer's one-key curves of nodes not on the rig
             index.remove_unwritten()
     pointers = pointer_curves.records(kept, stashed)
@@ -312,32 +312,6 @@ def rewrite_animation(session: ImportSession, scene: imported.ImportedScene, ani
         action_data.store(action, session.document, session.settings, anim_idx, track_name, [],
                           pointer_records)
     tracks.align_strips(stashed, track_name)
-
-
-def _hold_unturned_bones(session: ImportSession, scene: imported.ImportedScene, anim_idx: int,
-                         by_id: Mapping[int, tuple[bpy.types.Action, Any]],
-                         indexes: dict[int, fcurves.CurveIndex]) -> None:
-    """Onto a rig whose rest differs from the file's, a bone the clip does not turn would show the
-    rig's own rest: a CONSTANT key holds the file's rotation of the node through the rig's map."""
-    assert session.rig is not None, "called for imports onto a rig"
-    turned = {p.channel.node for p in session.plans.get(anim_idx, []) if p.channel.path == "rotation"}
-    scene_nodes = session.document.scene
-    rotations = scene_nodes.rest_trs().rotation
-    for node, handle in scene.bone_nodes():
-        placed = session.rig.target(handle)
-        made = scene.target_id(handle, "rotation")
-        if (placed is None or node in turned or scene_nodes.has_matrix[node] or made is None
-                or made.as_pointer() not in by_id or placed.keeps_rotations()):
-            continue
-        action, slot = by_id[made.as_pointer()]
-        index = indexes.setdefault(made.as_pointer(), fcurves.CurveIndex(action, slot))
-        mapping = retargeted(node_channel_map(scene.node_rest(handle), "rotation", "Object Transforms"),
-                             "rotation", placed.change, placed.roll, placed.bone)
-        held = mapping.apply(rotations[node])
-        codes = fcurves.interpolation_codes(["CONSTANT"])
-        for component, value in enumerate(held):
-            co = np.array([0.0, value], dtype=np.float32)
-            fcurves.write_keyframes(index.ensure(mapping.data_path, component, mapping.group), co, co, co, codes, False)
 
 
 def _widen_sliders(shape_keys: bpy.types.ID, keys: PlannedKeys, paths: _Paths) -> None:
