@@ -1,5 +1,5 @@
 """Export of Blender-keyed rigs: the bundled glTF exporter, ours and two peers, world errors, in one run.
-README figures: the table "Export of Blender-keyed rigs" (Benchmarks) and the bounds below it.
+Figures of docs/manual/benchmarks.md: the table "Export of Blender-keyed rigs" (Benchmarks) and the bounds below it.
 
     python dev.py run bench/bench_export.py            # every rig (re-runs itself under .venv without bpy)
     python dev.py run bench/bench_export.py --quick    # the keyed rigs (a) only, not the 100-bone rig

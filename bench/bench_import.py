@@ -1,5 +1,5 @@
 """Import time and fidelity: Blender's bundled glTF importer alone against ``import_scene.gltf_sqlerp``.
-README figures: the table "Import: fidelity and time" (Benchmarks).
+Figures of docs/manual/benchmarks.md: the table "Import: fidelity and time" (Benchmarks).
 
     python bench/bench_import.py            # re-runs itself under the project venv if bpy is missing
     python bench/bench_import.py --strict   # exit 1 when a target is missed

@@ -1,5 +1,5 @@
 """How few CUBICSLERP keys a rig's rotations allow: the export's fit against the best placement found.
-Figures: the CHANGELOG's key bound of the round-trip rig (not in the README).
+Figures: the CHANGELOG's key bound of the round-trip rig (not in the manual).
 
     python dev.py run bench/bench_key_bound.py           # rigs (1) and (2) of bench_export.py
     python dev.py run bench/bench_key_bound.py --rig 1   # one of them

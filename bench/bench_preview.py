@@ -1,5 +1,5 @@
 """Live preview cost per frame: ``scene.frame_set`` with "Play glTF Exactly" on against off.
-README figures: the table "Live preview cost" (Benchmarks) and the per-frame costs below it.
+Figures of docs/manual/benchmarks.md: the table "Live preview cost" (Benchmarks) and the per-frame costs below it.
 
     python bench/bench_preview.py            # re-runs itself under the project venv if bpy is missing
     python bench/bench_preview.py --strict   # exit 1 when a target is missed

@@ -1,5 +1,5 @@
 """Cost of posing a rig from the core evaluator: one PosePlayer.at() call per frame change.
-README figures: "The core player alone" (Benchmarks, after the live preview table).
+Figures of docs/manual/benchmarks.md: "The core player alone" (Benchmarks, after the live preview table).
 
     python bench/bench_preview_core.py           # numpy core only, current interpreter
     python bench/bench_preview_core.py --strict  # exit 1 when the target is missed

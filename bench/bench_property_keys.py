@@ -1,5 +1,5 @@
 """Translation, scale and morph-weight keys and bytes: Blender's bundled exporter against ours.
-Figures: none in the README (a development measure of export_compaction).
+Figures: none in the manual (a development measure of export_compaction).
 
     .venv/bin/python bench/bench_property_keys.py                       # every clip
     .venv/bin/python bench/bench_property_keys.py --clips CesiumMan 16_27

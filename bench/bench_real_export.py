@@ -1,5 +1,5 @@
 """Export of real dense animation: Blender's bundled glTF exporter, ours and two peers, in one run.
-README figures: the table "Export of real dense animation" (Benchmarks).
+Figures of docs/manual/benchmarks.md: the table "Export of real dense animation" (Benchmarks).
 
     python dev.py run bench/bench_real_export.py                   # every clip (re-runs itself under .venv without bpy)
     python dev.py run bench/bench_real_export.py --quick           # CesiumMan and one mocap clip

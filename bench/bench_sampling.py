@@ -1,5 +1,5 @@
 """Sampling throughput of the core evaluator, and CUBICSLERP against a mathutils per-sample loop.
-README figures: the table "Core sampling throughput" (Benchmarks).
+Figures of docs/manual/benchmarks.md: the table "Core sampling throughput" (Benchmarks).
 
     python bench/bench_sampling.py            # re-runs itself under a Python that has bpy
     python bench/bench_sampling.py --core-only # numpy core only, current interpreter

@@ -1,6 +1,6 @@
 """Long fuzzing campaign of the core's glTF reader (issue 6): the property of tests/test_fuzz_core.py
 run for many more inputs, outside the test suite.
-README figures: "Last campaign" (Security and robustness).
+Figures of docs/manual/robustness.md: "Last campaign" (Security and robustness).
 
     python dev.py run bench/fuzz_campaign.py --minutes 10
     python dev.py run bench/fuzz_campaign.py --examples 20000 [--seed 1] [--out fuzz_escapes]

@@ -1,6 +1,6 @@
 """Where the exact import's time goes beyond the bundled importer's: the bound behind the import
-benchmark's misses (README "Benchmarks").
-README figures: the table "Where the rest goes" (Benchmarks).
+benchmark's misses (docs/manual/benchmarks.md).
+Figures of docs/manual/benchmarks.md: the table "Where the rest goes" (Benchmarks).
 
     python bench/import_stages.py                 # RiggedFigure, AnimatedTriangle, a static triangle
     python bench/import_stages.py FILE ...        # any .gltf/.glb

@@ -59,7 +59,7 @@ CHANGES = (
     Change("meshopt_export", (5, 2), None,
            "meshopt compression: sampler accessors become 16-bit while their buffer holds float "
            "bytes until written, and the file requires EXT/KHR_meshopt_compression",
-           "export_hooks refuses CUBICSLERP with a clear message (README: Known limits)"),
+           "export_hooks refuses CUBICSLERP with a clear message (docs/manual/robustness.md: Known limits)"),
     Change("critical_hooks", (5, 2), None,
            "is_critical on a user extension: a raising hook aborts the import or export",
            "not set: our hooks never raise, failures are reported by our operators"),

@@ -54,7 +54,7 @@ TIMEOUT = 300  # seconds for one run of node, however many files
 ERROR, WARNING, INFO, HINT = 0, 1, 2, 3
 SCHEMA_CODE = "EXT_ANIMATION_SQLERP_SCHEMA"  # our check, added to the validator's reports
 
-_SET_UP = "`python dev.py test` installs it (Node.js 18+ and npm needed; see README, Development)"
+_SET_UP = "`python dev.py test` installs it (Node.js 18+ and npm needed; see docs/manual/development.md)"
 
 
 class ValidatorUnavailable(RuntimeError):

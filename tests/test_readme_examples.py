@@ -1,5 +1,5 @@
-"""Every fenced example in the README runs as written, from the repository folder, in the venv
-that the README's first command makes, and ends by itself.
+"""Every fenced example in the README and its manual (docs/manual/*.md) runs as written, from the
+repository folder, in the venv that the README's first command makes, and ends by itself.
 
 Blocks marked ``text`` or ``json`` are output shown to the reader, not examples; every other block
 is a Python (```python), shell or JavaScript (```js) example. Shell lines run one by one in bash with
@@ -23,6 +23,7 @@ from child_job import tool
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCUMENTS = [README, *sorted((ROOT / "docs" / "manual").glob("*.md"))]
 OUTPUT_LANGUAGES = {"text", "json"}
 EXAMPLE_LANGUAGES = {"", "python", "sh", "shell", "bash", "js"}
 SETUP = ["python dev.py demo", "python dev.py test"]
@@ -41,11 +42,13 @@ def fenced_blocks(text):
             start = None
         elif start is not None:
             body.append(line[indent:] if line[:indent].strip() == "" else line)
-    assert start is None, f"README.md: the block opened at line {start} is never closed"
+    assert start is None, f"the block opened at line {start} is never closed"
     return blocks
 
 
-BLOCKS = fenced_blocks(README.read_text(encoding="utf-8"))
+# (where: "README.md:3", language, code) of every block, the README's first
+BLOCKS = [(f"{path.relative_to(ROOT).as_posix()}:{line}", language, code) for path in DOCUMENTS
+          for line, language, code in fenced_blocks(path.read_text(encoding="utf-8"))]
 # An example that needs a service from outside says so in its first line and is not run here.
 NEEDS = re.compile(r"^# needs: (?P<service>.+)$")
 EXAMPLES = [block for block in BLOCKS[1:] if block[1] not in OUTPUT_LANGUAGES
@@ -89,8 +92,9 @@ def test_only_examples_that_need_an_outside_service_are_not_run():
 
 
 def test_the_readme_opens_with_the_two_setup_commands():
-    start, language, code = BLOCKS[0]
-    assert code.split("\n")[:-1] == SETUP and language == "" and start <= 3  # under the title
+    where, language, code = BLOCKS[0]
+    name, start = where.split(":")
+    assert code.split("\n")[:-1] == SETUP and language == "" and name == "README.md" and int(start) <= 3
     assert "dev.py test" in (ROOT / ".ci" / "run").read_text()
 
 
@@ -110,19 +114,20 @@ def test_the_first_setup_command_runs_and_says_each_thing_once(example_out):
     assert not re.search(r"^(\d\d:\d\d:\d\d \| INFO|Info: |INFO )", out, re.MULTILINE), out
 
 
-@pytest.mark.parametrize("line, language, code", EXAMPLES, ids=[f"line{b[0]}" for b in EXAMPLES])
-def test_example_runs_as_written(line, language, code, example_out, tmp_path):
+@pytest.mark.parametrize("where, language, code", EXAMPLES, ids=[b[0] for b in EXAMPLES])
+def test_example_runs_as_written(where, language, code, example_out, tmp_path):
+    stem = "example_" + re.sub(r"\W+", "_", where)
     if language == "js":
         example_out.mkdir(exist_ok=True)
-        module = example_out / f"readme_line{line}.mjs"
+        module = example_out / f"{stem}.mjs"
         module.write_text(code, encoding="utf-8")
         report = tool("tools/three_page.py").run_module(f"/example_out/{module.name}", tmp_path / "page.png")
-        assert report["sqlerp"] == {"ok": True} and report["errors"] == [], f"README.md line {line} (js): {report}"
+        assert report["sqlerp"] == {"ok": True} and report["errors"] == [], f"{where} (js): {report}"
         return
     if language == "python":
-        script = tmp_path / f"readme_line{line}.py"
+        script = tmp_path / f"{stem}.py"
         script.write_text(code, encoding="utf-8")
-        _run([sys.executable, str(script)], f"README.md line {line} (python)")
+        _run([sys.executable, str(script)], f"{where} (python)")
         return
     for command in (c for c in code.splitlines() if c.strip() and not c.lstrip().startswith("#")):
-        _run(["bash", "-c", command], f"README.md line {line}: {command}")
+        _run(["bash", "-c", command], f"{where}: {command}")

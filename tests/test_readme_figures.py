@@ -1,4 +1,5 @@
-"""The README's cheap figures agree with what the tools measure today (tools/readme_figures.py:
+"""The cheap figures of the README and its manual (docs/manual) agree with what the tools measure
+today (tools/readme_figures.py:
 the converter's table of every animated Khronos model, the hostile corpus's size, the maxima of
 the curves picture). Its check runs as a developer runs it, in a child process; the figures that
 take minutes come from the benchmark scripts each table names."""
@@ -24,7 +25,7 @@ def test_the_readme_agrees_with_the_figures_measured_now():
 def test_the_check_sees_a_figure_that_differs():
     """The comparison itself: a README whose corpus count is off by one, and one without the
     converter's table, are both reported (the control for the test above)."""
-    text = readme_figures.README.read_text(encoding="utf-8")
+    text = readme_figures.documents_text()
     figures = {"corpus": "182", "converter": "\n| a table |\n"}
     wrong = text.replace("<!-- figure corpus -->182<!-- /figure -->",
                          "<!-- figure corpus -->181<!-- /figure -->")
@@ -35,6 +36,6 @@ def test_the_check_sees_a_figure_that_differs():
 
 
 def test_every_marked_figure_is_one_the_tool_measures():
-    marked = readme_figures.in_readme(readme_figures.README.read_text(encoding="utf-8"))
+    marked = readme_figures.in_readme(readme_figures.documents_text())
     assert set(marked) == {"converter", "corpus", "curves_fallback", "curves_import", "curves_bundled"}
     assert len(marked["corpus"]) == 2  # both places that give the corpus's size

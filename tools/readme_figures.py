@@ -1,9 +1,10 @@
-"""The README's figures that take seconds to measure: printed here, and checked against README.md.
+"""The README's figures that take seconds to measure: printed here, and checked against README.md
+and the manual it links to (docs/manual/*.md).
 
     python dev.py run tools/readme_figures.py           # measure, print, say where the README differs
     python dev.py run tools/readme_figures.py --write   # measure and put the figures into README.md
 
-In README.md each such figure sits between ``<!-- figure NAME -->`` and ``<!-- /figure -->``
+In README.md and the manual each such figure sits between ``<!-- figure NAME -->`` and ``<!-- /figure -->``
 (invisible when rendered). The figures, and what measures them:
 
 - ``converter``: the converter's table of every animated Khronos model in ../shared/assets at the
@@ -29,6 +30,8 @@ import devpath
 
 ROOT = devpath.ROOT
 README = ROOT / "README.md"
+# The README and its manual: where the figures are, one text for the checks.
+DOCUMENTS = [README, *sorted((ROOT / "docs" / "manual").glob("*.md"))]
 SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
 KHRONOS = SHARED / "assets" / "khronos"
 MARKED = re.compile(r"<!-- figure (?P<name>[\w.]+) -->(?P<text>.*?)<!-- /figure -->", re.DOTALL)
@@ -107,6 +110,11 @@ def measure(names=None):
     return figures
 
 
+def documents_text() -> str:
+    """README.md and every manual page, one after the other."""
+    return "\n".join(path.read_text(encoding="utf-8") for path in DOCUMENTS)
+
+
 def in_readme(text):
     """{figure name: [texts]} of every marked figure of the README (a name may repeat)."""
     found = {}
@@ -132,12 +140,12 @@ def main(argv):
     figures = measure()
     for name, value in figures.items():
         print(f"--- {name}:{value if value.startswith(chr(10)) else ' ' + value}")
-    text = README.read_text(encoding="utf-8")
     if "--write" in argv:
-        README.write_text(write(figures, text), encoding="utf-8")
-        print(f"wrote {README}")
+        for path in DOCUMENTS:
+            path.write_text(write(figures, path.read_text(encoding="utf-8")), encoding="utf-8")
+        print(f"wrote {', '.join(str(p.relative_to(ROOT)) for p in DOCUMENTS)}")
         return 0
-    differ, missing = check(figures, text)
+    differ, missing = check(figures, documents_text())
     for name, shown, measured in differ:
         print(f"README differs for {name}: {shown.strip()!r} (measured {measured.strip()!r})")
     for name in missing:

@@ -6,8 +6,8 @@
 //   {blender} {blenderArgs} --factory-startup --python <launcher> -- convert-file IN OUT --tolerance T
 //
 // Install: copy this file into the `scripts/` folder beside the Flamenco Manager executable and
-// restart the Manager (it reads custom job types from there at start). See the README section
-// "Command line and pipelines" of the gltf_sqlerp extension.
+// restart the Manager (it reads custom job types from there at start). See docs/manual/command-line.md,
+// "On a render farm", of the gltf_sqlerp extension.
 //
 // A task skips a file whose output is newer than its input (so a re-queued or resubmitted job
 // redoes only what is missing), writes atomically (never a half-written output) and fails with
