@@ -27,6 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import devpath  # tools/devpath.py: how dev scripts import this repository
+
+devpath.import_package()
+from gltf_sqlerp.core.gltf import BufferBuilder  # noqa: E402
+
 POINTER = "KHR_animation_pointer"
 LIGHTS = "KHR_lights_punctual"
 TRANSFORM = "KHR_texture_transform"
@@ -43,7 +49,6 @@ MATERIAL_EXTENSIONS = {
 }
 TEXTURE = "/materials/1/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform"
 EXT = "/materials/0/extensions"
-_TYPES = {1: "SCALAR", 2: "VEC2", 3: "VEC3", 4: "VEC4"}
 
 
 @dataclass(frozen=True)
@@ -176,30 +181,6 @@ FILES: dict[str, list[Track]] = {
 }
 
 
-class _Buffer:
-    """Accessors in one embedded buffer, one buffer view each."""
-
-    def __init__(self, document):
-        self.document, self.blob = document, bytearray()
-
-    def add(self, rows, bounds=False):
-        data = np.asarray(rows, dtype=np.float32).reshape(len(rows), -1)
-        self.document.setdefault("bufferViews", []).append(
-            {"buffer": 0, "byteOffset": len(self.blob), "byteLength": data.nbytes})
-        self.blob += data.tobytes()
-        accessor = {"bufferView": len(self.document["bufferViews"]) - 1, "componentType": 5126,
-                    "count": len(data), "type": _TYPES[data.shape[1]]}
-        if bounds:
-            accessor["min"], accessor["max"] = data.min(0).tolist(), data.max(0).tolist()
-        self.document.setdefault("accessors", []).append(accessor)
-        return len(self.document["accessors"]) - 1
-
-    def close(self):
-        encoded = base64.b64encode(bytes(self.blob)).decode("ascii")
-        self.document["buffers"] = [{"byteLength": len(self.blob),
-                                     "uri": f"data:application/octet-stream;base64,{encoded}"}]
-
-
 def base_document():
     """The scene every file animates, and its buffer (accessors 0-3: the two meshes)."""
     document = {
@@ -225,13 +206,13 @@ def base_document():
             {"type": "point", "color": [1, 1, 1], "intensity": 10},
             {"type": "spot", "intensity": 5, "spot": {"innerConeAngle": 0.2, "outerConeAngle": 0.6}}]}},
     }
-    buffer = _Buffer(document)
+    buffer = BufferBuilder(document)
     triangle = [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
-    position = buffer.add(triangle, bounds=True)
-    up = buffer.add([[0, 0, 1]] * 3, bounds=True)
-    out = buffer.add([[0.5, 0, 0]] * 3, bounds=True)
-    uv = buffer.add([[0, 0], [1, 0], [0, 1]])
-    normal, tangent = buffer.add([[0, 0, 1]] * 3, bounds=True), buffer.add([[1, 0, 0, 1]] * 3)
+    position = buffer.add_accessor(triangle, bounds=True)
+    up = buffer.add_accessor([[0, 0, 1]] * 3, bounds=True)
+    out = buffer.add_accessor([[0.5, 0, 0]] * 3, bounds=True)
+    uv = buffer.add_accessor([[0, 0], [1, 0], [0, 1]])
+    normal, tangent = buffer.add_accessor([[0, 0, 1]] * 3, bounds=True), buffer.add_accessor([[1, 0, 0, 1]] * 3)
     document["meshes"] = [
         {"name": "Triangle", "primitives": [{"attributes": {"POSITION": position}, "material": 0}]},
         {"name": "Morphing", "weights": [0, 0],
@@ -263,19 +244,21 @@ def build(tracks, required=()):
     animation = {"name": "Pointers", "samplers": [], "channels": []}
     for index, track in enumerate(tracks):
         if track.times not in inputs:
-            inputs[track.times] = buffer.add([[t] for t in TIMES[track.times]], bounds=True)
+            inputs[track.times] = buffer.add_accessor([[t] for t in TIMES[track.times]], bounds=True)
         output_key = track.output or index
         if output_key not in outputs:
             values = np.asarray(track.values, dtype=np.float64)
             # Morph weights are scalars, a key's weights one after another (glTF 2.0 §3.11).
-            outputs[output_key] = buffer.add(values.reshape(-1, 1) if _weights(track) else values)
+            outputs[output_key] = buffer.add_accessor(values.reshape(-1, 1) if _weights(track) else values)
         sampler_key = track.sampler or index
         if sampler_key not in samplers:
             animation["samplers"].append({"input": inputs[track.times], "output": outputs[output_key],
                                           "interpolation": track.interpolation})
             samplers[sampler_key] = len(animation["samplers"]) - 1
         animation["channels"].append({"sampler": samplers[sampler_key], "target": _target(track.target)})
-    buffer.close()
+    blob = buffer.blob()
+    encoded = base64.b64encode(blob).decode("ascii")
+    document["buffers"] = [{"byteLength": len(blob), "uri": f"data:application/octet-stream;base64,{encoded}"}]
     document["animations"] = [animation]
     return document
 

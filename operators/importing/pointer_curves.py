@@ -48,7 +48,10 @@ class CurveLog:
     def __init__(self) -> None:
         self.curves: dict[int, list[bpy.types.FCurve]] = {}
         self._current: int | None = None
-        self._seen = _all_curves()
+        # Actions that exist before the animation is built gain no curves from it: only the
+        # ones made since are read at each channel (a scene's own actions may hold thousands).
+        self._older = {action.as_pointer() for action in bpy.data.actions}
+        self._seen = self._new_curves()
 
     def channel_starts(self, index: int | None) -> None:
         self._close()
@@ -60,15 +63,15 @@ class CurveLog:
         return self.curves
 
     def _close(self) -> None:
-        now = _all_curves()
+        now = self._new_curves()
         if self._current is not None:
             self.curves.setdefault(self._current, []).extend(now[p] for p in now.keys() - self._seen.keys())
         self._seen = now
 
 
-def _all_curves() -> dict[int, bpy.types.FCurve]:
-    return {curve.as_pointer(): curve for action in bpy.data.actions
-            for curves in fcurves.curve_sets(action) for curve in curves}
+    def _new_curves(self) -> dict[int, bpy.types.FCurve]:
+        return {curve.as_pointer(): curve for action in bpy.data.actions if action.as_pointer() not in self._older
+                for curves in fcurves.curve_sets(action) for curve in curves}
 
 
 @dataclass(frozen=True)
