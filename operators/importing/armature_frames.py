@@ -43,11 +43,8 @@ def turn(file_object: bpy.types.Object, rig_object: bpy.types.Object, file_name:
     and a uniform positive scale (uneven or mirrored scale on one of them), naming the object that
     is scaled so (``file_name``: the file's armature node)."""
     file_linear, rig_linear = world_matrix(file_object)[:3, :3], world_matrix(rig_object)[:3, :3]
-    relative = np.linalg.inv(rig_linear) @ file_linear
-    determinant = np.linalg.det(relative)
-    size = np.cbrt(determinant)
-    rotation = relative / size if determinant > 0 else relative
-    if determinant <= 0 or not np.allclose(rotation @ rotation.T, np.eye(3), atol=_SIMILAR):
+    rotation = _unscaled(np.linalg.inv(rig_linear) @ file_linear)
+    if rotation is None:
         # Name the one that is scaled so (both may be: then the rig)
         name, linear = (file_name, file_linear) if _uneven(file_linear) and not _uneven(rig_linear) \
             else (rig_object.name, rig_linear)
@@ -77,13 +74,18 @@ def scaled(matrix: np.ndarray, ratio: float) -> np.ndarray:
     return result
 
 
-def _uneven(linear: np.ndarray) -> bool:
-    """Whether a 3x3 is not a rotation times a positive uniform scale."""
+def _unscaled(linear: np.ndarray) -> np.ndarray | None:
+    """A 3x3 rotation times a positive uniform scale, divided by that scale; None for any other."""
     determinant = np.linalg.det(linear)
     if determinant <= 0:
-        return True
+        return None
     rotation = linear / np.cbrt(determinant)
-    return not np.allclose(rotation @ rotation.T, np.eye(3), atol=_SIMILAR)
+    return rotation if np.allclose(rotation @ rotation.T, np.eye(3), atol=_SIMILAR) else None
+
+
+def _uneven(linear: np.ndarray) -> bool:
+    """Whether a 3x3 is not a rotation times a positive uniform scale."""
+    return _unscaled(linear) is None
 
 
 def _how(linear: np.ndarray) -> str:
