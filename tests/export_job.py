@@ -252,8 +252,8 @@ def processes(folder):
 
 def constrained(folder):
     """The keyed rig with constraints Blender plays on top of the keys: bone1 limited to a narrow
-    turn about X at every frame, bone2 held at its rest for one frame only (a Limit Rotation whose
-    influence is 1 at frame 31 and 0 around it, constant). Exports it three times: to
+    turn about X at every frame, bone2 and Empty1 held at their rest for one frame only (a Limit
+    Rotation whose influence is 1 at frame 31 and 0 around it, constant). Exports it three times: to
     FOLDER/constrained64.glb as usual, to FOLDER/constrained2.glb with only 2 of Blender's
     samples picked to measure the map (the fit's check of all of them must find the rest), and so
     again to FOLDER/constrainedhead.glb with the head start's worker processes; prints each
@@ -264,19 +264,21 @@ def constrained(folder):
     from gltf_sqlerp.operators.fcurves import curves_of
     fidelity.enable_addon()
     fidelity.reset_scene()
-    armature, _ = rig.build()
+    armature, empties = rig.build()
     narrow = armature.pose.bones["bone1"].constraints.new('LIMIT_ROTATION')
     narrow.use_limit_x, narrow.min_x, narrow.max_x = True, -0.05, 0.05
-    held = armature.pose.bones["bone2"].constraints.new('LIMIT_ROTATION')
-    held.use_limit_x = held.use_limit_y = held.use_limit_z = True
-    for frame, influence in ((30, 0.0), (31, 1.0), (32, 0.0)):
-        held.influence = influence
-        held.keyframe_insert("influence", frame=frame)
-    data = armature.animation_data
-    for fcurve in curves_of(data.action, getattr(data, "action_slot", None)):
-        if fcurve.data_path.endswith("influence"):
-            for key in fcurve.keyframe_points:
-                key.interpolation = 'CONSTANT'
+    # bone2 under animated bone0 is fitted on the way down the tree; Empty1, a root, at the start.
+    for owner in (armature.pose.bones["bone2"], empties[1]):
+        held = owner.constraints.new('LIMIT_ROTATION')
+        held.use_limit_x = held.use_limit_y = held.use_limit_z = True
+        for frame, influence in ((30, 0.0), (31, 1.0), (32, 0.0)):
+            held.influence = influence
+            held.keyframe_insert("influence", frame=frame)
+    for data in (armature.animation_data, empties[1].animation_data):
+        for fcurve in curves_of(data.action, getattr(data, "action_slot", None)):
+            if fcurve.data_path.endswith("influence"):
+                for key in fcurve.keyframe_points:
+                    key.interpolation = 'CONSTANT'
     runs = {}
     # 2: the fit's check of every sample decides; "head": in worker processes, which fit at the
     # export's start, before any sample exists (the head start's check of them decides).
@@ -471,7 +473,8 @@ def dense(folder):
 def deep(folder):
     """A chain of DEEP_BONES bones keyed by an animator (tools/keyed_rig.py: every 4 to 12 frames,
     turns up to 40 degrees), where the errors of every channel add up at the leaf: exported with
-    the default settings to FOLDER/deep.glb, per channel (world_space off) to FOLDER/flat.glb and
+    the default settings to FOLDER/deep.glb, with a CUBICSPLINE fallback (the extension on every
+    channel) to FOLDER/deep-ext.glb, per channel (world_space off) to FOLDER/flat.glb and
     with the bundled exporter alone to FOLDER/bundled.glb; prints the outcomes and Blender's world
     rotation matrices of every bone at 8 samples per frame."""
     import bpy
@@ -490,6 +493,9 @@ def deep(folder):
             worlds[bone.name].append([list(row) for row in (armature.matrix_world @ bone.matrix).to_3x3()])
     result = operator("export_scene.gltf_sqlerp")(filepath=str(Path(folder) / "deep.glb"))
     outcome = exported()
+    # The extension on every channel (a CUBICSPLINE fallback: AUTO may write samplers alone).
+    operator("export_scene.gltf_sqlerp")(filepath=str(Path(folder) / "deep-ext.glb"), fallback='CUBICSPLINE')
+    extension = exported()
     operator("export_scene.gltf_sqlerp")(filepath=str(Path(folder) / "flat.glb"), world_space=False)
     flat = export_session.summary(export_session.last_outcome)
     fidelity.disable_addon()
@@ -498,6 +504,7 @@ def deep(folder):
                       "world_error_deg": outcome.world_error_deg,
                       "fallback_world_error_deg": outcome.fallback_world_error_deg,
                       "summary": export_session.summary(outcome), "flat_summary": flat,
+                      "extension_world_error_deg": extension.world_error_deg,
                       "frames": frames, "worlds": worlds}))
 
 

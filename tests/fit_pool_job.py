@@ -39,7 +39,7 @@ def load_as_blender_does():
 
 
 load_as_blender_does()
-options = import_module(PACKAGE + ".core.fitting").ExportOptions()
+options = import_module(PACKAGE + ".core.fitting").ExportOptions(core_alone=False)
 tasks = [euler_task(seed, keys=30, package=PACKAGE) for seed in range(4)]
 with import_module(PACKAGE + ".fit_workers").FitProcesses(2, options, active=1) as pool:
     for task in tasks:

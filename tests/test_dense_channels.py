@@ -205,7 +205,8 @@ def test_the_default_fallback_holds_its_tolerance_without_more_keys_than_frames(
                          frame_times=per_frame)
     assert linear.fallback is not None
     assert len(linear.fallback[1]) > len(per_frame)  # LINEAR alone needs several keys a frame
-    keys = export_keys(fast_swing, key_times, check, fast_swing(check), ExportOptions(), frame_times=per_frame)
+    keys = export_keys(fast_swing, key_times, check, fast_swing(check), ExportOptions(core_alone=False),
+                       frame_times=per_frame)
     assert keys.fallback is not None
     interpolation, times, rows = keys.fallback
     assert interpolation == "CUBICSPLINE" and len(times) <= len(per_frame)
@@ -219,7 +220,7 @@ def test_a_fallback_that_cannot_hold_its_tolerance_is_the_closer_of_its_forms():
     # A coarse CUBICSLERP curve (1 degree) and a fine fallback tolerance: LINEAR keys would need
     # more than a key per frame, and neither CUBICSPLINE at the CUBICSLERP keys nor LINEAR keys
     # on every frame holds 0.005 degrees. The fallback is the closer of those two.
-    options = ExportOptions(tolerance_deg=1.0, fallback_tolerance_deg=0.005, precision="FLOAT")
+    options = ExportOptions(tolerance_deg=1.0, fallback_tolerance_deg=0.005, precision="FLOAT", core_alone=False)
     keys = export_keys(fast_swing, key_times, check, fast_swing(check), options, frame_times=per_frame)
     assert keys.fallback is not None and keys.fit is not None
     interpolation, times, rows = keys.fallback
@@ -262,7 +263,7 @@ def test_a_still_or_slerp_channel_keyed_by_an_animator_is_two_linear_keys(degree
     frames = np.array([0.0, 12.0, 30.0, 48.0])
     target, _, check, expected = per_frame_task(lambda f: degrees * np.asarray(f) / 48.0, np.arange(49.0))
     key_times = (frames / RATE).astype(np.float32).astype(np.float64)
-    keys = export_keys(target, key_times, check, expected, ExportOptions())
+    keys = export_keys(target, key_times, check, expected, ExportOptions(core_alone=False))
     assert keys.fit is None and not keys.dense and keys.linear is not None
     np.testing.assert_array_equal(keys.linear.times, key_times[[0, -1]])
     angles = np.degrees(2 * np.arctan2(keys.linear.values[:, 2], keys.linear.values[:, 3]))
@@ -281,7 +282,7 @@ def test_a_channel_of_constant_keys_is_written_as_step_keys_alone():
     identity = np.array([0.0, 0.0, 0.0, 1.0])
     target = ChannelTarget(RotationMotion("QUATERNION", frames, curves), identity, identity, 0.0, RATE)
     task = ChannelTask(target, 0.0, 20.0)
-    keys = task.fit(ExportOptions())
+    keys = task.fit(ExportOptions(core_alone=False))
     assert keys.step and keys.fit is None and keys.interpolation == "STEP" and keys.linear is not None
     np.testing.assert_allclose(keys.linear.times, frames / RATE, rtol=1e-7)
     check = np.linspace(0.0, 20.0, 8 * 20 + 1)
@@ -303,8 +304,8 @@ def test_a_fallback_fitted_again_keeps_the_cubicslerp_keys_and_meets_its_smaller
                         np.array(["LINEAR"] * len(frames))) for c in components]  # w, x, y, z
     identity = np.array([0.0, 0.0, 0.0, 1.0])
     target = ChannelTarget(RotationMotion("QUATERNION", frames, curves), identity, identity, 0.0, RATE)
-    first = ChannelTask(target, 0.0, 48.0).fit(ExportOptions())
-    again = ChannelTask(target, 0.0, 48.0, fallback_share=0.2, extension=first).fit(ExportOptions())
+    first = ChannelTask(target, 0.0, 48.0).fit(ExportOptions(core_alone=False))
+    again = ChannelTask(target, 0.0, 48.0, fallback_share=0.2, extension=first).fit(ExportOptions(core_alone=False))
     assert first.fit is not None and again.fit is not None
     assert first.fallback is not None and again.fallback is not None
     np.testing.assert_array_equal(again.fit.times, first.fit.times)

@@ -88,8 +88,14 @@ def test_the_file_passes_the_khronos_validator_and_reads_back_without_warnings(j
     assert gltf_validator.errors(report) == []
     document = load(str(job["path"]))
     assert document.warnings == []
-    sqlerp = [c for a in document.animations for c in a.channels if c.uses_extension]
-    assert len(sqlerp) == 7
+    rotations = [c for a in document.animations for c in a.channels if c.path == "rotation"]
+    sqlerp = [c for c in rotations if c.uses_extension]
+    assert len(rotations) == 7
+    if job["mode"] == "AUTO":  # the smaller form per channel: the extension, or a core sampler alone
+        assert all(c.sampler.interpolation in ("CUBICSPLINE", "LINEAR", "STEP") for c in rotations
+                   if not c.uses_extension)
+    else:
+        assert len(sqlerp) == 7
     for channel in sqlerp:  # conventions section 2, on the data as written
         a, v, b = (channel.sampler.values.reshape(-1, 3, 4)[:, i] for i in range(3))
         dot = lambda p, q: np.einsum("ij,ij->i", p, q)  # noqa: E731
@@ -176,13 +182,14 @@ def test_reexporting_an_imported_cubicslerp_file_keeps_its_keys_and_tangents(tmp
 
 
 def test_time_keeps_a_fractional_last_key(job):
-    """Seconds = (frame - start) / (fps / fps_base) for the CUBICSLERP keys: the Fractional empty's
-    keys at frames 1, 7.5 and 14.25 (fps and fps_base of the job), the last one beyond the frames the
-    bundled exporter samples."""
+    """Seconds = (frame - start) / (fps / fps_base) for the fitted keys (CUBICSLERP, or AUTO's
+    CUBICSPLINE alone): the Fractional empty's keys at frames 1, 7.5 and 14.25 (fps and fps_base
+    of the job), the last one beyond the frames the bundled exporter samples."""
     names = [node.get("name", "") for node in json.loads(_json_chunk(job["path"]))["nodes"]]
     document = load(str(job["path"]))
     channel = next(c for a in document.animations for c in a.channels
-                   if c.uses_extension and names[c.node] == "Fractional")
+                   if c.path == "rotation" and names[c.node] == "Fractional")
+    assert channel.uses_extension or job["mode"] == "AUTO"
     fps, fps_base = JOBS[job["name"]][2:]
     expected = np.array([1.0, 7.5, 14.25]) * fps_base / fps
     assert np.allclose(channel.sampler.times[[0, -1]], expected[[0, -1]], rtol=0, atol=1e-6)
@@ -236,9 +243,10 @@ def test_worker_processes_write_the_same_file_as_threads(tmp_path):
     every = ["Empty0", "Empty0.001", "Empty1", "bone0", "bone1", "bone2", "bone3"]
     assert [run["fitted"] for run in runs.values()] == [every] * 3
     assert [runs[name]["predicted"] for name in ("threads", "processes", "fallback")] == [0, 7, 0]
-    # The bones' errors add up along their chain: those were fitted again, finer (export_world).
-    assert runs["threads"]["refitted"] == runs["processes"]["refitted"] == ["bone0", "bone1", "bone2", "bone3"]
-    assert runs["processes"]["head_start"] == ["Empty0", "Empty1"]
+    # The bones' errors add up along their chain: those under bone0 were fitted once, on the way
+    # down, to what the bones above them play (export_world); the others at the export's start.
+    assert runs["threads"]["refitted"] == runs["processes"]["refitted"] == ["bone1", "bone2", "bone3"]
+    assert runs["processes"]["head_start"] == ["Empty0", "Empty1", "bone0"]
     assert runs["threads"]["head_start"] == runs["fallback"]["head_start"] == []
     assert [run["left"] for run in runs.values()] == [0, 0, 0]
     # One warning, from the pool that could not start; none from the workers that ran.
@@ -248,7 +256,7 @@ def test_worker_processes_write_the_same_file_as_threads(tmp_path):
     assert (tmp_path / "processes.glb").read_bytes() == threads
     assert (tmp_path / "fallback.glb").read_bytes() == threads
     assert len([c for a in load(str(tmp_path / "threads.glb")).animations for c in a.channels
-                if c.uses_extension]) == 7
+                if c.path == "rotation"]) == 7
 
 
 def test_a_rotation_blender_plays_otherwise_keeps_the_bundled_sampler(tmp_path):
@@ -265,23 +273,24 @@ def test_a_rotation_blender_plays_otherwise_keeps_the_bundled_sampler(tmp_path):
     for run, job in runs.items():  # 2 picked samples: the fit's check of all of them decides
         assert job["result"] == ["FINISHED"]
         skipped = {c["target"]: c["skipped"] for c in job["channels"]}
-        assert sorted(name for name, reason in skipped.items() if reason) == ["bone1", "bone2"], run
-        assert all("plays something else" in skipped[name] for name in ("bone1", "bone2"))
-    # bone2 agrees at the 2 picked samples, so its head start's keys were taken, then refused.
-    # (Channels fitted again finer for their chain's world error took new keys: export_world.)
+        assert sorted(name for name, reason in skipped.items() if reason) == ["Empty1", "bone1", "bone2"], run
+        assert all("plays something else" in skipped[name] for name in ("Empty1", "bone1", "bone2"))
+    # Empty1 agrees at the 2 picked samples, so its head start's keys were taken, then refused;
+    # the bones under bone0 were fitted on the way down the tree, not at the start (export_world).
     head_start = sorted(c["target"] for c in runs["head"]["channels"] if c["head_start"])
     refitted = {c["target"] for c in runs["head"]["channels"] if c["refitted"]}
-    assert head_start == sorted({"Empty0", "Empty1", "bone0", "bone2", "bone3"} - refitted)
-    assert "bone2" in head_start and "bone2" not in refitted
+    assert head_start == ["Empty0", "Empty1", "bone0"]
+    assert refitted == {"bone2", "bone3"}  # bone1 is refused before any fit: no job
     assert (tmp_path / "constrainedhead.glb").read_bytes() == (tmp_path / "constrained2.glb").read_bytes()
     document = load(str(tmp_path / "constrained64.glb"))
     names = [node.get("name") for node in document.json["nodes"]]
     rotations = {names[c.node]: c for a in document.animations for c in a.channels
                  if c.path == "rotation"}
     assert sorted(rotations) == sorted(skipped)
-    for name, channel in rotations.items():
-        assert channel.uses_extension == (not skipped[name]), name
-    for name in ("bone1", "bone2"):  # the bundled sampler: LINEAR, a key per frame (24 fps)
+    for name, channel in rotations.items():  # fitted: the extension or (AUTO) a CUBICSPLINE alone
+        fitted = channel.uses_extension or channel.sampler.interpolation == "CUBICSPLINE"
+        assert fitted == (not skipped[name]), name
+    for name in ("Empty1", "bone1", "bone2"):  # the bundled sampler: LINEAR, a key per frame (24 fps)
         sampler = rotations[name].sampler
         assert sampler.interpolation == "LINEAR"
         assert np.allclose(np.diff(sampler.times), 1.0 / 24.0, atol=1e-5)

@@ -94,8 +94,12 @@ def test_the_deep_chain_holds_the_tolerance_at_every_bone_in_world_space(deep_jo
 def test_each_channel_keeps_the_whole_tolerance_and_16_bit_values_down_the_chain(deep_job):
     """Fitted to their targets corrected for what the bones above play, the channels need no
     share of the tolerance: every CUBICSLERP sampler of the chain, leaf included, is written in
-    normalized 16-bit values (their rounding, up to 0.0035 degrees, would not fit a 1/24 share)."""
-    document = load(str(deep_job["folder"] / "deep.glb")).json
+    normalized 16-bit values (their rounding, up to 0.0035 degrees, would not fit a 1/24 share),
+    and the chain holds the tolerance in world space."""
+    errors = world_errors(deep_job, name="deep-ext.glb")
+    assert max(errors.values()) <= TOLERANCE, errors
+    assert deep_job["extension_world_error_deg"] == pytest.approx(max(errors.values()), abs=2e-3)
+    document = load(str(deep_job["folder"] / "deep-ext.glb")).json
     outputs = []
     for animation in document["animations"]:
         for channel in animation["channels"]:

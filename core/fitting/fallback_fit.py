@@ -16,6 +16,7 @@ from ..sampling import quaternions as quat
 from . import screening
 from ..gltf import as_stored
 from ..sampling import Evaluator, segment_index
+from .hermite_tangents import hermite_rows
 from .sqlerp_fit import CubicSlerpFit
 
 MAX_ROUNDS = 32
@@ -23,13 +24,6 @@ MAX_ROUNDS = 32
 # pieces: its error is not the same everywhere, and exactly sqrt(...) left pieces over it, to be
 # split again (1,000-key Euler and quaternion tracks: 1 % fewer keys than with 1.0 or 1.25).
 SPLIT_MARGIN = 1.1
-# Interior probes per segment for the CUBICSPLINE tangent fit (fixed cost per segment): 8 unknowns,
-# 27 equations; 16 probes gave the same errors (measured on 1,000-key tracks) at 1.3 times the cost.
-PROBES = 9
-# Reweighting rounds of the CUBICSPLINE fit: the first turns |perpendicular part of p| into the
-# angle error (divided by |p|), the later ones are Lawson rounds towards the smallest maximum (15 %
-# lower maximum error than plain least squares on the same tracks).
-REWEIGHTS = 3
 # Rounds of thinned_keys: each may halve the keys (a quarter... an eighth of them at most after 3).
 THINNING_ROUNDS = 3
 MAX_MERGED_TURN_DEG = 60.0
@@ -256,10 +250,7 @@ def cubicspline_rows(fit: CubicSlerpFit, written: str | None = None,
     kept = slice(None) if keep is None else keep
     times = _stored_times(np.asarray(fit.times, dtype=np.float64)[kept], written)
     values = quat.make_continuous(np.asarray(fit.values, dtype=np.float64)[kept])
-    out_tangents, in_tangents = _hermite_tangents(fit, times, values)
-    a = np.concatenate([np.zeros((1, 4)), in_tangents])
-    b = np.concatenate([out_tangents, np.zeros((1, 4))])
-    return times, np.stack([a, values, b], axis=1).reshape(-1, 4)
+    return times, hermite_rows(fit, times, values)
 
 
 def thinned_keys(fit: CubicSlerpFit, check_times: npt.ArrayLike, tolerance_deg: float,
@@ -350,79 +341,3 @@ def _even_splits(times, over, pieces):
     offsets = np.cumsum(pieces - 1) - (pieces - 1)
     rank = np.arange(len(start)) - np.repeat(offsets, pieces - 1) + 1
     return start + duration * rank / count
-
-
-def _hermite_tangents(fit, times, values):
-    """Per segment, the Hermite tangents (h b_k, h a_{k+1} divided back by h) minimizing the part
-    of p(t_j) perpendicular to the curve's q_j at PROBES interior parameters.
-
-    p(t) = c(t) + h10(t) m0 + h11(t) m1 with c the value terms and m0 = h b_k, m1 = h a_{k+1}, so
-    P_j p(t_j) (P_j = I - q_j q_j^T, sign-free) is linear in (m0, m1): an 8x8 normal system per
-    segment, solved for all segments at once. Its residual over |p| is the sine of the angle
-    error, hence the reweighting by 1 / |p|^2, then Lawson rounds towards the smallest maximum.
-    """
-    t = np.arange(1, PROBES + 1) / (PROBES + 1)
-    basis = np.stack([t**3 - 2 * t**2 + t, t**3 - t**2], axis=1)          # h10, h11: (M, 2)
-    h00, h01 = 2 * t**3 - 3 * t**2 + 1, -2 * t**3 + 3 * t**2
-    durations = np.diff(times)
-    probe_times = (times[:-1, None] + durations[:, None] * t).reshape(-1)
-    q = fit.evaluate(probe_times).reshape(len(durations), PROBES, 4)
-    c = h00[:, None] * values[:-1, None] + h01[:, None] * values[1:, None]  # (S, M, 4)
-    c_perp = _perpendicular(q, c)
-    weights, lawson = np.ones(q.shape[:2]), np.ones(q.shape[:2])
-    best, best_error = np.empty(0), np.empty(0)  # set in round 0
-    for round_ in range(REWEIGHTS + 1):
-        m = _solve_tangents(q, c_perp, basis, weights)
-        p = c + np.einsum("mk,ski->smi", basis, m)
-        norm2 = np.einsum("smi,smi->sm", p, p)
-        perp = _perpendicular(q, p)
-        error = np.sqrt(np.einsum("smi,smi->sm", perp, perp) / norm2)
-        worst = error.max(axis=1)
-        if not round_:
-            best, best_error = m, worst
-        else:  # a Lawson round may overshoot on a segment: keep its best tangents
-            better = worst < best_error
-            best[better], best_error[better] = m[better], worst[better]
-        if round_:
-            lawson *= error / np.maximum(worst, 1e-300)[:, None] + 1e-3
-        weights = lawson / norm2
-    return best[:, 0] / durations[:, None], best[:, 1] / durations[:, None]
-
-
-def _perpendicular(q, x):
-    """x - q (q.x): the part of x perpendicular to unit q, (S, M, 4)."""
-    return x - q * np.einsum("smi,smi->sm", q, x)[..., None]
-
-
-def _solve_tangents(q, c_perp, basis, weights):
-    """(S, 2, 4) tangents m minimizing sum_j weights_j |P_j (c_j + basis_j . m)|^2.
-
-    Normal-equation blocks sum_j w_j basis_jk basis_jl P_j = (sum ...) I - Q^T diag(...) Q, three
-    batched matmuls; the right-hand side needs only P_j c_j, computed once by the caller.
-    """
-    blocks = {}
-    for k, m in ((0, 0), (0, 1), (1, 1)):
-        coef = weights * (basis[:, k] * basis[:, m])                       # (S, M)
-        gram = np.matmul((q * coef[..., None]).transpose(0, 2, 1), q)       # (S, 4, 4)
-        blocks[k, m] = coef.sum(axis=1)[:, None, None] * np.eye(4) - gram
-    matrix = np.block([[blocks[0, 0], blocks[0, 1]], [blocks[0, 1], blocks[1, 1]]])
-    # A tiny ridge keeps a segment with all q_j equal (no motion: m along q is free) solvable.
-    matrix += 1e-12 * np.trace(matrix, axis1=1, axis2=2)[:, None, None] * np.eye(8)
-    rhs = -np.matmul((weights[..., None] * basis).transpose(0, 2, 1), c_perp).reshape(-1, 8)
-    return _solve_spd(matrix, rhs).reshape(-1, 2, 4)
-
-
-def _solve_spd(matrix, rhs):
-    """x with matrix x = rhs for (S, n, n) symmetric positive definite matrices: batched Cholesky
-    and substitutions over the n rows. numpy's batched solve took 7 ms for 1,000 8x8 systems (a
-    LAPACK call each), this 0.5 ms."""
-    lower = np.linalg.cholesky(matrix)
-    n = rhs.shape[1]
-    y = np.empty_like(rhs)
-    for i in range(n):  # a loop over the 8 unknowns, never over segments
-        y[:, i] = (rhs[:, i] - np.einsum("sj,sj->s", lower[:, i, :i], y[:, :i])) / lower[:, i, i]
-    x = np.empty_like(rhs)
-    for i in reversed(range(n)):
-        later = np.einsum("sj,sj->s", lower[:, i + 1:, i], x[:, i + 1:])
-        x[:, i] = (y[:, i] - later) / lower[:, i, i]
-    return x

@@ -20,10 +20,12 @@ import numpy.typing as npt
 
 from ..sampling import quaternions as quat
 from ..gltf import as_stored
+from .fallback_fit import THINNING_ROUNDS
 from .fallback_forms import QUATERNION_BYTES, TIME_BYTES, fallback_keys, sampler_bytes
 from ..sampling import evaluate
 from .linear_reduction import LinearKeys, linear_on, reduce_linear
 from ..sampling import SAMPLES_PER_FRAME
+from .spline_alone import fit_spline_alone
 from .sqlerp_fit import CubicSlerpFit, fit_cubicslerp
 from .sqlerp_tangents import Target
 
@@ -38,6 +40,12 @@ QUANTIZATION_DEG = {"FLOAT": 0.0, "SHORT": 0.0035}
 # the keys a 16-bit fit needs to aim under the rounding outnumber the bytes it saves (a cubic
 # curve's keys grow as aim^-1/4 and 16-bit halves 48 of a key's 52 bytes: break-even near 1.1x).
 SHORT_HEADROOM = 1.2
+# JSON bytes the extension adds to a channel beyond a core sampler alone, measured on the bundled
+# exporter's files (4.5): the channel's extension entry (53), the CUBICSLERP sampler (54), its
+# output accessor (82) and buffer view (48); and what another input accessor with its min/max
+# and buffer view costs (150), which a fallback at other times than the CUBICSLERP keys adds.
+EXTENSION_JSON_BYTES = 237
+INPUT_JSON_BYTES = 150
 # A channel whose CUBICSLERP curve needs at most this many keys may be still, or nearly a slerp
 # between its ends: LINEAR keys alone (no extension) are then tried, and written when smaller.
 FEW_KEYS = 4
@@ -54,6 +62,9 @@ class ExportOptions:
     property_tolerance: float = 1e-4
     # The tolerances hold for world rotations (operators/export_world); False: per channel.
     world_space: bool = True
+    # With the "AUTO" fallback, a channel whose CUBICSPLINE sampler alone writes fewer bytes than
+    # the extension with its fallback is written so (smallest_form); False: the extension always.
+    core_alone: bool = True
 
 
 @dataclass
@@ -71,11 +82,12 @@ class ChannelKeys:
     dense: bool = False       # the channel's keys were samples of a motion (key times chosen freely)
     frame_keys: bool = False  # ``linear`` is at the bundled per-frame times (their input is shared)
     step: bool = False        # ``linear`` holds STEP keys: the motion jumps at its keys (constant F-curves)
+    spline: bool = False      # ``linear`` holds CUBICSPLINE rows (3 per key) fitted to the motion
 
     @property
     def interpolation(self) -> str:
         """The interpolation of the core sampler that ``linear`` writes."""
-        return "STEP" if self.step else "LINEAR"
+        return "STEP" if self.step else "CUBICSPLINE" if self.spline else "LINEAR"
 
     @property
     def written_bytes(self) -> int:
@@ -92,7 +104,8 @@ class ChannelKeys:
         LINEAR (or STEP) keys that replace the channel's sampler."""
         if self.linear is not None:
             time_bytes = 0 if self.frame_keys else TIME_BYTES
-            return len(self.linear.times) * (time_bytes + QUATERNION_BYTES[self.precision])
+            rows = 3 if self.spline else 1
+            return len(self.linear.times) * (time_bytes + rows * QUATERNION_BYTES[self.precision])
         if self.fit is None:
             return 0
         stored = "FLOAT" if self.precision == "KEPT" else self.precision
@@ -132,11 +145,56 @@ def export_keys(target: Target, key_times: np.ndarray, check_times: np.ndarray, 
         return _dense_keys(target, key_times, check_times, expected, options, frame_times, requested,
                            max_keys)
     fit = written_fit(target, key_times, check_times, expected, options, max_keys=max_keys)
-    keys = _with_fallback(ChannelKeys(fit, options.precision), check_times, options, frame_times)
+    keys = ChannelKeys(fit, options.precision)
+    if options.fallback == "AUTO" and options.core_alone:  # a core sampler alone may be smaller
+        keys = smallest_form(keys, target, key_times, check_times, expected, options, frame_times)
+    else:
+        keys = _with_fallback(keys, check_times, options, frame_times)
     if len(fit.times) <= FEW_KEYS:  # still, or nearly a slerp: LINEAR keys alone may be smaller
         few = _few_linear_keys(check_times, expected, options, keys.written_bytes)
         keys = few if few is not None else keys
     return keys
+
+
+def smallest_form(keys: ChannelKeys, target: Target, key_times: np.ndarray, check_times: np.ndarray,
+                  expected: np.ndarray, options: ExportOptions, frame_times: np.ndarray | None = None) -> ChannelKeys:
+    """The "AUTO" choice for CUBICSLERP ``keys`` (no fallback yet): those keys with their
+    fallback, or a CUBICSPLINE sampler alone (core.fitting.spline_alone) within the same
+    tolerance of ``expected``, whichever writes fewer bytes with its JSON. The fallback, the
+    costlier fit, is only fitted when the sampler alone writes more than the CUBICSLERP keys do
+    without it."""
+    fit = keys.fit
+    assert fit is not None, "smallest_form chooses for CUBICSLERP keys"
+    # Whatever the fallback, it writes at least this: THINNING_ROUNDS halvings of the keys of a
+    # 16-bit CUBICSPLINE sampler on an input of its own (a LINEAR one keeps every key, 12 bytes each).
+    fewest = len(fit.times) // 2**THINNING_ROUNDS + 2
+    short = QUATERNION_BYTES["SHORT"]
+    alone_budget = keys.extension_bytes + EXTENSION_JSON_BYTES + min(
+        fewest * (TIME_BYTES + 3 * short), len(fit.times) * (TIME_BYTES + short))
+    # A fallback rarely costs more than CUBICSPLINE floats at every CUBICSLERP key.
+    budget = alone_budget + len(fit.times) * (TIME_BYTES + 3 * QUATERNION_BYTES["FLOAT"]) + INPUT_JSON_BYTES
+    spline = _spline_alone(target, key_times, check_times, expected, options, budget)
+    if spline is not None and spline.written_bytes <= alone_budget:
+        return spline
+    keys = _with_fallback(keys, check_times, options, frame_times)
+    if spline is None:
+        return keys
+    extension = keys.written_bytes + EXTENSION_JSON_BYTES
+    if keys.fallback is not None and not np.array_equal(keys.fallback[1], np.asarray(fit.times, dtype=np.float32)):
+        extension += INPUT_JSON_BYTES
+    return spline if spline.written_bytes < extension else keys
+
+
+def _spline_alone(target, key_times, check_times, expected, options, budget_bytes):
+    """ChannelKeys of a CUBICSPLINE sampler alone within the tolerance from ``key_times``, or
+    None when it needs more keys than ``budget_bytes`` buy (16-bit rows: the most keys)."""
+    max_keys = max(2, budget_bytes // (TIME_BYTES + 3 * QUATERNION_BYTES["SHORT"]))
+    try:
+        spline, written = fit_spline_alone(target, key_times, check_times, expected,
+                                           options.tolerance_deg * FIT_MARGIN, options.precision, max_keys)
+    except ValueError:
+        return None
+    return ChannelKeys(None, written, linear=spline, spline=True)
 
 
 def stepped_keys(key_times: np.ndarray, values: npt.ArrayLike, check_times: np.ndarray, expected: np.ndarray,

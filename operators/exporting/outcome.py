@@ -34,7 +34,8 @@ class ChannelOutcome:
     head_start: bool = False  # fitted while the bundled exporter gathered (export_fitting.HeadStart)
     refitted: bool = False  # fitted again finer: its errors added up along a chain (export_world)
     dense: bool = False  # keys a frame or two apart: samples of a motion, key times chosen freely
-    form: str = "CUBICSLERP"  # "LINEAR": a dense channel's LINEAR keys alone were smaller; "STEP": jumps
+    # "LINEAR" or "CUBICSPLINE": a core sampler alone was smaller (no extension); "STEP": jumps
+    form: str = "CUBICSLERP"
 
 
 @dataclass

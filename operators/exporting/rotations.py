@@ -36,6 +36,8 @@ from .world import AnimationWorld, hold
 if TYPE_CHECKING:
     from ...bundled_gltf import exported as bundled_exported
 
+# What a channel fitted on the way down the tree holds until then (export_world.hold).
+PENDING = ChannelKeys(None, "", skipped="not fitted yet")
 # Samples of the bundled exporter's that pick the action and measure the map here; the fit checks
 # all of them against the dense check's values (core.fitting.channel_motion.ChannelTask.samples), where
 # they cost next to nothing instead of a second emulation of the motion at every frame.
@@ -51,7 +53,7 @@ def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", opti
     # id(accessor) -> (accessor, bundled times): shared accessors are fixed once
     inputs: dict[int, tuple[Any, np.ndarray]] = {}
     jobs: list[_Job] = []
-    with ChannelFits(options) as fits:  # fitting starts while the next channels are read
+    with ChannelFits(options) as fits:
         for animation in animations:
             for sampler in animation.samplers:
                 inputs.setdefault(id(sampler.input), (sampler.input, gltf.read(sampler.input)))
@@ -62,12 +64,18 @@ def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", opti
                 outcome.channels.append(result)
                 if job is not None:
                     jobs.append(job)
-                    fits.add(job.task, job.key)
-        fitted = fits.results()
         worlds = _worlds(animations, jobs, scene, timing, options)
+        # With world space on, a channel under an animated node is fitted once, on the way down
+        # the tree, to its correction: a fit without it would be thrown away (most of them were).
+        pending = {w.positions[j] for w in worlds for j in w.under_animated()} if options.world_space else set()
+        added = [position for position in range(len(jobs)) if position not in pending]
+        for position in added:
+            fits.add(jobs[position].task, jobs[position].key)
+        first = iter(fits.results())
+        fitted = [PENDING if position in pending else next(first) for position in range(len(jobs))]
         refitted, outcome.world_error_deg, outcome.fallback_world_error_deg = hold(
-            worlds, jobs, fitted, options, fits.again)
-    early = set(fits.early)
+            worlds, jobs, fitted, options, fits.again, pending)
+    early = {added[index] for index in fits.early}  # the head start's keys, by job position
     shared: dict[int, _Inputs] = {}  # id(animation) -> _Inputs: equal key times share one accessor per animation
     for position, (job, keys) in enumerate(zip(jobs, fitted)):
         job.result.head_start = position in early and position not in refitted

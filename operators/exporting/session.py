@@ -131,6 +131,7 @@ def summary(outcome: Outcome | None) -> str:
         cubic = [c for c in fitted if c.form == "CUBICSLERP"]
         linear = [c for c in fitted if c.form == "LINEAR"]
         stepped = [c for c in fitted if c.form == "STEP"]
+        splines = [c for c in fitted if c.form == "CUBICSPLINE"]
         world = (f"world max {outcome.world_error_deg:.4f} deg" if outcome.world_error_deg is not None
                  else f"max {max(c.max_error_deg for c in fitted):.4f} deg per channel")
         if outcome.fallback_world_error_deg is not None:
@@ -141,6 +142,9 @@ def summary(outcome: Outcome | None) -> str:
         if linear:
             text += (f"; {len(linear)} as LINEAR keys alone, smaller ("
                      f"{sum(c.keys for c in linear)} keys)")
+        if splines:
+            text += (f"; {len(splines)} as CUBICSPLINE keys alone, smaller ("
+                     f"{sum(c.keys for c in splines)} keys)")
         if stepped:
             text += f"; {len(stepped)} as STEP keys alone ({sum(c.keys for c in stepped)} keys)"
     if skipped:

@@ -121,10 +121,23 @@ class AnimationWorld:
             self.played[node] = (self.jobs[j].task, _written(keys, False),
                                  _written(keys, True) if self.measure_fallback else None)
 
-    def level(self, depth: int, tolerance: float, correctable: Callable[[int], bool]) -> list[int] | None:
+    def under_animated(self) -> list[int]:
+        """Indices of the jobs whose node has an animated node above it: the pass down the tree
+        fits them to their corrections, so a first fit without one would be thrown away."""
+        animated = np.zeros(len(self.nodes), dtype=bool)
+        animated[list(self.job_at)] = True
+        below = np.zeros(len(self.nodes), dtype=bool)
+        for level in self.levels[1:]:
+            parents = self.parents[level]
+            below[level] = animated[parents] | below[parents]
+        return [j for n, j in self.job_at.items() if below[n]]
+
+    def level(self, depth: int, tolerance: float, correctable: Callable[[int], bool],
+              pending: Callable[[int], bool] = lambda position: False) -> list[int] | None:
         """Compose the nodes ``depth`` levels down (None past the deepest); returns the indices
         of the jobs there to fit again, their tasks given their corrections: those whose node's
-        world rotation misses ``tolerance`` and ``correctable(position)``."""
+        world rotation misses ``tolerance`` and ``correctable(position)``, and those not fitted
+        yet (``pending(position)``)."""
         if depth >= len(self.levels):
             return None
         self.above = self.here  # the level up: every parent of this level's nodes
@@ -132,9 +145,10 @@ class AnimationWorld:
         again = []
         for n in self.levels[depth]:
             j, parent = self.job_at.get(n), self.parents[n]
-            if j is None or parent < 0 or not correctable(self.positions[j]):
+            if j is None or parent < 0:
                 continue
-            if self._errors(self.here[n])[0] > tolerance:
+            position = self.positions[j]
+            if pending(position) or (correctable(position) and self._errors(self.here[n])[0] > tolerance):
                 task, above = self.jobs[j].task, self.above[parent]
                 task.correction = self._correction(task, above.written, above.exact)
                 again.append(j)
@@ -250,11 +264,13 @@ def _sampled_rotations(animation, timing):
 
 
 def hold(worlds: Sequence[AnimationWorld], jobs: Sequence[_Job], fitted: list[ChannelKeys], options: ExportOptions,
-         refit: Callable[[list[ChannelTask]], list[ChannelKeys]]) -> tuple[set[int], float | None, float | None]:
+         refit: Callable[[list[ChannelTask]], list[ChannelKeys]],
+         pending: set[int] | None = None) -> tuple[set[int], float | None, float | None]:
     """Fit again the channels whose node's world rotation misses (in place in ``fitted``;
     ``refit(tasks)`` -> their ChannelKeys): to corrections for the extension, a level of every
     animation's tree at a time, then at tighter shares for the fallback; returns (positions
-    refitted, world max of the extension, of the fallback or None)."""
+    refitted, world max of the extension, of the fallback or None). ``pending``: positions not
+    fitted yet (PENDING in ``fitted``), each fitted on the way down to its correction."""
     if not options.world_space:
         return set(), None, None
     refitted = set()
@@ -268,7 +284,7 @@ def hold(worlds: Sequence[AnimationWorld], jobs: Sequence[_Job], fitted: list[Ch
     for world in worlds:
         world.start(fitted, measure_fallback)
     # As per channel, FIT_MARGIN of the tolerance: the rest is Blender's own float32 evaluation.
-    _correct_down(worlds, fitted, options.tolerance_deg * FIT_MARGIN, again)
+    _correct_down(worlds, fitted, options.tolerance_deg * FIT_MARGIN, again, pending or set())
     if options.fallback in ("AUTO", "LINEAR", "CUBICSPLINE"):
         _tighten_fallbacks(worlds, fitted, options.fallback_tolerance_deg * FIT_MARGIN, again)
     worst = max((float(w.errors.max(initial=0.0)) for w in worlds), default=0.0)
@@ -278,15 +294,15 @@ def hold(worlds: Sequence[AnimationWorld], jobs: Sequence[_Job], fitted: list[Ch
     return refitted, worst, worst_fallback
 
 
-def _correct_down(worlds, fitted, tolerance, again):
-    """The pass down the trees: at each depth, every animation's channels there that miss are
-    fitted again to their corrections in one batch (``again(positions)``)."""
+def _correct_down(worlds, fitted, tolerance, again, pending):
+    """The pass down the trees: at each depth, every animation's channels there that miss (or
+    are ``pending``) are fitted to their corrections in one batch (``again(positions)``)."""
     def correctable(position):  # STEP keys hold values and cannot follow a correction
         return not fitted[position].skipped and not fitted[position].step
 
     depth, active = 0, list(worlds)
     while active:
-        batches = [(world, world.level(depth, tolerance, correctable)) for world in active]
+        batches = [(world, world.level(depth, tolerance, correctable, pending.__contains__)) for world in active]
         batches = [(world, there) for world, there in batches if there is not None]
         again([world.positions[j] for world, there in batches for j in there])
         for world, there in batches:
