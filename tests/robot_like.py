@@ -31,7 +31,7 @@ class _Data:
     """Reads any float accessor of the document (files or data URIs); new ones go into one extra
     embedded buffer."""
 
-    def __init__(self, data: dict, folder: Path):
+    def __init__(self, data: dict, folder: Path) -> None:
         self.data, self.folder, self.blob = data, folder, bytearray()
         self.index = len(data["buffers"])
         self.raw: dict[int, bytes] = {}
@@ -88,7 +88,7 @@ def _curl(frames: np.ndarray, amplitude: float, phase: float, speed: float, wobb
 class _Rig:
     """The document being edited: new joints (bound at their rest), channels and rigid parts."""
 
-    def __init__(self, data: dict, store: _Data, frames: int):
+    def __init__(self, data: dict, store: _Data, frames: int) -> None:
         self.data, self.store, self.nodes = data, store, data["nodes"]
         self.worlds, _ = variants._worlds(data)
         self.skin = data["skins"][0]
@@ -134,7 +134,7 @@ class _Rig:
                          "output": self.store.add(values, "VEC4")})
         self.animation["channels"].append({"sampler": len(samplers) - 1, "target": {"node": node, "path": "rotation"}})
 
-    def squash(self, node: int, factors) -> None:
+    def squash(self, node: int, factors: list[float]) -> None:
         """Rest scale ``factors`` (non-uniform allowed), held by the clip's scale keys too."""
         self.nodes[node]["scale"] = [float(v) for v in factors]
         for channel in self.animation["channels"]:

@@ -14,13 +14,15 @@ evaluation (frame_set at 8 samples per frame) with the benchmark's machinery
 import json
 import sys
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 
 import robot_like
 from child_job import finish, tool
 
 
-def measure(rc, bundled, played, motions, calibration, rate):
+def measure(rc: ModuleType, played: Any, motions: list, calibration: Any, rate: float) -> dict[str, float]:
     """{node name: largest angle in degrees} of file ``played`` against Blender, every sample."""
     index, worst = rc.file_index(played), {}
     for motion in motions:
@@ -32,7 +34,7 @@ def measure(rc, bundled, played, motions, calibration, rate):
     return worst
 
 
-def main(folder):
+def main(folder: str) -> None:
     rc = tool("bench/real_clips.py")
     from gltf_sqlerp.operators.exporting import session
     folder = Path(folder)
@@ -66,7 +68,7 @@ def main(folder):
         "per_frame": [m.per_frame for m in motions], "frames": [float(motions[0].frames[-1])],
         "compared": sorted(t.name for m in motions for t in m.targets if t.name in calibration.constants),
         "sanity_deg": whole.max_deg, "max_deg": played.max_deg, "worst": played.worst,
-        "per_node": measure(rc, bundled, ours, motions, calibration, rate),
+        "per_node": measure(rc, ours, motions, calibration, rate),
         "world_error_deg": outcome.world_error_deg, "fallback_world_error_deg": outcome.fallback_world_error_deg,
         "channels": [{"target": c.target, "form": c.form, "keys": c.keys, "refitted": c.refitted}
                      for c in outcome.channels],
