@@ -186,7 +186,7 @@ def measure_motion(document, targets: list[Target], index: int) -> Motion | None
     """Blender's world rotations for animation ``index`` of the bundled file (None: no action)."""
     spec = document.json["animations"][index]
     name = spec.get("name") or f"Animation_{index}"
-    action = bpy.data.actions.get(name)
+    action = bpy.data.actions.get(name) or _track_action(name)
     if action is None:
         return None
     live = live_targets(document, targets, activate(action))
@@ -198,6 +198,17 @@ def measure_motion(document, targets: list[Target], index: int) -> Motion | None
                     np.abs(np.linalg.det(matrices[..., :3, :3])) > SOLID)
     motion.notes += check_slide(document, spec, start, slide)
     return motion
+
+
+def _track_action(name: str):
+    """The action in an NLA track named ``name`` (Blender 4.2 names each object's action
+    ``<animation>_<object>`` and its track after the animation), or None."""
+    for obj in bpy.context.scene.objects:
+        data = obj.animation_data
+        for track in data.nla_tracks if data else ():
+            if track.name == name and track.strips:
+                return track.strips[0].action
+    return None
 
 
 def check_slide(document, spec, start, slide) -> list[str]:

@@ -102,7 +102,9 @@ class ChannelTask:
     node's world rotation is right. ``fallback_share``: the fraction of the fallback tolerance
     the channel may use, so that the fallbacks' errors added up along a chain stay within it
     (core.fitting.world_error); ``extension``: CUBICSLERP ChannelKeys fitted before, kept as they are
-    while only the fallback is fitted again."""
+    while only the fallback is fitted again. ``precision``: the values' precision in place of the
+    options' ("" keeps theirs; "FLOAT" for STEP keys whose 16-bit rounding would add to the world
+    error of a parent they cannot follow)."""
     target: ChannelTarget
     start: float
     end: float
@@ -111,6 +113,7 @@ class ChannelTask:
     correction: WorldCorrection | None = None
     fallback_share: float = 1.0
     extension: ChannelKeys | None = None
+    precision: str = ""
 
     def fit(self, options: ExportOptions) -> ChannelKeys:
         """core.fitting.rotation_export.ChannelKeys for ExportOptions ``options``: keys at the animator's
@@ -128,6 +131,8 @@ class ChannelTask:
         key_times = as_stored((key_frames - target.slide) / target.rate, "FLOAT")  # as written
         check_times = (check_frames - target.slide) / target.rate
         frame_times = as_stored((self.sample_frames() - target.slide) / target.rate, "FLOAT")
+        if self.precision:
+            options = replace(options, precision=self.precision)
         if self.fallback_share < 1.0:
             options = replace(options, fallback_tolerance_deg=options.fallback_tolerance_deg * self.fallback_share)
         if self.extension is not None:
@@ -176,13 +181,13 @@ class ChannelTask:
 
     def fits_like(self, other: "ChannelTask") -> bool:
         """Whether ``other`` is fitted to the same keys: the same motion (object), map, range,
-        stored keys and fallback share, neither corrected; the samples aside (``refusal`` checks
+        stored keys, fallback share and precision, neither corrected; the samples aside (``refusal`` checks
         them apart)."""
         mine, theirs = self.target, other.target
         return (mine.motion is theirs.motion and np.array_equal(mine.a, theirs.a)
                 and np.array_equal(mine.b, theirs.b) and (mine.slide, mine.rate) == (theirs.slide, theirs.rate)
                 and (self.start, self.end) == (other.start, other.end) and _same(self.stored, other.stored)
-                and self.fallback_share == other.fallback_share
+                and self.fallback_share == other.fallback_share and self.precision == other.precision
                 and all(x is None for x in (self.correction, other.correction, self.extension, other.extension)))
 
     def check_count(self) -> float:

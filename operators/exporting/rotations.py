@@ -67,7 +67,9 @@ def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", opti
         worlds = _worlds(animations, jobs, scene, timing, options)
         # With world space on, a channel under an animated node is fitted once, on the way down
         # the tree, to its correction: a fit without it would be thrown away (most of them were).
-        pending = {w.positions[j] for w in worlds for j in w.under_animated()} if options.world_space else set()
+        # Not STEP keys (constant F-curves): a correction would turn them into a curve of keys.
+        pending = {w.positions[j] for w in worlds for j in w.under_animated()
+                   if not w.jobs[j].task.target.motion.stepped()} if options.world_space else set()
         added = [position for position in range(len(jobs)) if position not in pending]
         for position in added:
             fits.add(jobs[position].task, jobs[position].key)

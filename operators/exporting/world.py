@@ -8,7 +8,8 @@ at SAMPLES_PER_FRAME per frame. A channel whose node's world rotation misses is 
 level's channels in one batch, to its target corrected for what the written curves above it play
 (core.fitting.world_correction: C = written parent⁻¹ · exact parent): its world error is then its own
 fit's, at the whole tolerance and in 16-bit values whatever the depth, and the levels below are
-composed from what it now writes. Splitting the tolerance along chains instead (the first design)
+composed from what it now writes (STEP keys alone: in float values instead, see _correct_down).
+Splitting the tolerance along chains instead (the first design)
 left each of n channels about 1 / n of it, below 16-bit rounding: float keys, a 20-bone chain's
 file 1.37 times the bundled exporter's (now 0.91 times).
 
@@ -133,11 +134,14 @@ class AnimationWorld:
         return [j for n, j in self.job_at.items() if below[n]]
 
     def level(self, depth: int, tolerance: float, correctable: Callable[[int], bool],
+              rounded: Callable[[int], bool] = lambda position: False,
               pending: Callable[[int], bool] = lambda position: False) -> list[int] | None:
         """Compose the nodes ``depth`` levels down (None past the deepest); returns the indices
-        of the jobs there to fit again, their tasks given their corrections: those whose node's
-        world rotation misses ``tolerance`` and ``correctable(position)``, and those not fitted
-        yet (``pending(position)``)."""
+        of the jobs there to fit again: those whose node's world rotation misses ``tolerance``
+        and ``correctable(position)``, and those not fitted yet (``pending(position)``). Their
+        tasks are given their corrections, but for the ``rounded(position)`` ones (STEP keys in
+        16-bit values) while the parent's world rotation is within ``tolerance``: those are
+        written in float values instead (see _correct_down)."""
         if depth >= len(self.levels):
             return None
         self.above = self.here  # the level up: every parent of this level's nodes
@@ -150,7 +154,10 @@ class AnimationWorld:
             position = self.positions[j]
             if pending(position) or (correctable(position) and self._errors(self.here[n])[0] > tolerance):
                 task, above = self.jobs[j].task, self.above[parent]
-                task.correction = self._correction(task, above.written, above.exact)
+                if rounded(position) and self._errors(above)[0] <= tolerance:
+                    task.precision = "FLOAT"
+                else:
+                    task.correction = self._correction(task, above.written, above.exact)
                 again.append(j)
         return again
 
@@ -296,13 +303,25 @@ def hold(worlds: Sequence[AnimationWorld], jobs: Sequence[_Job], fitted: list[Ch
 
 def _correct_down(worlds, fitted, tolerance, again, pending):
     """The pass down the trees: at each depth, every animation's channels there that miss (or
-    are ``pending``) are fitted to their corrections in one batch (``again(positions)``)."""
-    def correctable(position):  # STEP keys hold values and cannot follow a correction
-        return not fitted[position].skipped and not fitted[position].step
+    are ``pending``) are fitted to their corrections in one batch (``again(positions)``).
+
+    STEP keys alone (constant F-curves: a still finger, a bone without keys) hold values and would
+    follow a correction only as a curve of many keys. Their own error is the rounding of their
+    16-bit values (up to 0.0035 degrees), which adds to their parent's world error, joint after
+    joint down a still chain (measured: a still four-joint finger under a corrected hand, 0.0085
+    degrees at the hand, 0.0125 at the finger's end). So one that misses under a parent within the
+    tolerance is written in float values (rounding nothing: its world error is its parent's);
+    under a parent that misses, it is corrected as any channel (a curve, as its STEP keys fail)."""
+    def correctable(position):
+        return not fitted[position].skipped
+
+    def rounded(position):
+        return fitted[position].step and fitted[position].precision == "SHORT"
 
     depth, active = 0, list(worlds)
     while active:
-        batches = [(world, world.level(depth, tolerance, correctable, pending.__contains__)) for world in active]
+        batches = [(world, world.level(depth, tolerance, correctable, rounded, pending.__contains__))
+                   for world in active]
         batches = [(world, there) for world, there in batches if there is not None]
         again([world.positions[j] for world, there in batches for j in there])
         for world, there in batches:
