@@ -28,7 +28,9 @@ def main(folder):
         fidelity.reset_scene(24, 1.0)
         armature, _ = rig.build(bones=4, objects=0, seed=seed)
         scene = current_scene()
-        frames = [scene.frame_start + i / 8.0 for i in range(8 * (scene.frame_end - scene.frame_start) + 1)]
+        # The action's range: the scene's cannot start before frame 0 (its start is clamped).
+        start, end = (int(f) for f in armature.animation_data.action.frame_range)
+        frames = [start + i / 8.0 for i in range(8 * (end - start) + 1)]
         worlds = {bone.name: [] for bone in armature.pose.bones}
         for frame in frames:
             scene.frame_set(int(frame // 1), subframe=frame % 1.0)
