@@ -14,6 +14,8 @@ differs per Blender version: a new Blender release means reading that table and 
 - ``draft_form``: the one-parse patch of its parser for the draft form of EXT_animation_sqlerp.
 - ``exported``: a view of one running export (the node tree and the export settings we read).
 - ``export_accessors``: its accessor and sampler objects, read into numpy and built from numpy.
+- ``export_views``: equal key-time inputs shared, and animation data's buffer views joined in its
+  finished glTF objects (core.gltf.view_merge plans which).
 - ``dialogs``: its export dialog's table of add-on panels.
 - ``node_objects``: which object or bone its import made of each glTF node, by its own rules
   (names, bones, bind pose), for the world fidelity measure.

@@ -16,6 +16,7 @@ import bpy
 
 from ..operators.exporting import session as export_session
 from ..operators.preview import live as preview
+from . import export_views
 from .exported import ExportedScene, animation_pointers, meshopt
 from .versions import applies
 
@@ -49,6 +50,13 @@ class glTF2ExportUserExtension:
                                 f"tree is not as expected ({type(error).__name__}: {error})")
             return
         export_session.rewrite(animations, scene, self.options)
+        # Our importer fails on a pointer sampler that shares its input with a TRS sampler
+        # (docs: blender-notes), so inputs are shared only in files without pointer channels.
+        if export_views.SHARE_INPUTS and not animation_pointers(export_settings):
+            try:
+                export_views.share_equal_inputs(animations)
+            except Exception:  # noqa: BLE001 - each sampler keeps an input of its own
+                traceback.print_exc()
 
     def gather_gltf_extensions_hook(self, *args: Any) -> None:
         """(gltf, export_settings): after gather_gltf_hook, before the JSON is made. Blender 5.2
@@ -57,13 +65,23 @@ class glTF2ExportUserExtension:
         their JSON clean-up and, when they do, rebuild each animation's samplers from its
         channels' core ``sampler``: the CUBICSLERP samplers, referenced from the channel extension
         only, were dropped and the file did not read back (versions: iridescence_cleanup).
-        Dropping the idle extension here, as that clean-up would, leaves it nothing to do."""
-        if self.options is None or len(args) < 2 or not applies("iridescence_cleanup"):
+        Dropping the idle extension here, as that clean-up would, leaves it nothing to do.
+        Then the buffer views of animation data are joined (export_views; versions:
+        extensions_hook_after_buffer)."""
+        if self.options is None or len(args) < 2:
             return
-        try:
-            drop_idle_iridescence(args[-2], animation_pointers(args[-1]))
-        except Exception:  # noqa: BLE001 - at worst the clean-up runs as before
-            traceback.print_exc()
+        gltf, export_settings = args[-2], args[-1]
+        if applies("iridescence_cleanup"):
+            try:
+                drop_idle_iridescence(gltf, animation_pointers(export_settings))
+            except Exception:  # noqa: BLE001 - at worst the clean-up runs as before
+                traceback.print_exc()
+        # Meshopt writes its own views (compressed, with a fallback buffer): left as they are.
+        if export_views.MERGE_VIEWS and not meshopt(export_settings):
+            try:
+                export_views.merge_animation_views(gltf)
+            except Exception:  # noqa: BLE001 - the views stay as the exporter made them
+                traceback.print_exc()
 
 
 def drop_idle_iridescence(gltf: Any, animation_pointers: bool) -> int:

@@ -27,6 +27,12 @@ CHANGES = (
            "node.py moves objects parented to a bone back by its bone_length, while the BLENDER "
            "bone heuristic builds the edit bone bone_length / max(armature scale) long",
            "bone_children.place_at_bone_heads and tip_offset use the built bone's length"),
+    Change("extensions_hook_after_buffer", (4, 2), None,
+           "export.py (gltf2_blender_export.py in 4.2) calls gather_gltf_extensions_hook after "
+           "finalize_buffer: every reference is an index, the buffer is final (a .gltf's .bin "
+           "already written), the JSON not yet made",
+           "export_views.merge_animation_views joins animation data's buffer views there, "
+           "moving no byte"),
     Change("draft_channel_rejected", (4, 2), None,
            "io.imp.gltf2_io_gltf parses with its module-level gltf_from_dict, which asserts an "
            "int channel 'sampler'; no hook runs before the parse",

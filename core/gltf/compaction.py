@@ -12,7 +12,7 @@ this module cannot rewrite (neither known to hold no such reference nor handled 
 must not compact such a file, since renumbering would silently break it.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,8 +44,12 @@ class Compaction:
 def unknown_extensions(gltf: dict[str, Any]) -> list[str]:
     """Sorted names of the extensions the file declares or holds that ``compact`` cannot rewrite."""
     names = set(n for n in gltf.get("extensionsUsed", []) if isinstance(n, str))
-    names |= _extension_names(gltf)
-    return sorted(n for n in names if n not in NO_BUFFER_REFERENCES and n not in REWRITTEN
+    return unknown_names(names | _extension_names(gltf))
+
+
+def unknown_names(names: Iterable[str]) -> list[str]:
+    """Sorted ``names`` of extensions that may hold references ``compact`` cannot rewrite."""
+    return sorted(n for n in set(names) if n not in NO_BUFFER_REFERENCES and n not in REWRITTEN
                   and not n.startswith("KHR_materials_"))
 
 
