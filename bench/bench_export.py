@@ -2,7 +2,7 @@
 Figures of docs/manual/benchmarks.md: the table "Export of Blender-keyed rigs" (Benchmarks) and the bounds below it.
 
     python dev.py run bench/bench_export.py            # every rig (re-runs itself under .venv without bpy)
-    python dev.py run bench/bench_export.py --quick    # the keyed rigs (a) only, not the 100-bone rig
+    python dev.py run bench/bench_export.py --quick    # the small rigs: a1, a4-s1..s3, a5
     python dev.py run bench/bench_export.py --strict   # exit 1 when a target is missed
     python dev.py run bench/bench_export.py --rigs a1 c --keep
 
@@ -11,15 +11,21 @@ Issue 17's sets (a) and (c); set (b), real dense clips, is bench/bench_real_expo
 the tests (build()'s defaults: 4 bones + 2 empties, 12 keys 4-12 frames apart, turns up to 100°
 between keys); (a2) an animator's rig: 20 bones + 2 empties, 60 keys, turns up to 30°; (a3) a
 69-bone character tree 19 bones deep (build_tree: spine, neck, arms with five 3-bone fingers, legs,
-tail), 30 keys 6-10 frames apart, turns up to 30°; (c) the 100-bone x 1,000-key rig (a chain, turns
-up to 30°), whose target is the fitting time.
+tail), 30 keys 6-10 frames apart, turns up to 30°; (a4-s1..s3) what a new user tries, build_arms
+with seeds 1-3: a 4-bone arm and an empty at 29.97 fps (fps 30, fps_base 1.001), the arm's action
+from frame -5, the empty's on quarter frames (a fractional range), FREE handles on half the curves,
+turns up to 100°, the rotation modes from offset 3 * seed (the three seeds use all eight); (a5)
+build_bone_meshes: a 31-bone character (spine, head, arms, 3-bone fingers ending in leaf bones)
+whose armature object is turned 90° about X and scaled 0.01, 9 box meshes parented to bones, keyed
+every frame like an imported clip; (a6) the same keyed by an animator; (c) the 100-bone x 1,000-key
+rig (a chain, turns up to 30°), whose target is the fitting time.
 
 Modes, each one .glb of the same scene in the same run: "bundled" (Blender's exporter alone: per-frame
 LINEAR rotations), "no animation" (the same with export_animations=False: the baseline), "ours AUTO"
 (export_scene.gltf_sqlerp, default settings), "ours LINEAR", "ours NONE" (other fallbacks), the
 peers applied to the bundled file ("gltfpack": default options, 30 Hz resampling, 12-bit rotations;
 "glTF-Transform": `resample`; pinned by bench/peers/ and installed into .node-peers/ by
-bench_real_export.ensure_peers), and "ours @<peer>": ours with tolerance and fallback tolerance set
+export_peers.ensure_peers), and "ours @<peer>": ours with tolerance and fallback tolerance set
 to that peer's measured world error (fallback AUTO; at most 10°, the settings' maximum). On (c) only
 the default fallback is exported unless --all-fallbacks: since world tolerances each of ours' exports
 of that 100-bone chain took about 16 minutes (2 CPUs) instead of under a minute.
@@ -28,7 +34,9 @@ Columns: ext/rot: rotation channels with an EXT_animation_sqlerp sampler / all. 
 keys a viewer with the extension plays (CUBICSLERP where a channel has it, else its core sampler);
 core keys: what a viewer without it plays (ours: the fallback; "-" for NONE, whose file requires the
 extension). file B: the .glb. anim B: file minus the "no animation" file. bundled/this: the bundled
-exporter's anim B over this row's. max°: the largest WORLD rotation error over every bone and object
+exporter's anim B over this row's. time/bundled: this row's export s over the bundled exporter's in
+this run (peers: their tool's time alone, on top of the bundled export; its own time has a line
+under the rows). max°: the largest WORLD rotation error over every bone and object
 and every sample; fb max°: the same with the fallback played (ours only). export s: wall time of
 the export (peers: of the tool); fit s: the add-on's time on Blender's thread (export_modes.FitClock:
 export_fitting.prepare and export_rotations.rewrite wrapped in this process). Under each of our
@@ -40,9 +48,14 @@ node's quaternion at every key, key middle and 240 times a second against the co
 World error (keyed_world, on bench/real_clips.py's machinery): Blender sampled with
 scene.frame_set(frame, subframe) at 8 samples per frame over each action's range ((c): its first
 200 frames), world matrices of objects and bones; each file played by the add-on's core at
-t = (frame - slide) / fps; one constant per node measured from the bundled file at a whole frame.
-The sanity line: the bundled file at its own keys (whole frames), ~1e-5° else the calibration is
-wrong. The bpy module of Blender 4.2 crashes at exit after a glTF export: the script ends with os._exit.
+t = (frame - slide) / (fps / fps_base); one constant per node measured from the bundled file at a
+whole frame.
+Objects below an animated one (meshes on bones) are compared too. The sanity line: the bundled file
+at its own keys (whole frames) timed as it keys them (frame / (fps * fps_base)), ~1e-5° else the
+calibration is wrong; at 29.97 fps also at Blender's rate, what its fps_base^2 timing costs alone.
+Targets (export_targets, --strict): per rig, the default export's file ratio, world errors, export
+time; over the rigs, the median time ratio where the bundled exporter takes >= 0.5 s. The bpy
+module of Blender 4.2 crashes at exit after a glTF export: the script ends with os._exit.
 """
 
 from __future__ import annotations
@@ -83,6 +96,7 @@ class Rig:
     label: str
     build: Callable[[ModuleType], object]  # build(keyed_rig module) makes the rig in the current (empty) scene
     keyed: bool = True    # set (a); False: (c), judged on its fitting time
+    quick: bool = True    # in --quick (small rigs only)
     window: int | None = None  # frames of each action sampled for the world error (None: all)
     # Our fallbacks exported by default; (c): only the default one, each of its exports taking
     # about a quarter of an hour since world tolerances (--all-fallbacks runs the others too).
@@ -92,12 +106,19 @@ class Rig:
 RIGS = [
     Rig("a1", "(a1) round trip: 4 bones + 2 empties, 12 keys, turns <= 100°", lambda k: k.build()),
     Rig("a2", "(a2) animator: 20 bones + 2 empties, 60 keys, turns <= 30°",
-        lambda k: k.build(bones=20, objects=2, keys=60, max_turn_deg=30.0)),
+        lambda k: k.build(bones=20, objects=2, keys=60, max_turn_deg=30.0), quick=False),
     Rig("a3", "(a3) character tree: 69 bones, 19 deep, 30 keys every 6-10 frames, turns <= 30°",
-        lambda k: k.build_tree()),
+        lambda k: k.build_tree(), quick=False),
+    *(Rig(f"a4-s{seed}", f"(a4-s{seed}) arm, seed {seed}: 4 bones + 1 empty at 29.97 fps, 12 keys from frame -5 "
+          f"and at quarter frames, free handles, turns <= 100°", lambda k, seed=seed: k.build_arms(seed=seed))
+      for seed in (1, 2, 3)),
+    Rig("a5", "(a5) meshes on bones: 31-bone character (armature turned 90°, scale 0.01), 9 box meshes on "
+        "bones, a key every frame (130)", lambda k: k.build_bone_meshes(dense=True)),
+    Rig("a6", "(a6) meshes on bones: the a5 character keyed by an animator (16 keys every 6-10 frames)",
+        lambda k: k.build_bone_meshes(dense=False), quick=False),
     Rig("c", "(c) speed: 100 bones x 1,000 keys, turns <= 30°",
-        lambda k: k.build(bones=100, objects=0, keys=1000, max_turn_deg=30.0), keyed=False, window=200,
-        fallbacks=("AUTO",)),
+        lambda k: k.build(bones=100, objects=0, keys=1000, max_turn_deg=30.0), keyed=False, quick=False,
+        window=200, fallbacks=("AUTO",)),
 ]
 
 
@@ -108,11 +129,17 @@ def base_modes(fallbacks: tuple[str, ...]) -> list[Mode]:
 # --- report ----------------------------------------------------------------------------------------
 
 HEADER = (f"  {'mode':<22}{'ext/rot':>8}{'keys':>11}{'core keys':>11}{'file B':>13}{'anim B':>13}"
-          f"{'bundled/this':>13}{'max°':>10}{'fb max°':>10}{'export s':>9}{'fit s':>7}  worst")
+          f"{'bundled/this':>13}{'time/bundled':>13}{'max°':>10}{'fb max°':>10}{'export s':>9}{'fit s':>7}  worst")
 
 
 def degrees(value: float | None) -> str:
     return "-" if value is None else f"{value:.5f}" if value < 10 else f"{value:.2f}"
+
+
+def time_ratio(row: Row, bundled: Row | None) -> str:
+    """This row's export (or peer's tool) seconds over the bundled exporter's, same run."""
+    usable = bundled is not None and not bundled.failed and bundled.export_s > 0
+    return f"{row.export_s / bundled.export_s:.2f}x" if usable else "n/a"
 
 
 def format_row(row: Row, bundled: Row | None) -> str:
@@ -120,13 +147,15 @@ def format_row(row: Row, bundled: Row | None) -> str:
     if row.failed:
         return f"{start}FAILED: {row.failed}"
     if row.mode.kind == "no animation":
-        return f"{start}{'-':>8}{'-':>11}{'-':>11}{row.file_bytes:>13,}{0:>13,}{'-':>13}{'':>20}{row.export_s:>9.2f}"
+        return (f"{start}{'-':>8}{'-':>11}{'-':>11}{row.file_bytes:>13,}{0:>13,}{'-':>13}"
+                f"{time_ratio(row, bundled):>13}{'':>20}{row.export_s:>9.2f}")
     ratio = (f"{bundled.anim_bytes / row.anim_bytes:.2f}x" if bundled is not None and not bundled.failed
              and row.anim_bytes > 0 else "n/a")
     core = "-" if row.mode.ours and row.mode.fallback == "NONE" else f"{row.core_keys:,}"
     fit = "-" if row.fit_s is None else f"{row.fit_s:.2f}"
     text = (f"{start}{f'{row.ext_channels}/{row.rot_channels}':>8}{row.keys:>11,}{core:>11}{row.file_bytes:>13,}"
-            f"{row.anim_bytes:>13,}{ratio:>13}{degrees(row.max_deg):>10}{degrees(row.fallback_max_deg):>10}"
+            f"{row.anim_bytes:>13,}{ratio:>13}{time_ratio(row, bundled):>13}"
+            f"{degrees(row.max_deg):>10}{degrees(row.fallback_max_deg):>10}"
             f"{row.export_s:>9.2f}{fit:>7}  {row.worst}")
     return text + "".join(f"\n{'':<24}problem: {p}" for p in row.problems)
 
@@ -200,6 +229,7 @@ class RigRun:
                 print(f"    {three.report_line(self.path(mode.label))}", flush=True)
         for note in motion.notes + self.notes:
             print(f"  note: {note}", flush=True)
+        print(f"  bundled exporter: {bundled.export_s:.2f} s (time/bundled divides by it)", flush=True)
         print(f"  ({time.perf_counter() - started:.0f} s for this rig)", flush=True)
         return self.rows
 
@@ -209,9 +239,14 @@ class RigRun:
         print(f"\n{self.rig.label}\n  error samples: {motion.samples:,} at 8 per frame{window}: {ranges}; "
               f"{max((len(m.targets) for m in motion.motions), default=0)} nodes at most per animation",
               flush=True)
-        sanity = motion.error(modes.rc.core.load(str(self.path("bundled"))), whole_frames=True)
-        print(f"  sanity: bundled file at its keys (whole frames): max {sanity.max_deg:.2e}° ({sanity.worst})"
-              f"\n{HEADER}", flush=True)
+        document = modes.rc.core.load(str(self.path("bundled")))
+        # Timed as the bundled exporter keys (frame / (fps * fps_base)): only its own samples.
+        sanity = motion.error(document, whole_frames=True, rate=motion.keyed_rate)
+        line = f"  sanity: bundled file at its keys (whole frames): max {sanity.max_deg:.2e}° ({sanity.worst})"
+        if motion.keyed_rate != motion.rate:  # 29.97 fps: what its timing (off by fps_base^2) costs
+            real = motion.error(document, whole_frames=True)
+            line += f"; at Blender's rate (fps / fps_base): {real.max_deg:.2e}° ({real.worst})"
+        print(f"{line}\n{HEADER}", flush=True)
 
     def run_peers(self) -> None:
         """Each peer on the bundled file (a row) and on the no-animation file (its own baseline)."""
@@ -273,7 +308,15 @@ def judge(rig: Rig, run: RigRun) -> list[Verdict]:
     verdicts += targets.peer_targets(rows, run.peer_anim)
     if not rig.keyed:
         verdicts += targets.fit_target(rows)
-    return verdicts
+    return verdicts + [targets.time_target(*default_times(rows))]
+
+
+def default_times(rows: dict[str, Row]) -> tuple[float | None, float | None]:
+    """(ours AUTO's export s, the bundled exporter's), None where that export failed."""
+    def seconds(label: str) -> float | None:
+        row = rows.get(label)
+        return None if row is None or row.failed else row.export_s
+    return seconds("ours AUTO"), seconds("bundled")
 
 
 def warm_up(folder: Path, clock: FitClock) -> None:
@@ -299,7 +342,7 @@ def main() -> int:
     world = devpath.load_module("gltf_sqlerp_keyed_world", ROOT / "bench" / "keyed_world.py")
     targets = devpath.load_module("gltf_sqlerp_export_targets", ROOT / "bench" / "export_targets.py")
     keyed_rig = devpath.load_module("gltf_sqlerp_keyed_rig", ROOT / "tools" / "keyed_rig.py")
-    rigs = [r for r in RIGS if (r.key in args.rigs if args.rigs else not (args.quick and not r.keyed))]
+    rigs = [r for r in RIGS if (r.key in args.rigs if args.rigs else r.quick or not args.quick)]
     peers_bin = modes.peers.ensure_peers_or_reason()
     folder = Path(tempfile.mkdtemp(prefix="gltf_sqlerp_bench_export_"))
     print(f"Blender {modes.bpy.app.version_string} (bpy module), Python {platform.python_version()}, "
@@ -307,7 +350,7 @@ def main() -> int:
           f"bench/bench_export.py {' '.join(sys.argv[1:])}".rstrip() + "\nDegrees: WORLD rotation error "
           "against Blender at 8 samples per frame; anim B: file minus the no-animation file.", flush=True)
     modes.rc.fidelity.enable_addon()
-    verdicts = []
+    verdicts, times = [], []
     try:
         clock = modes.FitClock()
         warm_up(folder, clock)
@@ -315,6 +358,9 @@ def main() -> int:
             run = RigRun(rig, folder, peers_bin, clock, RIGS[0].fallbacks if args.all_fallbacks else rig.fallbacks)
             run.run()
             verdicts.append((rig, judge(rig, run)))
+            ours_s, bundled_s = default_times(run.rows)
+            if ours_s is not None and bundled_s is not None:
+                times.append((rig.key, ours_s, bundled_s))
             print("\n".join(f"  {v.line()}" for v in verdicts[-1][1]), flush=True)
     finally:
         modes.rc.fidelity.disable_addon()
@@ -322,23 +368,10 @@ def main() -> int:
             print(f"files kept in {folder}")
         else:
             shutil.rmtree(folder, ignore_errors=True)
-    missed = print_targets(verdicts)
+    missed = targets.print_targets({rig.label: lines for rig, lines in verdicts},
+                                   targets.median_time_target(times), "rigs")
     print(f"total {time.perf_counter() - started:.0f} s")
     return 1 if args.strict and missed else 0
-
-
-def print_targets(verdicts: list[tuple[Rig, list[Verdict]]]) -> int:
-    """All target lines again, per rig; returns how many were missed."""
-    print("\ntargets (issue 17):")
-    missed = 0
-    for rig, lines in verdicts:
-        print(f"  {rig.label}")
-        for verdict in lines:
-            print(f"    {verdict.line()}")
-            missed += not verdict.met
-    passed = sum(v.met for _, lines in verdicts for v in lines)
-    print(f"  {passed} passed, {missed} missed")
-    return missed
 
 
 if __name__ == "__main__":

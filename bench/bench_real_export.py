@@ -5,6 +5,7 @@ Figures of docs/manual/benchmarks.md: the table "Export of real dense animation"
     python dev.py run bench/bench_real_export.py --quick           # CesiumMan and one mocap clip
     python dev.py run bench/bench_real_export.py --clips CesiumMan 75_03
     python dev.py run bench/bench_real_export.py --keep            # keep the exported files (prints where)
+    python dev.py run bench/bench_real_export.py --strict          # exit 1 when a target is missed
 
 Clips (../shared/assets, or $GLTF_SQLERP_SHARED/assets; files are read there, never copied): every
 Khronos model with animations (its glTF-Binary .glb where there is one, else its .gltf), imported
@@ -18,9 +19,9 @@ exporter alone, our export switched off: per-frame LINEAR rotations), "no animat
 exporter with export_animations=False), "ours AUTO" (the default) / "ours LINEAR" / "ours NONE"
 (export_scene.gltf_sqlerp with that fallback, other settings default), and two peers applied to the
 bundled exporter's file: gltfpack (`gltfpack -i in.glb -o out.glb`, default options: resampled to
-30 Hz, 12-bit rotations) and glTF-Transform (`gltf-transform resample in.glb out.glb`). The peers
-are pinned by bench/peers/package.json and its lock file and installed on first use into
-.node-peers/ with `npm ci` (Node.js 18+ and npm on PATH); a peer that fails says so in its row.
+30 Hz, 12-bit rotations) and glTF-Transform (`gltf-transform resample in.glb out.glb`), pinned and
+installed by bench/export_peers.py; a peer that fails says so in its row. Before the first clip, one
+discarded export of each kind (a small keyed rig), so that no timed export pays first-call imports.
 
 Columns: ext/rot: rotation channels with an EXT_animation_sqlerp sampler / all rotation channels.
 rot keys: the summed input counts of the samplers the rotation channels play (ours: the CUBICSLERP
@@ -28,7 +29,9 @@ sampler where a channel has the extension, else its core sampler); fb keys: ours
 behind the extension (the fallback). file B: the .glb's bytes. anim B: file bytes minus the "no
 animation" file's bytes; the peers' too subtract that same file, so gltfpack's figure also holds
 what its mesh quantization saved (a note line gives each peer applied to the no-animation file).
-bundled/this: the bundled exporter's animation bytes over this row's. max deg: the largest WORLD
+bundled/this: the bundled exporter's animation bytes over this row's. time/bundled: this row's export
+s over the bundled exporter's; export s: the export's wall time (peers: their tool's alone, on the
+bundled file; the bundled exporter's has a line under the rows). max deg: the largest WORLD
 rotation error over every object and bone, every animation and every sample (the project's rule: a
 rotation tolerance bounds the world rotation of every bone and object at >= 8 samples per frame);
 fb max deg: the same with the fallback played (ours NONE's is the one-key STEP placeholder of the
@@ -55,17 +58,18 @@ gives the bundled file's error at whole frames timed as it keys them (its own sa
 else the calibration is wrong). Nodes of an object the animation does not drive (another clip's
 object) are not compared. The bpy module of Blender 4.2 crashes at exit after a glTF export: the
 script ends with os._exit.
+
+Targets (bench/export_targets.py, as bench/bench_export.py's; --strict): per clip, the default
+export's file ratio (bundled bytes / ours >= 1.00x), world errors and export time; over the clips,
+the median time ratio where the bundled exporter takes 0.5 s or more.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -79,18 +83,13 @@ import devpath
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSETS = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared")) / "assets"
-PEERS_SPEC = [ROOT / "bench" / "peers" / name for name in ("package.json", "package-lock.json")]
-PEERS_FOLDER = ROOT / ".node-peers"
-PEERS = {  # row label -> (executable in node_modules/.bin, arguments given input and output)
-    "gltfpack": ("gltfpack", lambda src, dst: ["-i", src, "-o", dst]),
-    "glTF-Transform": ("gltf-transform", lambda src, dst: ["resample", src, dst]),
-}
-PEER_TIMEOUT = 600
 OURS = ("AUTO", "LINEAR", "NONE")  # AUTO: the default
 QUICK = ("CesiumMan", "16_27")
 EXTENSION = "EXT_animation_sqlerp"
 rc: ModuleType  # bench/real_clips.py, loaded in main() once bpy is there
 three = devpath.load_module("gltf_sqlerp_three_player", ROOT / "tools" / "three_player.py")
+peers = devpath.load_module("gltf_sqlerp_export_peers", ROOT / "bench" / "export_peers.py")
+targets = devpath.load_module("gltf_sqlerp_export_targets", ROOT / "bench" / "export_targets.py")
 
 
 @dataclass
@@ -106,48 +105,9 @@ class Row:
     max_deg: float | None = None
     fallback_max_deg: float | None = None
     worst: str = ""
+    export_s: float = 0.0  # the export's wall time (peers: their tool's, on the bundled file)
     failed: str = ""
     problems: list[str] = field(default_factory=list)
-
-
-# --- peers -----------------------------------------------------------------------------------------
-
-def ensure_peers() -> Path:
-    """Install the pinned peers into .node-peers/ unless there already (a hash stamp of the spec
-    files, as dev.py does for the validator); return its node_modules/.bin. Raises RuntimeError."""
-    npm = shutil.which("npm")
-    if not npm or not shutil.which("node"):
-        raise RuntimeError("Node.js and npm are not on PATH")
-    digest = hashlib.sha256()
-    for path in PEERS_SPEC:
-        digest.update(path.read_bytes().replace(b"\r\n", b"\n"))
-    stamp, modules = PEERS_FOLDER / "peers.sha256", PEERS_FOLDER / "node_modules"
-    if stamp.exists() and stamp.read_text().strip() == digest.hexdigest():
-        return modules / ".bin"
-    print(f"installing the pinned peers into {PEERS_FOLDER.name}/ with npm ci ...", flush=True)
-    stamp.unlink(missing_ok=True)  # written only after a complete install
-    PEERS_FOLDER.mkdir(exist_ok=True)
-    for path in PEERS_SPEC:
-        (PEERS_FOLDER / path.name).write_bytes(path.read_bytes())
-    done = subprocess.run([npm, "ci", "--prefix", str(PEERS_FOLDER), "--no-audit", "--no-fund"],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"npm ci failed: {(done.stderr or done.stdout).strip()[-300:]}")
-    stamp.write_text(digest.hexdigest() + "\n")
-    return modules / ".bin"
-
-
-def run_peer(bin_dir: Path, label: str, source: Path, output: Path) -> None:
-    """One peer on one file; raises RuntimeError with the peer's own message."""
-    executable, arguments = PEERS[label]
-    found = shutil.which(executable, path=str(bin_dir))  # .cmd on Windows
-    if found is None:
-        raise RuntimeError(f"{executable} is not in {bin_dir}")
-    done = subprocess.run([found, *arguments(str(source), str(output))], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=PEER_TIMEOUT)
-    if done.returncode != 0 or not output.is_file():
-        message = " ".join((done.stderr or done.stdout).split())[-300:]
-        raise RuntimeError(f"exit code {done.returncode}: {message}")
 
 
 # --- exports ---------------------------------------------------------------------------------------
@@ -177,14 +137,22 @@ def attempt(action: Callable[[], object]) -> str:
         return f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
 
 
-def write_files(name: str, folder: Path, peers_bin: Path | str) -> tuple[dict, dict]:
-    """Every mode's file of the current scene: ({mode: path}, {mode: error}). All exports run
-    before Blender is sampled, which switches actions. The peers also run on the no-animation
-    file (their own baseline for the note line: key '<peer> baseline')."""
+def write_files(name: str, folder: Path, peers_bin: Path | str) -> tuple[dict, dict, dict]:
+    """Every mode's file of the current scene: ({mode: path}, {mode: error}, {mode: wall seconds}).
+    All exports run before Blender is sampled, which switches actions. The peers also run on the
+    no-animation file (their own baseline for the note line: key '<peer> baseline')."""
     modes = ["bundled", "no animation"] + [f"ours {fallback}" for fallback in OURS]
     paths = {mode: folder / f"{name}_{mode.replace(' ', '_')}.glb" for mode in modes}
-    errors = {mode: attempt(lambda mode=mode: export(mode, paths[mode])) for mode in modes}
-    for label in PEERS:
+    seconds: dict[str, float] = {}
+
+    def timed(key: str, action: Callable[[], object]) -> str:
+        start = time.perf_counter()
+        error = attempt(action)
+        seconds[key] = time.perf_counter() - start
+        return error
+
+    errors = {mode: timed(mode, lambda mode=mode: export(mode, paths[mode])) for mode in modes}
+    for label in peers.PEERS:
         for source, key in (("bundled", label), ("no animation", f"{label} baseline")):
             paths[key] = folder / f"{name}_{key.replace(' ', '_')}.glb"
             if isinstance(peers_bin, str):  # why the peers cannot run
@@ -192,9 +160,9 @@ def write_files(name: str, folder: Path, peers_bin: Path | str) -> tuple[dict, d
             elif errors[source]:
                 errors[key] = f"no {source} file"
             else:
-                errors[key] = attempt(lambda label=label, source=source, key=key: run_peer(
+                errors[key] = timed(key, lambda label=label, source=source, key=key: peers.run_peer(
                     peers_bin, label, paths[source], paths[key]))
-    return paths, {mode: error for mode, error in errors.items() if error}
+    return paths, {mode: error for mode, error in errors.items() if error}, seconds
 
 
 # --- measuring one file ----------------------------------------------------------------------------
@@ -270,7 +238,7 @@ def run_clip(source, folder: Path, peers_bin: Path | str) -> list[Row]:
     """Import, write every mode's file, sample Blender, print the clip's rows."""
     started = time.perf_counter()
     rc.import_clip(source)
-    paths, errors = write_files(source.name, folder, peers_bin)
+    paths, errors, seconds = write_files(source.name, folder, peers_bin)
     if "bundled" in errors or "no animation" in errors:
         print(f"\n{source.name}: cannot measure: {errors}", flush=True)
         return []
@@ -286,9 +254,9 @@ def run_clip(source, folder: Path, peers_bin: Path | str) -> list[Row]:
         real = rc.world_error(bundled, motions, calibration, rate, whole_frames=True)
         line += f"; at Blender's rate (fps / fps_base): {real.max_deg:.2e} deg ({real.worst})"
     print(line, flush=True)
-    rows = [Row(source.name, "no animation", file_bytes=baseline)]
-    for mode in ["bundled"] + [f"ours {f}" for f in OURS] + list(PEERS):
-        row = Row(source.name, mode, failed=errors.get(mode, ""))
+    rows = [Row(source.name, "no animation", file_bytes=baseline, export_s=seconds["no animation"])]
+    for mode in ["bundled"] + [f"ours {f}" for f in OURS] + list(peers.PEERS):
+        row = Row(source.name, mode, export_s=seconds.get(mode, 0.0), failed=errors.get(mode, ""))
         rows.append(row if row.failed else measure(row, paths[mode], motions, calibration, rate, baseline))
     for row in rows:
         print(format_row(row, rows[1]), flush=True)
@@ -296,15 +264,24 @@ def run_clip(source, folder: Path, peers_bin: Path | str) -> list[Row]:
             print(f"    {three.report_line(paths[row.mode])}", flush=True)
     for line in notes + peer_notes(paths, errors, rows):
         print(f"  note: {line}", flush=True)
+    print(f"  bundled exporter: {rows[1].export_s:.2f} s (time/bundled divides by it)", flush=True)
     print(f"  ({time.perf_counter() - started:.1f} s for this clip)", flush=True)
     return rows
+
+
+def judge(rows: list[Row]) -> list:
+    """export_targets' verdicts of one clip: the default export's file ratio, world errors and time."""
+    by_mode = {row.mode: row for row in rows}
+    ours, bundled = by_mode.get("ours AUTO"), by_mode["bundled"]
+    return targets.default_targets(by_mode) + [targets.time_target(
+        None if ours is None or ours.failed else ours.export_s, None if bundled.failed else bundled.export_s)]
 
 
 def peer_notes(paths: dict, errors: dict, rows: list[Row]) -> list[str]:
     """Each peer applied to the no-animation file, for the part of its bytes that is not animation."""
     bundled = next(r for r in rows if r.mode == "bundled")
     notes = []
-    for row in (r for r in rows if r.mode in PEERS and not r.failed):
+    for row in (r for r in rows if r.mode in peers.PEERS and not r.failed):
         key = f"{row.mode} baseline"
         if key in errors:
             notes.append(f"{row.mode} on the no-animation file failed: {errors[key]}")
@@ -318,7 +295,7 @@ def peer_notes(paths: dict, errors: dict, rows: list[Row]) -> list[str]:
 # --- report ----------------------------------------------------------------------------------------
 
 HEADER = (f"{'clip':<18}{'mode':<18}{'ext/rot':>8}{'rot keys':>10}{'fb keys':>9}{'file B':>11}{'anim B':>10}"
-          f"{'bundled/this':>13}{'max deg':>10}{'fb max deg':>11}  worst")
+          f"{'bundled/this':>13}{'time/bundled':>13}{'max deg':>10}{'fb max deg':>11}{'export s':>9}  worst")
 
 
 def degrees(value: float | None) -> str:
@@ -329,23 +306,25 @@ def ratio(bundled: int, this: int) -> str:
     return f"{bundled / this:.2f}x" if this > 0 and bundled > 0 else "n/a"
 
 
+def time_ratio(row: Row, bundled: Row) -> str:
+    """This row's export (peers: tool) seconds over the bundled exporter's, same run."""
+    return f"{row.export_s / bundled.export_s:.2f}x" if not bundled.failed and bundled.export_s > 0 else "n/a"
+
+
 def format_row(row: Row, bundled: Row) -> str:
     start = f"{row.clip:<18}{row.mode:<18}"
     if row.failed:
         return f"{start}FAILED: {row.failed}"
     if row.mode == "no animation":
-        return f"{start}{'-':>8}{'-':>10}{'-':>9}{row.file_bytes:>11,}{0:>10,}{'-':>13}"
+        return (f"{start}{'-':>8}{'-':>10}{'-':>9}{row.file_bytes:>11,}{0:>10,}{'-':>13}"
+                f"{time_ratio(row, bundled):>13}{'':>21}{row.export_s:>9.2f}")
     ours = row.mode.startswith("ours")
     text = (f"{start}{f'{row.ext_channels}/{row.rot_channels}':>8}{row.keys:>10,}"
             f"{(f'{row.fallback_keys:,}' if ours else '-'):>9}{row.file_bytes:>11,}{row.anim_bytes:>10,}"
             f"{ratio(bundled.anim_bytes, row.anim_bytes) if not bundled.failed else 'n/a':>13}"
-            f"{degrees(row.max_deg):>10}{degrees(row.fallback_max_deg):>11}  {row.worst}")
+            f"{time_ratio(row, bundled):>13}{degrees(row.max_deg):>10}{degrees(row.fallback_max_deg):>11}"
+            f"{row.export_s:>9.2f}  {row.worst}")
     return text + "".join(f"\n{'':<36}problem: {p}" for p in row.problems)
-
-
-def pinned_peers() -> str:
-    pins = json.loads(PEERS_SPEC[0].read_text())["dependencies"]
-    return ", ".join(f"{name} {version}" for name, version in pins.items())
 
 
 def main() -> int:
@@ -353,6 +332,7 @@ def main() -> int:
     parser.add_argument("--clips", nargs="+", metavar="NAME", help="only these clips (model folder or .bvh stem)")
     parser.add_argument("--quick", action="store_true", help=f"only {' and '.join(QUICK)}")
     parser.add_argument("--keep", action="store_true", help="keep the exported files")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args()
     devpath.ensure_bpy(__file__)
     started = time.perf_counter()
@@ -365,34 +345,45 @@ def main() -> int:
     unknown = wanted - {c.name.lower() for c in clips}
     if unknown:
         sys.exit(f"unknown or unanimated clips: {sorted(unknown)}")
-    peers_bin = ensure_peers_or_reason()
+    peers_bin = peers.ensure_peers_or_reason()
     folder = Path(tempfile.mkdtemp(prefix="gltf_sqlerp_bench_real_"))
     print(f"Blender {rc.bpy.app.version_string} (bpy module), Python {platform.python_version()}, "
-          f"{os.cpu_count()} CPUs; peers: {pinned_peers()}; {len(clips)} clips. Degrees: world rotation "
+          f"{os.cpu_count()} CPUs; peers: {peers.pinned_peers()}; {len(clips)} clips. Degrees: world rotation "
           f"error against Blender at {rc.PER_FRAME} samples per frame.\n{HEADER}", flush=True)
     rc.fidelity.enable_addon()
+    verdicts: dict[str, list] = {}
+    times: list[tuple[str, float, float]] = []  # (clip, ours AUTO s, bundled s) for the median
     try:
+        warm_up(folder)
         for source in clips:
-            problem = attempt(lambda source=source: run_clip(source, folder, peers_bin))
+            rows: list[Row] = []
+            problem = attempt(lambda source=source, rows=rows: rows.extend(run_clip(source, folder, peers_bin)))
             if problem:  # an import that fails, say: the other clips still run
                 print(f"\n{source.name}: FAILED: {problem}", flush=True)
+            verdicts[source.name] = judge(rows) if rows else [targets.Verdict("cannot measure", False)]
+            by_mode = {row.mode: row for row in rows if not row.failed}
+            if "ours AUTO" in by_mode and "bundled" in by_mode:
+                times.append((source.name, by_mode["ours AUTO"].export_s, by_mode["bundled"].export_s))
+            print("\n".join(f"  {v.line()}" for v in verdicts[source.name]), flush=True)
     finally:
         rc.fidelity.disable_addon()
         if args.keep:
             print(f"files kept in {folder}")
         else:
             shutil.rmtree(folder, ignore_errors=True)
+    missed = targets.print_targets(verdicts, targets.median_time_target(times), "clips")
     print(f"total {time.perf_counter() - started:.0f} s")
-    return 0
+    return 1 if args.strict and missed else 0
 
 
-def ensure_peers_or_reason() -> Path | str:
-    """The peers' bin folder, or why they cannot run (every peer row then says so)."""
-    try:
-        return ensure_peers()
-    except (OSError, RuntimeError) as error:
-        print(f"peers unavailable: {error}", flush=True)
-        return f"peers unavailable: {error}"
+def warm_up(folder: Path) -> None:
+    """One discarded export of each kind of a small keyed rig, so that no timed export pays
+    first-call imports (as bench/bench_export.py does)."""
+    rc.fidelity.reset_scene()
+    devpath.load_module("gltf_sqlerp_keyed_rig", ROOT / "tools" / "keyed_rig.py").build()
+    for mode in ("bundled", "ours AUTO"):
+        export(mode, folder / f"warm_{mode.replace(' ', '_')}.glb")
+
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 A mode is one file of the current scene: Blender's bundled exporter alone ("bundled"), the same
 without animation ("no animation": the baseline that animation bytes subtract), ours
 (``export_scene.gltf_sqlerp`` with a fallback and, for "ours at a peer's error", tolerances), or a
-peer applied to the bundled file (bench/bench_real_export.py's pinned gltfpack and glTF-Transform).
+peer applied to the bundled file (bench/export_peers.py's pinned gltfpack and glTF-Transform).
 Each file is then read back with the add-on's core and measured against Blender (keyed_world).
 """
 
@@ -20,7 +20,7 @@ import devpath
 
 ROOT = Path(__file__).resolve().parents[1]
 rc = devpath.load_module("gltf_sqlerp_real_clips", ROOT / "bench" / "real_clips.py")
-peers = devpath.load_module("gltf_sqlerp_bench_real_export", ROOT / "bench" / "bench_real_export.py")
+peers = devpath.load_module("gltf_sqlerp_export_peers", ROOT / "bench" / "export_peers.py")
 bpy = rc.bpy
 EXTENSION = "EXT_animation_sqlerp"
 # export_properties' limits: a peer's error beyond them is asked for at the limit (a tighter

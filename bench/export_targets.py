@@ -1,7 +1,9 @@
 """Issue 17's export targets, judged on one rig's rows of bench/bench_export.py (no bpy needed).
 
 Every line states the measured figures beside the target, PASS or MISS: a missed target is never
-rounded into a pass (no slack on the error bounds: 0.0100x degrees is over 0.01).
+rounded into a pass (no slack on the error bounds: 0.0100x degrees is over 0.01). The default
+export's targets (file ratio, world errors, export time against the bundled exporter's, and the
+median time ratio over a run) serve bench/bench_real_export.py's clips too.
 """
 
 from __future__ import annotations
@@ -17,6 +19,11 @@ DEFAULT_ANIM_RATIO = 2.0                    # keyed rigs (a): default animation 
 NONE_ANIM_RATIO = 4.0                       # keyed rigs (a): fallback NONE vs bundled
 PEER_ANIM_RATIO = 2.0                       # ours at a peer's error vs that peer
 FIT_SECONDS = 2.0                           # (c): the add-on's time on Blender's thread
+# Export wall time of the default export against the bundled exporter's in the same run: at most
+# TIME_RATIO times it, or where the bundled exporter takes under TIME_FAST_S, at most TIME_SLACK_S
+# more (a ratio of two short times is mostly noise and worker start-up); the median ratio over the
+# rigs or clips where it takes TIME_FAST_S or more at most MEDIAN_TIME_RATIO.
+TIME_RATIO, TIME_FAST_S, TIME_SLACK_S, MEDIAN_TIME_RATIO = 3.0, 0.5, 1.0, 2.0
 
 
 @dataclass
@@ -46,11 +53,12 @@ def default_targets(rows: Mapping[str, Row]) -> list[Verdict]:
     bundled, ours = rows.get("bundled"), rows.get("ours AUTO")
     if not (_usable(bundled) and _usable(ours)):
         return [Verdict("default export: cannot judge (an export failed)", False)]
-    smaller = ours.file_bytes < bundled.file_bytes
     bounded = (ours.max_deg is not None and ours.max_deg <= EXT_MAX_DEG and ours.fallback_max_deg is not None
                and ours.fallback_max_deg <= FALLBACK_MAX_DEG)
-    return [Verdict(f"default file smaller than the bundled exporter's: {ours.file_bytes:,} B vs "
-                    f"{bundled.file_bytes:,} B ({ours.file_bytes / bundled.file_bytes:.2f}x)", smaller),
+    ratio = _ratio(bundled.file_bytes, ours.file_bytes)
+    # Judged on the bytes, not on the printed ratio: 1.00x printed can be a larger file.
+    return [Verdict(f"default file ratio (bundled bytes / ours) {ratio:.3f}x (>= 1.00x): {ours.file_bytes:,} B "
+                    f"vs {bundled.file_bytes:,} B", ours.file_bytes <= bundled.file_bytes),
             Verdict(f"default world error: extension {_deg(ours.max_deg)} (<= {EXT_MAX_DEG}°), fallback "
                     f"{_deg(ours.fallback_max_deg)} (<= {FALLBACK_MAX_DEG}°)", bounded)]
 
@@ -107,3 +115,46 @@ def fit_target(rows: Mapping[str, Row]) -> list[Verdict]:
     return [Verdict(f"fitting {ours.fit_s:.2f} s of Blender's thread with the default fallback "
                     f"(< {FIT_SECONDS:g} s; {others or 'no other fallback measured'}{wall})",
                     ours.fit_s < FIT_SECONDS)]
+
+
+def time_target(ours_s: float | None, bundled_s: float | None) -> Verdict:
+    """The default export's wall time against the bundled exporter's (TIME_RATIO, or TIME_SLACK_S
+    more where the bundled exporter takes under TIME_FAST_S)."""
+    if ours_s is None or bundled_s is None:
+        return Verdict("export time: cannot judge (an export failed)", False)
+    ratio = ours_s / bundled_s if bundled_s > 0 else float("inf")
+    if bundled_s < TIME_FAST_S:
+        return Verdict(f"default export time {ours_s:.2f} s vs the bundled exporter's {bundled_s:.2f} s "
+                       f"({ratio:.2f}x; it takes under {TIME_FAST_S:g} s: at most {TIME_SLACK_S:g} s more, "
+                       f"{ours_s - bundled_s:+.2f} s)", ours_s <= bundled_s + TIME_SLACK_S)
+    return Verdict(f"default export time {ours_s:.2f} s vs the bundled exporter's {bundled_s:.2f} s: "
+                   f"{ratio:.2f}x (<= {TIME_RATIO:g}x)", ratio <= TIME_RATIO)
+
+
+def median_time_target(times: list[tuple[str, float, float]]) -> Verdict:
+    """The median of the default export's time ratio over the (name, ours s, bundled s) where the
+    bundled exporter takes TIME_FAST_S or more (none: nothing to judge, said so, met)."""
+    slow = sorted((ours / bundled, name) for name, ours, bundled in times if bundled >= TIME_FAST_S)
+    if not slow:
+        return Verdict(f"median export time ratio: no rig or clip where the bundled exporter takes "
+                       f"{TIME_FAST_S:g} s or more in this run (nothing to judge)", True)
+    ratios = [r for r, _ in slow]
+    middle = len(ratios) // 2
+    median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
+    listed = ", ".join(f"{name} {r:.2f}x" for r, name in slow)
+    return Verdict(f"median default export time ratio {median:.2f}x (<= {MEDIAN_TIME_RATIO:g}x) over the "
+                   f"{len(ratios)} where the bundled exporter takes >= {TIME_FAST_S:g} s: {listed}",
+                   median <= MEDIAN_TIME_RATIO)
+
+
+def print_targets(verdicts: Mapping[str, list[Verdict]], median: Verdict, over: str) -> int:
+    """All target lines again, per rig or clip, then the median time ratio ``over`` them all;
+    returns how many were missed."""
+    print("\ntargets (issue 17):")
+    for name, lines in verdicts.items():
+        print(f"  {name}\n" + "\n".join(f"    {v.line()}" for v in lines))
+    print(f"  over the {over}\n    {median.line()}")
+    every = [v for lines in verdicts.values() for v in lines] + [median]
+    missed = sum(not v.met for v in every)
+    print(f"  {len(every) - missed} passed, {missed} missed")
+    return missed

@@ -35,6 +35,7 @@ class RigMotion:
     motions: list[Motion]          # per glTF animation
     calibration: Calibration
     rate: float                    # frames per second (fps / fps_base): t = (frame - slide) / rate
+    keyed_rate: float              # how the bundled exporter times its keys: fps * fps_base
     window: int | None             # frames sampled from each action's start (None: all of it)
     notes: list[str] = field(default_factory=list)
 
@@ -42,14 +43,28 @@ class RigMotion:
     def samples(self) -> int:
         return sum(len(m.frames) for m in self.motions)
 
-    def error(self, document, use_fallback: bool = False, whole_frames: bool = False) -> WorldError:
-        """real_clips.WorldError of ``document`` (its largest world rotation error, where, problems)."""
-        return rc.world_error(document, self.motions, self.calibration, self.rate, use_fallback, whole_frames)
+    def error(self, document, use_fallback: bool = False, whole_frames: bool = False,
+              rate: float | None = None) -> WorldError:
+        """real_clips.WorldError of ``document`` (its largest world rotation error, where, problems),
+        timed at ``rate`` (default: Blender's, fps / fps_base)."""
+        return rc.world_error(document, self.motions, self.calibration, rate or self.rate, use_fallback,
+                              whole_frames)
 
 
 def _action_of(name: str):
     data = bpy.data.objects[name].animation_data
     return data.action if data is not None else None
+
+
+def _moved_by(name: str, action) -> bool:
+    """Object ``name`` or one above it plays ``action``: a mesh hanging on a bone (or any child of
+    an animated object) moves with it, so its world rotation is compared too."""
+    obj = bpy.data.objects[name]
+    while obj is not None:
+        if _action_of(obj.name) == action:
+            return True
+        obj = obj.parent
+    return False
 
 
 def motion_of(document, targets: list, index: int, window: int | None):
@@ -60,7 +75,7 @@ def motion_of(document, targets: list, index: int, window: int | None):
     action = bpy.data.actions.get(name)
     if action is None:
         return None
-    live = [t for t in targets if _action_of(t.owner) == action]
+    live = [t for t in targets if _moved_by(t.owner, action)]
     start, end = (float(f) for f in action.frame_range)
     if window is not None:
         end = min(end, math.floor(start + 1e-6) + window)
@@ -77,11 +92,11 @@ def rig_motion(bundled, window: int | None = None) -> RigMotion:
     """Sample Blender for every animation of the bundled file and calibrate against that file."""
     render = bpy.context.scene.render
     targets, missing = rc.map_targets(bundled)
-    result = RigMotion([], rc.Calibration(), render.fps / render.fps_base, window)
+    keyed_rate = render.fps * render.fps_base  # how the bundled exporter times its keys
+    result = RigMotion([], rc.Calibration(), render.fps / render.fps_base, keyed_rate, window)
     if missing:
         result.notes.append(f"nodes without a Blender object or bone (not compared): {missing}")
     index = rc.file_index(bundled)
-    keyed_rate = render.fps * render.fps_base  # how the bundled exporter times its keys
     for animation in range(len(bundled.json.get("animations", []))):
         motion = motion_of(bundled, targets, animation, window)
         if motion is None:

@@ -156,13 +156,16 @@ def test_hand_worked_values(tmp_path, form):
                                   .channels[0].evaluate(at)).max() < 1e-7
 
 
+KEYED_RIGS = 8  # bench/bench_export.py's keyed rigs: a1, a2, a3, a4-s1..s3, a5, a6
+
+
 @pytest.mark.blender
 def test_the_export_benchmark_files_play_as_the_core(tmp_path):
     done = subprocess.run([sys.executable, str(JOB), str(tmp_path), *CLIPS], capture_output=True, text=True,
                           cwd=JOB.parent, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     written = [Path(p) for p in json.loads(done.stdout.strip().splitlines()[-1])]
-    assert len(written) == 3 * 3 + 3 * len(CLIPS)
+    assert len(written) == 3 * KEYED_RIGS + 3 * len(CLIPS)
     # Both forms are among them: fallbacks (channel.sampler beside the extension) and required.
     loaded = [core.load(str(path)) for path in written]
     documents = [document.json for document in loaded]

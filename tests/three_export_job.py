@@ -1,7 +1,7 @@
 """Child process of tests/test_three_player.py (not a test module itself): the export benchmark's files.
 
 ``python three_export_job.py FOLDER [CLIP ...]`` writes, with ``export_scene.gltf_sqlerp``, the files
-bench/bench_export.py measures for its keyed rigs (a1, a2, a3: every fallback it exports; the
+bench/bench_export.py measures for its keyed rigs (a1 to a6: every fallback it exports; the
 100-bone rig (c) takes minutes per export and is checked by the benchmark itself), and the files
 bench/bench_real_export.py measures for the named clips of ../shared/assets (imported with
 Blender's bundled importer, exported with every fallback). The exports go through the benchmarks'

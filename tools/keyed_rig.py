@@ -5,8 +5,12 @@ each animated by one action with Bezier keys (auto-clamped handles) every 4 to 1
 rotation mode (quaternion, the six Euler orders, axis-angle), with large turns between keys (up to
 ``max_turn_deg``) and, optionally, an action that starts at a negative frame. ``build_tree(...)``
 makes a 69-bone character tree 19 bones deep (spine, limbs, fingers, tail), keyed every 6 to 10
-frames. Keys are written in bulk (keyframe_points.add + foreach_set), as the add-on does.
-Deterministic for a given seed.
+frames. ``build_arms(seed)`` makes what a new user tries: a 4-bone arm and an empty at 29.97 fps,
+one action from a negative frame and one on quarter frames, some curves with FREE handles (set
+here, broken tangents). ``build_bone_meshes(dense)`` makes a character whose armature object is
+turned and scaled 0.01 (an FBX import) with box meshes parented to bones, keyed by an animator or
+baked to a key every frame. Keys are written in bulk (keyframe_points.add + foreach_set), as the
+add-on does. Deterministic for a given seed.
 """
 
 from typing import cast
@@ -78,13 +82,39 @@ def _new_action(obj, name):
     return action, strip.channelbag(slot, ensure=True).fcurves
 
 
-def _animate(curves, rng, prefix, mode, keys, first, max_turn_deg, gaps=(4, 12)):
-    frames = key_frames(rng, keys, first, gaps)
-    values = _rotation_values(rng, mode, keys, max_turn_deg)
+def write_free_curve(curves, data_path, index, frames, values, rng=None):
+    """One Bezier F-curve with FREE handles set here, as an animator drags them: each side's
+    slope is the key's central slope scaled by its own random factor (broken tangents: the
+    velocity jumps at keys), each handle a third of the way to the neighbouring key (no overlap)."""
+    rng = rng if rng is not None else np.random.default_rng(index)
+    fcurve = write_curve(curves, data_path, index, frames, values)
+    points, count = fcurve.keyframe_points, len(frames)
+    handle_type = cast(bpy.types.EnumProperty, bpy.types.Keyframe.bl_rna.properties["handle_left_type"])
+    free = np.full(count, handle_type.enum_items["FREE"].value, dtype=np.int32)
+    points.foreach_set("handle_left_type", free)
+    points.foreach_set("handle_right_type", free)
+    frames, values = np.asarray(frames, dtype=np.float64), np.asarray(values, dtype=np.float64)
+    gaps = np.diff(frames)
+    reach_left, reach_right = np.concatenate([gaps[:1], gaps]) / 3, np.concatenate([gaps, gaps[-1:]]) / 3
+    slope = np.gradient(values, frames)
+    left = np.column_stack([frames - reach_left, values - slope * rng.uniform(0.0, 2.0, count) * reach_left])
+    right = np.column_stack([frames + reach_right, values + slope * rng.uniform(0.0, 2.0, count) * reach_right])
+    points.foreach_set("handle_left", left.astype(np.float32).ravel())
+    points.foreach_set("handle_right", right.astype(np.float32).ravel())
+    return fcurve
+
+
+def _animate(curves, rng, prefix, mode, keys, first, max_turn_deg, gaps=(4, 12), frames=None, free=False):
+    """Rotation curves of ``mode`` under ``prefix``; ``frames`` (else drawn from ``gaps``) returned."""
+    frames = key_frames(rng, keys, first, gaps) if frames is None else frames
+    values = _rotation_values(rng, mode, len(frames), max_turn_deg)
     prop = {"QUATERNION": "rotation_quaternion",
             "AXIS_ANGLE": "rotation_axis_angle"}.get(mode, "rotation_euler")
     for index in range(values.shape[1]):
-        write_curve(curves, prefix + prop, index, frames, values[:, index])
+        if free:
+            write_free_curve(curves, prefix + prop, index, frames, values[:, index], rng)
+        else:
+            write_curve(curves, prefix + prop, index, frames, values[:, index])
     return frames
 
 
@@ -213,3 +243,126 @@ def add_fractional_empty(name: str = "Fractional", frames: tuple[float, ...] = (
     for index in range(3):
         write_curve(curves, "rotation_euler", index, np.asarray(frames), angles * (0.3, 0.2, 1.0)[index])
     return empty
+
+
+def build_arms(seed: int = 1, bones: int = 4, keys: int = 12, max_turn_deg: float = 100.0,
+               first_frame: int = -5) -> tuple[bpy.types.Object, bpy.types.Object]:
+    """An arm chain of ``bones`` bones and one empty at 29.97 fps (render.fps 30, fps_base 1.001),
+    keyed with ``seed``: the arm's action starts at the negative ``first_frame``, the empty's keys
+    lie on fractional frames (a range such as 0.25 - 93.75); every other bone and the empty have
+    FREE handles. Rotation modes cycle from an offset of 3 * seed, so seeds 1, 2 and 3 between
+    them use all eight. Returns (armature object, empty)."""
+    rng = np.random.default_rng(seed)
+    scene = _scene()
+    scene.render.fps, scene.render.fps_base = 30, 1.001
+    shift = 3 * seed % len(MODES)
+    modes = MODES[shift:] + MODES[:shift]
+    rig, data = _armature_in_edit_mode("Arm")
+    parent = None
+    for i in range(bones):
+        bone = data.edit_bones.new(f"arm{i}")
+        bone.head, bone.tail, bone.roll = (0.0, 0.0, 0.8 * i), (0.0, 0.05, 0.8 * (i + 1)), 0.4 * i
+        bone.parent, parent = parent, bone
+    bpy.ops.object.mode_set(mode='OBJECT')
+    _, curves = _new_action(rig, "ArmAction")
+    assert rig.pose is not None, "an armature object has a pose"
+    last = float(first_frame)
+    for i in range(bones):
+        pose_bone = rig.pose.bones[f"arm{i}"]
+        pose_bone.rotation_mode = modes[i % len(modes)]
+        frames = _animate(curves, rng, f'pose.bones["arm{i}"].', pose_bone.rotation_mode, keys, first_frame,
+                          max_turn_deg, free=i % 2 == 1)
+        last = max(last, frames[-1])
+    empty = bpy.data.objects.new("Hand", None)
+    scene.collection.objects.link(empty)
+    empty.location, empty.rotation_mode = (1.5, 0.0, 1.0), modes[bones % len(modes)]
+    _, empty_curves = _new_action(empty, "HandAction")
+    # Quarter frames: whole frames never, so the range's both ends fall between Blender's frames.
+    frames = key_frames(rng, keys, 0.25) + rng.choice((0.0, 0.25, 0.5), keys)
+    _animate(empty_curves, rng, "", empty.rotation_mode, keys, 0, max_turn_deg, frames=frames, free=True)
+    scene.frame_start, scene.frame_end = first_frame, int(np.ceil(max(last, frames[-1])))
+    return rig, empty
+
+
+def character_bones(fingers: int = 2) -> list[tuple[str, str | None, tuple, tuple]]:
+    """[(name, parent, head, tail)] in centimetres, Y up (as an FBX file's armature): hips and a
+    spine of 3, neck, head, two arms (clavicle, upper arm, forearm, hand) with ``fingers``
+    3-bone fingers; the head and every finger end in an unanimated leaf bone (an FBX end bone)."""
+    bones = [("hips", None, (0, 95, 0), (0, 105, 0))]
+    for i in range(3):
+        bones.append((f"spine{i}", bones[-1][0], (0, 105 + 12 * i, 0), (0, 117 + 12 * i, 0)))
+    bones += [("neck", "spine2", (0, 141, 0), (0, 150, 2)), ("head", "neck", (0, 150, 2), (0, 165, 3)),
+              ("head_end", "head", (0, 165, 3), (0, 180, 3))]
+    for side, sign in (("L", 1), ("R", -1)):
+        x, parent = 0.0, "spine2"
+        for name, length in (("clavicle", 15), ("upperarm", 28), ("forearm", 26), ("hand", 8)):
+            bones.append((f"{name}.{side}", parent, (sign * x, 138, 0), (sign * (x + length), 138, -1)))
+            x, parent = x + length, f"{name}.{side}"
+        for f in range(fingers):
+            parent, z, start = f"hand.{side}", 2.0 * f - fingers + 1, x
+            for k, name in enumerate(("0", "1", "2", "end")):
+                bones.append((f"finger{f}_{name}.{side}", parent, (sign * (start + 3 * k), 138, z),
+                              (sign * (start + 3 * k + 3), 137.5, z)))
+                parent = f"finger{f}_{name}.{side}"
+    return bones
+
+
+MESH_BONES = ("hips", "spine2", "head", "upperarm.L", "forearm.L", "hand.L", "upperarm.R", "forearm.R",
+              "hand.R")
+
+
+def build_bone_meshes(dense: bool = True, keys: int = 16, gaps: tuple[int, int] = (6, 10),
+                      max_turn_deg: float = 30.0, seed: int = 5) -> bpy.types.Object:
+    """A character whose armature OBJECT is turned 90° about X and scaled 0.01 (an FBX import in
+    centimetres), rigid box meshes parented to bones (parent_type 'BONE', MESH_BONES), every bone
+    but the leaves keyed by an animator (``keys`` Bezier keys ``gaps`` frames apart) and, if
+    ``dense``, baked to a key on every frame (Blender's own curve values, as an imported clip is).
+    Returns the armature object."""
+    rng = np.random.default_rng(seed)
+    scene = _scene()
+    rig, data = _armature_in_edit_mode("Character")
+    layout = character_bones()
+    for i, (name, parent, head, tail) in enumerate(layout):
+        bone = data.edit_bones.new(name)
+        bone.head, bone.tail, bone.roll = head, tail, 0.15 * (i % 5)
+        bone.parent = data.edit_bones[parent] if parent else None
+    bpy.ops.object.mode_set(mode='OBJECT')
+    rig.rotation_euler, rig.scale = (np.pi / 2, 0.0, 0.0), (0.01, 0.01, 0.01)
+    _, curves = _new_action(rig, "CharacterAction")
+    assert rig.pose is not None, "an armature object has a pose"
+    last = 1.0
+    for i, (name, *_) in enumerate(n for n in layout if not n[0].endswith("_end")):
+        pose_bone = rig.pose.bones[name]
+        pose_bone.rotation_mode = MODES[i % len(MODES)]
+        frames = _animate(curves, rng, f'pose.bones["{name}"].', pose_bone.rotation_mode, keys, 1, max_turn_deg,
+                          gaps)
+        last = max(last, frames[-1])
+    if dense:
+        _bake_every_frame(curves, np.arange(1.0, last + 1.0))
+    for name in MESH_BONES:
+        _box_on_bone(rig, name, rng.uniform(3.0, 8.0))
+    scene.frame_start, scene.frame_end = 1, int(last)
+    return rig
+
+
+def _bake_every_frame(curves, frames: np.ndarray) -> None:
+    """Each curve replaced by its own values at ``frames`` (Bezier keys, auto-clamped)."""
+    baked = [(c.data_path, c.array_index, [c.evaluate(f) for f in frames]) for c in curves]
+    for fcurve in list(curves):
+        curves.remove(fcurve)
+    for data_path, index, values in baked:
+        write_curve(curves, data_path, index, frames, np.asarray(values))
+
+
+def _box_on_bone(rig: bpy.types.Object, bone: str, half: float) -> bpy.types.Object:
+    """A box mesh of half-size ``half`` (armature units) hanging on ``bone``'s middle."""
+    corners = [(x, y, z) for x in (-half, half) for y in (-half, half) for z in (-half, half)]
+    faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    mesh = bpy.data.meshes.new(f"{bone}_box")
+    mesh.from_pydata(corners, [], faces)
+    part = bpy.data.objects.new(f"{bone}_box", mesh)
+    _scene().collection.objects.link(part)
+    part.parent, part.parent_type, part.parent_bone = rig, 'BONE', bone
+    # A bone child sits at the bone's tail: back by half the bone, to its middle.
+    part.location = (0.0, -0.5 * rig.data.bones[bone].length, 0.0)
+    return part
