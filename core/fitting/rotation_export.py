@@ -165,12 +165,7 @@ def smallest_form(keys: ChannelKeys, target: Target, key_times: np.ndarray, chec
     without it."""
     fit = keys.fit
     assert fit is not None, "smallest_form chooses for CUBICSLERP keys"
-    # Whatever the fallback, it writes at least this: THINNING_ROUNDS halvings of the keys of a
-    # 16-bit CUBICSPLINE sampler on an input of its own (a LINEAR one keeps every key, 12 bytes each).
-    fewest = len(fit.times) // 2**THINNING_ROUNDS + 2
-    short = QUATERNION_BYTES["SHORT"]
-    alone_budget = keys.extension_bytes + EXTENSION_JSON_BYTES + min(
-        fewest * (TIME_BYTES + 3 * short), len(fit.times) * (TIME_BYTES + short))
+    alone_budget = keys.extension_bytes + EXTENSION_JSON_BYTES + fallback_floor(len(fit.times))
     # A fallback rarely costs more than CUBICSPLINE floats at every CUBICSLERP key.
     budget = alone_budget + len(fit.times) * (TIME_BYTES + 3 * QUATERNION_BYTES["FLOAT"]) + INPUT_JSON_BYTES
     spline = _spline_alone(target, key_times, check_times, expected, options, budget)
@@ -183,6 +178,14 @@ def smallest_form(keys: ChannelKeys, target: Target, key_times: np.ndarray, chec
     if keys.fallback is not None and not np.array_equal(keys.fallback[1], np.asarray(fit.times, dtype=np.float32)):
         extension += INPUT_JSON_BYTES
     return spline if spline.written_bytes < extension else keys
+
+
+def fallback_floor(keys: int) -> int:
+    """The fewest bytes any fallback of ``keys`` CUBICSLERP keys writes: THINNING_ROUNDS halvings
+    of a 16-bit CUBICSPLINE sampler's keys on an input of its own, or a LINEAR one keeping every
+    key (12 bytes each)."""
+    short = QUATERNION_BYTES["SHORT"]
+    return min((keys // 2**THINNING_ROUNDS + 2) * (TIME_BYTES + 3 * short), keys * (TIME_BYTES + short))
 
 
 def _spline_alone(target, key_times, check_times, expected, options, budget_bytes):
@@ -256,28 +259,46 @@ def _with_fallback(keys, check_times, options, frame_times=None):
 
 def _dense_keys(target, key_times, check_times, expected, options, frame_times, requested,
                 max_keys=None):
-    """The smallest of LINEAR keys alone and CUBICSLERP keys with their fallback, within the
-    tolerance. CUBICSLERP is fitted twice: from the range's ends, each missing segment split at
-    its worst check time (a polyline's error sits at its corners: capture and imported clips play
-    LINEAR between their keys), and keeping every key, segments halved where they miss (smooth
-    curves through the keys: baked Bezier motion). Each stops as soon as it would need more keys
-    than the LINEAR form's bytes buy. ``requested``: the precision asked for (LINEAR keys may
-    keep 16-bit values where CUBICSLERP ones, whose aim the rounding lowers, do not)."""
+    """The smallest of LINEAR keys alone, (with the "AUTO" fallback) a CUBICSPLINE sampler alone
+    and CUBICSLERP keys with their fallback, within the tolerance, the extension's JSON counted.
+    CUBICSLERP is fitted twice: from the range's ends, each missing segment split at its worst
+    check time (a polyline's error sits at its corners: capture and imported clips play LINEAR
+    between their keys), and keeping every key, segments halved where they miss (smooth curves
+    through the keys: baked Bezier motion). Each stops as soon as it would need more keys than the
+    smaller core form's bytes buy. ``requested``: the precision asked for (LINEAR keys may keep
+    16-bit values where CUBICSLERP ones, whose aim the rounding lowers, do not)."""
     tolerance = options.tolerance_deg * FIT_MARGIN
     linear = _linear_alone(check_times, expected, tolerance, requested, frame_times, max_keys)
-    budget = max(2, (linear.written_bytes - 1) // (TIME_BYTES + 3 * QUATERNION_BYTES[options.precision]))
-    budget = budget if max_keys is None else min(budget, max_keys)
     candidates = [linear]
+    if options.fallback == "AUTO" and options.core_alone:  # smooth dense motion: a spline alone
+        ends = np.asarray(key_times)[[0, -1]]
+        spline = _spline_alone(target, ends, check_times, expected, options, linear.written_bytes - 1)
+        if spline is not None and (max_keys is None or len(spline.linear.times) <= max_keys):
+            candidates.append(replace(spline, dense=True))
+    best = min(_json_bytes(keys) for keys in candidates)
+    # CUBICSLERP keys only pay off below this many: each writes its bytes and a share of the
+    # fewest a fallback writes (fallback_floor: at least 3.5 bytes a key).
+    per_key = TIME_BYTES + 3 * QUATERNION_BYTES[options.precision] + 3.5
+    budget = max(2, int((best - EXTENSION_JSON_BYTES - 1) // per_key))
+    budget = budget if max_keys is None else min(budget, max_keys)
     for keys, split_at in ((np.asarray(key_times)[[0, -1]], "worst"), (key_times, "middle")):
         if len(keys) > budget:
             continue
         try:
             fit = written_fit(target, keys, check_times, expected, options, split_at, budget)
-        except ValueError:  # more keys than the LINEAR form's bytes
+        except ValueError:  # more keys than the smallest form's bytes
             continue
-        candidates.append(_with_fallback(ChannelKeys(fit, options.precision, dense=True),
-                                         check_times, options, frame_times))
-    return min(candidates, key=lambda keys: keys.written_bytes)
+        extension = ChannelKeys(fit, options.precision, dense=True)
+        if extension.extension_bytes + EXTENSION_JSON_BYTES + fallback_floor(len(fit.times)) >= best:
+            continue  # its fallback, the costliest fit, could not make it the smaller
+        candidates.append(_with_fallback(extension, check_times, options, frame_times))
+        best = min(best, _json_bytes(candidates[-1]))
+    return min(candidates, key=_json_bytes)
+
+
+def _json_bytes(keys: ChannelKeys) -> int:
+    """Bytes a channel's keys write, with the JSON the extension adds where they use it."""
+    return keys.written_bytes + (EXTENSION_JSON_BYTES if keys.linear is None else 0)
 
 
 def _linear_alone(check_times, expected, tolerance, precision, frame_times, max_keys=None):
