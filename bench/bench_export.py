@@ -138,8 +138,9 @@ def degrees(value: float | None) -> str:
 
 def time_ratio(row: Row, bundled: Row | None) -> str:
     """This row's export (or peer's tool) seconds over the bundled exporter's, same run."""
-    usable = bundled is not None and not bundled.failed and bundled.export_s > 0
-    return f"{row.export_s / bundled.export_s:.2f}x" if usable else "n/a"
+    if bundled is None or bundled.failed or bundled.export_s <= 0:
+        return "n/a"
+    return f"{row.export_s / bundled.export_s:.2f}x"
 
 
 def format_row(row: Row, bundled: Row | None) -> str:

@@ -34,10 +34,10 @@ def measure(rc: ModuleType, played: Any, motions: list, calibration: Any, rate: 
     return worst
 
 
-def main(folder: str) -> None:
+def main(name: str) -> None:
     rc = tool("bench/real_clips.py")
     from gltf_sqlerp.operators.exporting import session
-    folder = Path(folder)
+    folder = Path(name)
     rc.fidelity.enable_addon()
     path = robot_like.write(folder)
     rc.import_clip(rc.ClipSource("robot_like", path, "gltf"))
@@ -49,6 +49,7 @@ def main(folder: str) -> None:
     scene.gltf_sqlerp_export.enabled = True
     result = rc.devpath.quiet(lambda: bpy.ops.export_scene.gltf_sqlerp(filepath=str(paths["ours"])))
     outcome = session.last_outcome
+    assert outcome is not None, "the export hook ran"
     bundled = rc.core.load(str(paths["bundled"]))
     targets, missing = rc.map_targets(bundled)
     motions, calibration, index = [], rc.Calibration(), rc.file_index(bundled)

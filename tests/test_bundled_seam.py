@@ -76,7 +76,14 @@ def _probes(bpy, bundled):
         "natural_node_order": "_natural_sort_key" in exp,
         "codec_library_lines": (bundled / "io" / "com" / "library.py").exists(),
         "extras_pointer_slot": "'EXTRAS'" in imp,
+        "extensions_hook_after_buffer": _after(exp, "buffer = __create_buffer(exporter",
+                                               "export_user_extensions('gather_gltf_extensions_hook'"),
     }
+
+
+def _after(source, first, then):
+    """Whether ``source`` has ``then`` after ``first`` (both there)."""
+    return 0 <= source.find(first) < source.find(then)
 
 
 # Rows read off the sources by hand and not probed here: none changes what this add-on does

@@ -284,11 +284,14 @@ def build_arms(seed: int = 1, bones: int = 4, keys: int = 12, max_turn_deg: floa
     return rig, empty
 
 
-def character_bones(fingers: int = 2) -> list[tuple[str, str | None, tuple, tuple]]:
+Bone = tuple[str, str | None, tuple[float, float, float], tuple[float, float, float]]
+
+
+def character_bones(fingers: int = 2) -> list[Bone]:
     """[(name, parent, head, tail)] in centimetres, Y up (as an FBX file's armature): hips and a
     spine of 3, neck, head, two arms (clavicle, upper arm, forearm, hand) with ``fingers``
     3-bone fingers; the head and every finger end in an unanimated leaf bone (an FBX end bone)."""
-    bones = [("hips", None, (0, 95, 0), (0, 105, 0))]
+    bones: list[Bone] = [("hips", None, (0, 95, 0), (0, 105, 0))]
     for i in range(3):
         bones.append((f"spine{i}", bones[-1][0], (0, 105 + 12 * i, 0), (0, 117 + 12 * i, 0)))
     bones += [("neck", "spine2", (0, 141, 0), (0, 150, 2)), ("head", "neck", (0, 150, 2), (0, 165, 3)),
@@ -364,5 +367,5 @@ def _box_on_bone(rig: bpy.types.Object, bone: str, half: float) -> bpy.types.Obj
     _scene().collection.objects.link(part)
     part.parent, part.parent_type, part.parent_bone = rig, 'BONE', bone
     # A bone child sits at the bone's tail: back by half the bone, to its middle.
-    part.location = (0.0, -0.5 * rig.data.bones[bone].length, 0.0)
+    part.location = (0.0, -0.5 * cast(bpy.types.Armature, rig.data).bones[bone].length, 0.0)
     return part

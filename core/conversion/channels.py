@@ -70,7 +70,10 @@ def fit_unit(unit: Unit, tolerance_deg: float, fallback_tolerance_deg: float, mi
     unit.keys, unit.note = None, ""
     target = unit.target()
     check = check_times(unit.times)
-    options = ExportOptions(tolerance_deg * unit.share, "AUTO", fallback_tolerance_deg * unit.fallback_share)
+    # The converter writes the extension (or LINEAR keys alone): not a CUBICSPLINE sampler alone,
+    # which the Blender export chooses where smaller (core.fitting.rotation_export.smallest_form).
+    options = ExportOptions(tolerance_deg * unit.share, "AUTO", fallback_tolerance_deg * unit.fallback_share,
+                            core_alone=False)
     try:
         keys = export_keys(target, unit.times, check, target(check), options, dense=True,
                            frame_times=unit.times)
@@ -130,7 +133,7 @@ def written_players(keys: ChannelKeys) -> tuple[Player, Player]:
     """(extension, fallback): seconds -> (T, 4) rotations as the file plays what ``keys`` write,
     held at the ends outside their keys (LINEAR keys alone: the same sampler twice)."""
     if keys.linear is not None:
-        linear = _clamped("LINEAR", keys.linear.times, as_stored(keys.linear.values, keys.precision))
+        linear = _clamped(keys.interpolation, keys.linear.times, as_stored(keys.linear.values, keys.precision))
         return linear, linear
     fit = cubicslerp(keys)
     extension = _clamped("CUBICSLERP", fit.times, quat.normalize(as_stored(fit.interleaved(), keys.precision)))

@@ -1,6 +1,7 @@
 """Fitting what an export writes: CUBICSLERP keys to a motion (``sqlerp_fit``, ``sqlerp_tangents``),
 their core-spec fallbacks (``fallback_fit``, ``fallback_forms``), one rotation channel's whole
-export (``rotation_export``, ``channel_motion``, ``screening``), fewer LINEAR, translation, scale
+export (``rotation_export``, ``channel_motion``, ``screening``) or a CUBICSPLINE sampler alone
+(``spline_alone``, ``hermite_tangents``), fewer LINEAR, translation, scale
 and weight keys (``linear_reduction``, ``vector_reduction``, ``property_export``), animation
 pointer keys and their shared inputs (``pointer_export``), the keys an import gives pointer
 properties (``pointer_samples``), world-space
@@ -16,14 +17,16 @@ from .property_export import (
 )
 from . import pointer_samples
 from .pointer_export import input_bytes, join_key_sets, pointer_tolerance
-from .rotation_export import ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
+from .fallback_forms import QUATERNION_BYTES, TIME_BYTES
+from .rotation_export import EXTENSION_JSON_BYTES, ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
 from .sqlerp_fit import CubicSlerpFit
 from .vector_reduction import check_counts, reduce_vectors
 from .world_correction import WorldCorrection
 from .world_error import above, chain_shares, compose, tightened_shares, world_errors
 
 __all__ = [
-    'AGREEMENT_DEG', 'ChannelKeys', 'ChannelTarget', 'ChannelTask', 'CubicSlerpFit', 'ExportOptions',
+    'AGREEMENT_DEG', 'EXTENSION_JSON_BYTES', 'QUATERNION_BYTES', 'TIME_BYTES', 'ChannelKeys',
+    'ChannelTarget', 'ChannelTask', 'CubicSlerpFit', 'ExportOptions',
     'FIT_MARGIN', 'PATHS', 'RotationMotion', 'SampleCheck', 'WorldCorrection', 'above',
     'ancestor_scales', 'chain_budgets', 'chain_shares', 'channel_tolerance', 'check_counts',
     'check_grid', 'compose', 'disagreement', 'export_keys', 'input_bytes', 'join_key_sets',

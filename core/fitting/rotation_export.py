@@ -90,6 +90,11 @@ class ChannelKeys:
         return "STEP" if self.step else "CUBICSPLINE" if self.spline else "LINEAR"
 
     @property
+    def key_count(self) -> int:
+        """The keys of what viewers with the extension play (CUBICSLERP, or the core sampler's)."""
+        return len(self.linear.times) if self.linear is not None else len(self.fit.times) if self.fit else 0
+
+    @property
     def written_bytes(self) -> int:
         """Bytes of the samplers' data this channel writes (key times counted per sampler)."""
         total = self.extension_bytes
@@ -273,7 +278,7 @@ def _dense_keys(target, key_times, check_times, expected, options, frame_times, 
     if options.fallback == "AUTO" and options.core_alone:  # smooth dense motion: a spline alone
         ends = np.asarray(key_times)[[0, -1]]
         spline = _spline_alone(target, ends, check_times, expected, options, linear.written_bytes - 1)
-        if spline is not None and (max_keys is None or len(spline.linear.times) <= max_keys):
+        if spline is not None and (max_keys is None or spline.key_count <= max_keys):
             candidates.append(replace(spline, dense=True))
     best = min(_json_bytes(keys) for keys in candidates)
     # CUBICSLERP keys only pay off below this many: each writes its bytes and a share of the

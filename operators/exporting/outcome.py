@@ -36,6 +36,10 @@ class ChannelOutcome:
     dense: bool = False  # keys a frame or two apart: samples of a motion, key times chosen freely
     # "LINEAR" or "CUBICSPLINE": a core sampler alone was smaller (no extension); "STEP": jumps
     form: str = "CUBICSLERP"
+    # Bytes of the channel's samplers with the extension's JSON, and of the bundled exporter's
+    # per-frame sampler it replaced (with its share of the key times)
+    bytes: int = 0
+    bundled_bytes: int = 0
 
 
 @dataclass

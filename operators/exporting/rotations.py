@@ -16,6 +16,7 @@ fitted while the exporter gathered (export_fitting.HeadStart); they keep those k
 is the one predicted.
 """
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ import bpy
 import numpy as np
 
 from ...core.sampling import quaternions as quat
+from ...core.fitting import EXTENSION_JSON_BYTES, QUATERNION_BYTES, TIME_BYTES
 from ...core.fitting import AGREEMENT_DEG, ChannelKeys, ChannelTarget, ChannelTask, ExportOptions, disagreement
 from ...bundled_gltf import export_accessors as gltf
 from .fitting import ChannelFits
@@ -78,6 +80,7 @@ def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", opti
         refitted, outcome.world_error_deg, outcome.fallback_world_error_deg = hold(
             worlds, jobs, fitted, options, fits.again, pending)
     early = {added[index] for index in fits.early}  # the head start's keys, by job position
+    uses = Counter(id(sampler.input) for animation in animations for sampler in animation.samplers)
     shared: dict[int, _Inputs] = {}  # id(animation) -> _Inputs: equal key times share one accessor per animation
     for position, (job, keys) in enumerate(zip(jobs, fitted)):
         job.result.head_start = position in early and position not in refitted
@@ -85,6 +88,7 @@ def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", opti
         bundled_input = job.animation.samplers[job.channel.sampler].input
         known = shared.setdefault(id(job.animation), _Inputs())
         known.add(bundled_input, timing.written(inputs[id(bundled_input)][1]))
+        job.result.bytes, job.result.bundled_bytes = _bytes(keys), _bundled_bytes(job, uses)
         job.write(keys, options, known)
     for accessor, times in inputs.values():
         timing.fix(accessor, times)
@@ -229,6 +233,20 @@ class _Inputs:
         made = gltf.accessor(times, bounds=True)
         self.known.append((stored, made))
         return made
+
+
+def _bytes(keys):
+    """What a channel's keys write: their data, and the extension's JSON where they use it."""
+    extension = keys.linear is None and keys.fit is not None
+    return keys.written_bytes + (EXTENSION_JSON_BYTES if extension else 0)
+
+
+def _bundled_bytes(job, uses):
+    """The bundled exporter's sampler of the channel: its float values and its share of the key
+    times (an input accessor serves every sampler of the action)."""
+    sampler = job.animation.samplers[job.channel.sampler]
+    shared_times = sampler.input.count * TIME_BYTES // uses[id(sampler.input)]
+    return sampler.output.count * QUATERNION_BYTES["FLOAT"] + shared_times
 
 
 def _candidate_actions(obj, name):

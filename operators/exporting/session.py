@@ -147,6 +147,11 @@ def summary(outcome: Outcome | None) -> str:
                      f"{sum(c.keys for c in splines)} keys)")
         if stepped:
             text += f"; {len(stepped)} as STEP keys alone ({sum(c.keys for c in stepped)} keys)"
+    larger = [c for c in fitted if c.bytes > c.bundled_bytes > 0]
+    if larger:  # its motion between frames needs more keys than a key per frame
+        text += (f"; {len(larger)} write more than the bundled exporter's per-frame keys "
+                 f"({sum(c.bytes for c in larger):,} against {sum(c.bundled_bytes for c in larger):,} "
+                 "bytes): no form holds the tolerance in fewer")
     if skipped:
         text += f"; {len(skipped)} left as sampled ({skipped[0].target}: {skipped[0].skipped})"
     text += export_compaction.summary_clause(getattr(outcome, "properties", []))

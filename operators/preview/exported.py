@@ -72,8 +72,10 @@ def _record(obj: bpy.types.Object, bone: str | None, slot: str | None, motion: R
                              np.eye(4), np.zeros(4), "EXTENSION", sampler, fallback,
                              rotation_mode=motion.mode)
 
-    if keys.linear is not None:  # a dense channel written as LINEAR keys alone: both play them
-        sampler = _sampler(keys.interpolation, keys.linear.times, normalize(keys.linear.values))
+    if keys.linear is not None:  # a core sampler alone (LINEAR, STEP or CUBICSPLINE): both play it
+        values = keys.linear.values  # CUBICSPLINE tangent rows are no unit quaternions: as written
+        values = values if keys.spline else normalize(values)
+        sampler = _sampler(keys.interpolation, keys.linear.times, values)
         return record(sampler, sampler)
     written = keys.fit  # as a file stores it; played normalized, as an import reads it
     if written is None:  # skipped: nothing fitted
