@@ -133,7 +133,9 @@ def failing(folder):
 
     def broken(*args, **kwargs):
         raise ValueError("injected fit failure")
-    rotation_export.fit_cubicslerp = broken  # fails in a fitting thread
+    # fails in a fitting thread, whichever form the channel takes
+    rotation_export.fit_cubicslerp = rotation_export.fit_spline_alone = broken
+    rotation_export._spline_alone = lambda *args, **kwargs: broken()
     try:
         operator("export_scene.gltf_sqlerp")(filepath=str(path))
         outcome = "FINISHED"

@@ -42,10 +42,8 @@ QUANTIZATION_DEG = {"FLOAT": 0.0, "SHORT": 0.0035}
 SHORT_HEADROOM = 1.2
 # JSON bytes the extension adds to a channel beyond a core sampler alone, measured on the bundled
 # exporter's files (4.5): the channel's extension entry (53), the CUBICSLERP sampler (54), its
-# output accessor (82) and buffer view (48); and what another input accessor with its min/max
-# and buffer view costs (150), which a fallback at other times than the CUBICSLERP keys adds.
+# output accessor (82) and buffer view (48).
 EXTENSION_JSON_BYTES = 237
-INPUT_JSON_BYTES = 150
 # A channel whose CUBICSLERP curve needs at most this many keys may be still, or nearly a slerp
 # between its ends: LINEAR keys alone (no extension) are then tried, and written when smaller.
 FEW_KEYS = 4
@@ -149,40 +147,36 @@ def export_keys(target: Target, key_times: np.ndarray, check_times: np.ndarray, 
     if dense:
         return _dense_keys(target, key_times, check_times, expected, options, frame_times, requested,
                            max_keys)
-    fit = written_fit(target, key_times, check_times, expected, options, max_keys=max_keys)
-    keys = ChannelKeys(fit, options.precision)
     if options.fallback == "AUTO" and options.core_alone:  # a core sampler alone may be smaller
-        keys = smallest_form(keys, target, key_times, check_times, expected, options, frame_times)
+        keys = smallest_form(target, key_times, check_times, expected, options, frame_times, max_keys)
     else:
-        keys = _with_fallback(keys, check_times, options, frame_times)
-    if len(fit.times) <= FEW_KEYS:  # still, or nearly a slerp: LINEAR keys alone may be smaller
+        fit = written_fit(target, key_times, check_times, expected, options, max_keys=max_keys)
+        keys = _with_fallback(ChannelKeys(fit, options.precision), check_times, options, frame_times)
+    if keys.key_count <= FEW_KEYS:  # still, or nearly a slerp: LINEAR keys alone may be smaller
         few = _few_linear_keys(check_times, expected, options, keys.written_bytes)
         keys = few if few is not None else keys
     return keys
 
 
-def smallest_form(keys: ChannelKeys, target: Target, key_times: np.ndarray, check_times: np.ndarray,
-                  expected: np.ndarray, options: ExportOptions, frame_times: np.ndarray | None = None) -> ChannelKeys:
-    """The "AUTO" choice for CUBICSLERP ``keys`` (no fallback yet): those keys with their
-    fallback, or a CUBICSPLINE sampler alone (core.fitting.spline_alone) within the same
-    tolerance of ``expected``, whichever writes fewer bytes with its JSON. The fallback, the
-    costlier fit, is only fitted when the sampler alone writes more than the CUBICSLERP keys do
-    without it."""
-    fit = keys.fit
-    assert fit is not None, "smallest_form chooses for CUBICSLERP keys"
-    alone_budget = keys.extension_bytes + EXTENSION_JSON_BYTES + fallback_floor(len(fit.times))
-    # A fallback rarely costs more than CUBICSPLINE floats at every CUBICSLERP key.
-    budget = alone_budget + len(fit.times) * (TIME_BYTES + 3 * QUATERNION_BYTES["FLOAT"]) + INPUT_JSON_BYTES
-    spline = _spline_alone(target, key_times, check_times, expected, options, budget)
-    if spline is not None and spline.written_bytes <= alone_budget:
+def smallest_form(target: Target, key_times: np.ndarray, check_times: np.ndarray, expected: np.ndarray,
+                  options: ExportOptions, frame_times: np.ndarray | None = None,
+                  max_keys: int | None = None) -> ChannelKeys:
+    """The "AUTO" choice: a CUBICSPLINE sampler alone (core.fitting.spline_alone) where one holds
+    the tolerance within ``max_keys`` (or a key per check time), else CUBICSLERP keys with their
+    fallback.
+
+    Measured on every benchmark rig (issue 34: a1-a6, keyed and dense, 4 to 69 bones, 4 to 100
+    degrees between keys), CUBICSLERP needs at least as many keys as the sampler alone (a3: 3,850
+    against 3,490; a5: 2,177 against 1,322), 28 bytes each at best where the sampler's are 28 or
+    52, and its fallback takes a third to nine tenths as many again: fitted beside every sampler
+    that held, it never made a smaller file (a1, a2, a3, a5: the same bytes without it) and took
+    half the export's time. So it is only fitted where no sampler alone holds."""
+    limit = max_keys if max_keys is not None else max(len(check_times), 2)
+    spline = _spline_alone(target, key_times, check_times, expected, options, limit=limit)
+    if spline is not None:
         return spline
-    keys = _with_fallback(keys, check_times, options, frame_times)
-    if spline is None:
-        return keys
-    extension = keys.written_bytes + EXTENSION_JSON_BYTES
-    if keys.fallback is not None and not np.array_equal(keys.fallback[1], np.asarray(fit.times, dtype=np.float32)):
-        extension += INPUT_JSON_BYTES
-    return spline if spline.written_bytes < extension else keys
+    fit = written_fit(target, key_times, check_times, expected, options, max_keys=max_keys)
+    return _with_fallback(ChannelKeys(fit, options.precision), check_times, options, frame_times)
 
 
 def fallback_floor(keys: int) -> int:
@@ -193,10 +187,11 @@ def fallback_floor(keys: int) -> int:
     return min((keys // 2**THINNING_ROUNDS + 2) * (TIME_BYTES + 3 * short), keys * (TIME_BYTES + short))
 
 
-def _spline_alone(target, key_times, check_times, expected, options, budget_bytes):
+def _spline_alone(target, key_times, check_times, expected, options, budget_bytes=None, limit=None):
     """ChannelKeys of a CUBICSPLINE sampler alone within the tolerance from ``key_times``, or
-    None when it needs more keys than ``budget_bytes`` buy (16-bit rows: the most keys)."""
-    max_keys = max(2, budget_bytes // (TIME_BYTES + 3 * QUATERNION_BYTES["SHORT"]))
+    None when it needs more keys than ``budget_bytes`` buy (16-bit rows: the most keys) or than
+    ``limit``."""
+    max_keys = limit if budget_bytes is None else max(2, budget_bytes // (TIME_BYTES + 3 * QUATERNION_BYTES["SHORT"]))
     try:
         spline, written = fit_spline_alone(target, key_times, check_times, expected,
                                            options.tolerance_deg * FIT_MARGIN, options.precision, max_keys)
@@ -278,8 +273,16 @@ def _dense_keys(target, key_times, check_times, expected, options, frame_times, 
     if options.fallback == "AUTO" and options.core_alone:  # smooth dense motion: a spline alone
         ends = np.asarray(key_times)[[0, -1]]
         spline = _spline_alone(target, ends, check_times, expected, options, linear.written_bytes - 1)
+        if spline is None or spline.key_count > len(key_times):
+            # Keys that are knots of the curve (Bezier through every sample): a spline from
+            # them (thinned), where even pieces from the ends missed them (measured: 64 keys
+            # for 49 frames of rough turns, 3,328 bytes; from the knots 2,548 or fewer).
+            spline = _spline_alone(target, key_times, check_times, expected, options, linear.written_bytes - 1)
         if spline is not None and (max_keys is None or spline.key_count <= max_keys):
             candidates.append(replace(spline, dense=True))
+        # CUBICSLERP needs at least the sampler's keys (smallest_form): where those cost more
+        # than the LINEAR keys' bytes (no spline within them), its keys would too.
+        return min(candidates, key=_json_bytes)
     best = min(_json_bytes(keys) for keys in candidates)
     # CUBICSLERP keys only pay off below this many: each writes its bytes and a share of the
     # fewest a fallback writes (fallback_floor: at least 3.5 bytes a key).
