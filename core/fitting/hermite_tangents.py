@@ -35,8 +35,16 @@ def hermite_rows(curve: HasEvaluate, times: np.ndarray, values: np.ndarray) -> n
 
 
 def _hermite_tangents(fit, times, values):
-    """Per segment, the Hermite tangents (h b_k, h a_{k+1} divided back by h) minimizing the part
-    of p(t_j) perpendicular to the curve's q_j at PROBES interior parameters.
+    """Per segment between consecutive ``times``: segment_tangents."""
+    return segment_tangents(fit, times[:-1], times[1:], values[:-1], values[1:])
+
+
+def segment_tangents(curve: HasEvaluate, starts: np.ndarray, ends: np.ndarray, first: np.ndarray,
+                     last: np.ndarray, reweights: int = REWEIGHTS) -> tuple[np.ndarray, np.ndarray]:
+    """(out-tangents b_k, in-tangents a_k+1), (S, 4) per second, of S segments from ``starts`` to
+    ``ends`` between sign-continuous values ``first`` and ``last``: the Hermite tangents
+    (h b_k, h a_{k+1} divided back by h) minimizing the part of p(t_j) perpendicular to the
+    curve's q_j at PROBES interior parameters.
 
     p(t) = c(t) + h10(t) m0 + h11(t) m1 with c the value terms and m0 = h b_k, m1 = h a_{k+1}, so
     P_j p(t_j) (P_j = I - q_j q_j^T, sign-free) is linear in (m0, m1): an 8x8 normal system per
@@ -46,14 +54,14 @@ def _hermite_tangents(fit, times, values):
     t = np.arange(1, PROBES + 1) / (PROBES + 1)
     basis = np.stack([t**3 - 2 * t**2 + t, t**3 - t**2], axis=1)          # h10, h11: (M, 2)
     h00, h01 = 2 * t**3 - 3 * t**2 + 1, -2 * t**3 + 3 * t**2
-    durations = np.diff(times)
-    probe_times = (times[:-1, None] + durations[:, None] * t).reshape(-1)
-    q = fit.evaluate(probe_times).reshape(len(durations), PROBES, 4)
-    c = h00[:, None] * values[:-1, None] + h01[:, None] * values[1:, None]  # (S, M, 4)
+    durations = np.asarray(ends, dtype=np.float64) - starts
+    probe_times = (starts[:, None] + durations[:, None] * t).reshape(-1)
+    q = curve.evaluate(probe_times).reshape(len(durations), PROBES, 4)
+    c = h00[:, None] * first[:, None] + h01[:, None] * last[:, None]  # (S, M, 4)
     c_perp = _perpendicular(q, c)
     weights, lawson = np.ones(q.shape[:2]), np.ones(q.shape[:2])
     best, best_error = np.empty(0), np.empty(0)  # set in round 0
-    for round_ in range(REWEIGHTS + 1):
+    for round_ in range(reweights + 1):
         m = _solve_tangents(q, c_perp, basis, weights)
         p = c + np.einsum("mk,ski->smi", basis, m)
         norm2 = np.einsum("smi,smi->sm", p, p)

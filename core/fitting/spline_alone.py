@@ -8,10 +8,11 @@ about as many keys as CUBICSLERP (normalized Hermite arcs follow slow turns abou
 squad), 16-bit values where its tangents (per second) lie in [-1, 1], floats where the rotation
 turns faster than about two radians a second.
 
-The keys start at the CUBICSLERP fit's times (which hold the tolerance with squad); each round,
-every segment still over the tolerance is split at its middle (a cubic's error falls with the
-fourth power of its length), and its tangents are fitted again. Segments are independent in
-CUBICSPLINE (a key's in- and out-tangents are its own values), so a split changes nothing else.
+The keys start at the given times (the animator's keys, or a dense range's ends); each round,
+every segment still over the tolerance is cut into even pieces, as many as its error says a
+cubic needs, and only those pieces are fitted (segments are independent in CUBICSPLINE: a key's
+in- and out-tangents are its own values, so a split changes nothing else). Then every other key
+is dropped where the segment merged over it, with tangents of its own, still holds.
 """
 
 from dataclasses import dataclass
@@ -20,9 +21,8 @@ from typing import Callable
 import numpy as np
 
 from ..gltf import as_stored
-from ..sampling import Evaluator
 from ..sampling import quaternions as quat
-from .hermite_tangents import hermite_rows
+from .hermite_tangents import segment_tangents
 from .linear_reduction import LinearKeys
 
 # Rounds of splits: a segment is cut in two at least each round, so 12 rounds reach 1/4096 of it.
@@ -30,13 +30,17 @@ MAX_ROUNDS = 12
 # A segment over the tolerance is cut into SPLIT_MARGIN x (error / tolerance)^(1/4) even pieces:
 # the error of a cubic falls with the fourth power of its length, and is not the same everywhere.
 SPLIT_MARGIN = 1.0
-# Rounds of _thinned: each may drop every other inner key.
+# Rounds of thinning: each may drop every other inner key.
 THINNING_ROUNDS = 2
+# Lawson rounds of the tangent fit (hermite_tangents.REWEIGHTS: 3 for fallbacks): measured on the
+# benchmark rigs, 2 wrote the smallest files (a3 244,160 B against 247,296 with 3 and 252,080
+# with 1; a5 112,624 against 113,092 and 113,560), a few per cent faster than 3.
+REWEIGHTS = 2
 
 
 @dataclass
 class _Motion:
-    """What hermite_tangents.hermite_rows fits to: the motion, unit quaternions at any seconds."""
+    """What hermite_tangents.segment_tangents fits to: the motion, unit quaternions at any seconds."""
     target: Callable[[np.ndarray], np.ndarray]
 
     def evaluate(self, times: np.ndarray) -> np.ndarray:
@@ -53,62 +57,123 @@ def fit_spline_alone(target: Callable[[np.ndarray], np.ndarray], key_times: np.n
     [-1, 1] (else floats). ``keys.values`` holds the (3n, 4) interleaved rows a_i, v_i, b_i.
     ValueError as soon as it needs more than ``max_keys`` keys."""
     times = as_stored(np.unique(np.asarray(key_times, dtype=np.float64)), "FLOAT")
-    fit = _Fit(_Motion(target), check_times, quat.normalize(expected), quat.chord2_limit(tolerance_deg), precision)
+    if len(times) > max_keys:
+        raise ValueError(f"CUBICSPLINE keys within {tolerance_deg:g} deg need more than {max_keys} keys")
+    spline = _Spline(_Motion(target), np.asarray(check_times, dtype=np.float64), quat.normalize(expected),
+                     quat.chord2_limit(tolerance_deg), precision, times)
     for _ in range(MAX_ROUNDS):
-        if len(times) > max_keys:
-            raise ValueError(f"CUBICSPLINE keys within {tolerance_deg:g} deg need more than {max_keys} keys")
-        stored, written, worst = fit(times)
-        over = worst > fit.limit
+        over = spline.worst > spline.limit
         if not over.any():
-            return _thinned(fit, times, stored, written, worst)
-        times = np.unique(np.concatenate([times, _splits(times, over, worst[over] / fit.limit)]))
+            spline.thin()
+            return LinearKeys(spline.times, spline.stored(), spline.error_deg()), spline.written
+        spline.split(over)
+        if len(spline.times) > max_keys:
+            raise ValueError(f"CUBICSPLINE keys within {tolerance_deg:g} deg need more than {max_keys} keys")
     raise ValueError(f"CUBICSPLINE keys do not hold {tolerance_deg:g} deg after {MAX_ROUNDS} rounds")
 
 
-@dataclass
-class _Fit:
-    """The sampler at given key times: its rows as written and each segment's worst squared chord
-    to the motion at the check times."""
-    motion: _Motion
-    check_times: np.ndarray
-    expected: np.ndarray
-    limit: float
-    precision: str
+class _Spline:
+    """Keys, their sign-continuous values, and per segment k its out-tangent b_k (``out``), the
+    in-tangent a_k+1 of its end (``into``) and its worst squared chord to the motion at the check
+    times inside it (``worst``), as the file stores them (``written``)."""
 
-    def __call__(self, times: np.ndarray) -> tuple[np.ndarray, str, np.ndarray]:
-        rows = hermite_rows(self.motion, times, quat.make_continuous(self.motion.evaluate(times)))
-        written = "SHORT" if self.precision == "SHORT" and np.abs(rows).max() <= 1.0 else "FLOAT"
-        stored = as_stored(rows, written)
-        played = Evaluator("CUBICSPLINE", times, stored, rotation=True)(self.check_times)
-        chords = quat.chord2(played, self.expected)
-        segment = np.clip(np.searchsorted(times, self.check_times, side="right") - 1, 0, len(times) - 2)
-        worst = np.zeros(len(times) - 1)
-        np.maximum.at(worst, segment, chords)
-        return stored, written, worst
+    def __init__(self, motion: _Motion, check: np.ndarray, expected: np.ndarray, limit: float,
+                 precision: str, times: np.ndarray):
+        self.motion, self.check, self.expected, self.limit = motion, check, expected, limit
+        self.precision, self.written = precision, precision
+        self.times = times
+        self.values = quat.make_continuous(motion.evaluate(times))
+        segments = len(times) - 1
+        self.out, self.into, self.worst = np.zeros((segments, 4)), np.zeros((segments, 4)), np.zeros(segments)
+        self._fit(np.arange(segments))
 
+    def stored(self) -> np.ndarray:
+        """(3n, 4) interleaved rows as written: a_i, v_i, b_i; the first a and last b zeros."""
+        a = np.concatenate([np.zeros((1, 4)), self.into])
+        b = np.concatenate([self.out, np.zeros((1, 4))])
+        return as_stored(np.stack([a, self.values, b], axis=1).reshape(-1, 4), self.written)
 
-def _thinned(fit: _Fit, times: np.ndarray, stored: np.ndarray, written: str,
-             worst: np.ndarray) -> tuple[LinearKeys, str]:
-    """The keys that hold, fewer: THINNING_ROUNDS times, every other inner key is dropped where
-    the segment merged over it, with tangents of its own, still holds (segments are independent:
-    the others keep theirs). Splits start from the animator's keys, and a cubic's error grows with
-    the fourth power of its length: many of those keys are not needed (Blender's smooth handles)."""
-    for _ in range(THINNING_ROUNDS):
-        drop = np.arange(1, len(times) - 1, 2)
-        if not len(drop):
-            break
-        trial = np.delete(times, drop)
-        _, _, merged = fit(trial)
-        dropped = drop[merged[np.searchsorted(trial, times[drop], side="right") - 1] <= fit.limit]
-        if not len(dropped):
-            break
-        thinner = np.delete(times, dropped)
-        again = fit(thinner)
-        if again[2].max() > fit.limit:  # the precision changed with the merged tangents
-            break
-        times, (stored, written, worst) = thinner, again
-    error = float(quat.chord2_to_degrees(worst.max(initial=0.0)))
-    return LinearKeys(times, stored, error), written
+    def error_deg(self) -> float:
+        return float(quat.chord2_to_degrees(self.worst.max(initial=0.0)))
+
+    def _fit(self, segments: np.ndarray) -> None:
+        """Tangents and errors of ``segments`` (indices), anew; every error again where the
+        written precision changes with them."""
+        if not len(segments):
+            return
+        t, v = self.times, self.values
+        self.out[segments], self.into[segments] = segment_tangents(
+            self.motion, t[segments], t[segments + 1], v[segments], v[segments + 1], REWEIGHTS)
+        written = self._written()
+        if written != self.written:
+            self.written, segments = written, np.arange(len(self.worst))
+        self.worst[segments] = self._errors(t[segments], t[segments + 1], v[segments], v[segments + 1],
+                                            self.out[segments], self.into[segments])
+
+    def _written(self) -> str:
+        rows = max(np.abs(self.out).max(initial=0.0), np.abs(self.into).max(initial=0.0))
+        return "SHORT" if self.precision == "SHORT" and rows <= 1.0 else "FLOAT"
+
+    def _errors(self, starts, ends, first, last, out, into) -> np.ndarray:
+        """Worst squared chord per segment between the spec's CUBICSPLINE (the rows as written)
+        and the motion at the check times from each start to its end."""
+        low = np.searchsorted(self.check, starts, side="left")
+        counts = np.searchsorted(self.check, ends, side="right") - low
+        owner = np.repeat(np.arange(len(starts)), counts)
+        index = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(low, counts)
+        store = lambda x: as_stored(x, self.written)  # noqa: E731
+        h = (ends - starts)[owner, None]
+        s = (self.check[index, None] - starts[owner, None]) / h
+        s2, s3 = s * s, s * s * s
+        p = ((2 * s3 - 3 * s2 + 1) * store(first)[owner] + (s3 - 2 * s2 + s) * h * store(out)[owner]
+             + (-2 * s3 + 3 * s2) * store(last)[owner] + (s3 - s2) * h * store(into)[owner])
+        chords = quat.chord2(quat.normalize(p), self.expected[index])
+        worst = np.zeros(len(starts))
+        np.maximum.at(worst, owner, chords)
+        return worst
+
+    def split(self, over: np.ndarray) -> None:
+        """Every segment in ``over`` cut into even pieces (_splits), the pieces fitted."""
+        old_times, keep = self.times, ~over
+        times = np.unique(np.concatenate([old_times, _splits(old_times, over, self.worst[over] / self.limit)]))
+        values = self.motion.evaluate(times)
+        at = np.searchsorted(times, old_times)
+        values[at] = self.values  # the old keys keep their values; new ones join their sign
+        values = quat.make_continuous(values)
+        flip = np.where(np.einsum("ij,ij->i", values[at], self.values) < 0.0, -1.0, 1.0)
+        segments = len(times) - 1
+        out, into, worst = np.zeros((segments, 4)), np.zeros((segments, 4)), np.zeros(segments)
+        kept = at[:-1][keep]  # an unsplit segment starts at its old key, still followed by its end
+        out[kept], into[kept] = self.out[keep] * flip[:-1][keep, None], self.into[keep] * flip[:-1][keep, None]
+        worst[kept] = self.worst[keep]
+        self.times, self.values, self.out, self.into, self.worst = times, values, out, into, worst
+        fresh = np.ones(segments, dtype=bool)
+        fresh[kept] = False
+        self._fit(np.flatnonzero(fresh))
+
+    def thin(self) -> None:
+        """THINNING_ROUNDS times, every other inner key dropped where the segment merged over it,
+        with tangents of its own, still holds (the others keep theirs). Splits start from the
+        animator's keys, and a cubic's error grows with the fourth power of its length: many of
+        those keys are not needed (Blender's smooth handles)."""
+        for _ in range(THINNING_ROUNDS):
+            drop = np.arange(1, len(self.times) - 1, 2)
+            if not len(drop):
+                return
+            t, v = self.times, self.values
+            out, into = segment_tangents(self.motion, t[drop - 1], t[drop + 1], v[drop - 1], v[drop + 1],
+                                         REWEIGHTS)
+            if max(np.abs(out).max(), np.abs(into).max()) > 1.0 and self.written == "SHORT":
+                out, into = out[:0], into[:0]  # merged tangents beyond 16 bits: none merged
+                drop = drop[:0]
+            worst = self._errors(t[drop - 1], t[drop + 1], v[drop - 1], v[drop + 1], out, into)
+            merged = worst <= self.limit
+            if not merged.any():
+                return
+            gone = drop[merged]
+            self.out[gone - 1], self.into[gone - 1], self.worst[gone - 1] = out[merged], into[merged], worst[merged]
+            self.times, self.values = np.delete(t, gone), np.delete(v, gone, axis=0)
+            self.out, self.into, self.worst = (np.delete(x, gone, axis=0) for x in (self.out, self.into, self.worst))
 
 
 def _splits(times: np.ndarray, over: np.ndarray, ratio: np.ndarray) -> np.ndarray:

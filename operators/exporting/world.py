@@ -85,6 +85,7 @@ class AnimationWorld:
         step = 1.0 / (SAMPLES_PER_FRAME * rate)
         self.grid = np.append(np.arange(min(starts), max(ends), step), max(ends))
         self.played, self.above, self.here = {}, {}, {}  # see ``start`` and ``level``
+        self.exact: dict[int, np.ndarray] = {}  # node -> its channel's exact local rotations on the grid
         self.measure_fallback = False
         animated = np.zeros(len(self.nodes), dtype=bool)
         animated[list(self.job_at)] = True
@@ -145,7 +146,10 @@ class AnimationWorld:
         if depth >= len(self.levels):
             return None
         self.above = self.here  # the level up: every parent of this level's nodes
-        self.here = {n: self._compose(n) for n in self.levels[depth]}
+        # Nodes not fitted yet are composed once fitted (settle): what they hold until then is moot.
+        waiting = {n for n in self.levels[depth] if n in self.job_at and self.parents[n] >= 0
+                   and pending(self.positions[self.job_at[n]])}
+        self.here = {n: self._compose(n) for n in self.levels[depth] if n not in waiting}
         again = []
         for n in self.levels[depth]:
             j, parent = self.job_at.get(n), self.parents[n]
@@ -195,7 +199,12 @@ class AnimationWorld:
         """The _World of node ``n`` from its parent's (one level up) and its own local rotations."""
         node, seconds = self.nodes[n], self.grid
         entry = self.played.get(id(node))
-        exact = self._task_exact(entry[0], seconds) if entry else self._fixed(node, seconds)
+        if entry:  # the motion itself, the same in every pass
+            exact = self.exact.get(n)
+            if exact is None:
+                exact = self.exact[n] = self._task_exact(entry[0], seconds)
+        else:
+            exact = self._fixed(node, seconds)
         written = self._written_local(node, seconds, 1)
         fallback = self._written_local(node, seconds, 2) if self.measure_fallback else None
         parent = self.above.get(self.parents[n])
