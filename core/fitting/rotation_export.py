@@ -187,11 +187,12 @@ def fallback_floor(keys: int) -> int:
     return min((keys // 2**THINNING_ROUNDS + 2) * (TIME_BYTES + 3 * short), keys * (TIME_BYTES + short))
 
 
-def _spline_alone(target, key_times, check_times, expected, options, budget_bytes=None, limit=None):
+def _spline_alone(target, key_times, check_times, expected, options, budget_bytes=None, limit=2):
     """ChannelKeys of a CUBICSPLINE sampler alone within the tolerance from ``key_times``, or
-    None when it needs more keys than ``budget_bytes`` buy (16-bit rows: the most keys) or than
-    ``limit``."""
-    max_keys = limit if budget_bytes is None else max(2, budget_bytes // (TIME_BYTES + 3 * QUATERNION_BYTES["SHORT"]))
+    None when it needs more keys than ``budget_bytes`` buy (16-bit rows: the most keys) or, without
+    a budget, than ``limit``."""
+    per_key = TIME_BYTES + 3 * QUATERNION_BYTES["SHORT"]
+    max_keys = int(limit) if budget_bytes is None else max(2, budget_bytes // per_key)
     try:
         spline, written = fit_spline_alone(target, key_times, check_times, expected,
                                            options.tolerance_deg * FIT_MARGIN, options.precision, max_keys)

@@ -151,7 +151,7 @@ def summary(outcome: Outcome | None) -> str:
     if larger:  # its motion between frames needs more keys than a key per frame
         text += (f"; {len(larger)} write more than the bundled exporter's per-frame keys "
                  f"({sum(c.bytes for c in larger):,} against {sum(c.bundled_bytes for c in larger):,} "
-                 "bytes): no form holds the tolerance in fewer")
+                 "bytes): no form every viewer plays holds the tolerance in fewer")
     if skipped:
         text += f"; {len(skipped)} left as sampled ({skipped[0].target}: {skipped[0].skipped})"
     text += export_compaction.summary_clause(getattr(outcome, "properties", []))

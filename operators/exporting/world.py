@@ -120,8 +120,10 @@ class AnimationWorld:
         node = id(self.jobs[j].channel.target.node)
         self.played.pop(node, None)
         if not keys.skipped:
-            self.played[node] = (self.jobs[j].task, _written(keys, False),
-                                 _written(keys, True) if self.measure_fallback else None)
+            written = _written(keys, False)
+            # A core sampler alone is its own fallback: the same player, evaluated once (_compose)
+            fallback = written if keys.linear is not None else _written(keys, True)
+            self.played[node] = (self.jobs[j].task, written, fallback if self.measure_fallback else None)
 
     def under_animated(self) -> list[int]:
         """Indices of the jobs whose node has an animated node above it: the pass down the tree
@@ -206,11 +208,17 @@ class AnimationWorld:
         else:
             exact = self._fixed(node, seconds)
         written = self._written_local(node, seconds, 1)
-        fallback = self._written_local(node, seconds, 2) if self.measure_fallback else None
+        fallback = None
+        if self.measure_fallback:
+            same = entry is not None and entry[1] is not None and entry[2] is entry[1]
+            fallback = written if same else self._written_local(node, seconds, 2)
         parent = self.above.get(self.parents[n])
         if parent is None:
             return _World(exact, written, fallback)
-        return _World(quat.multiply(parent.exact, exact), quat.multiply(parent.written, written),
+        composed = quat.multiply(parent.written, written)
+        if fallback is not None and fallback is written and parent.fallback is parent.written:
+            return _World(quat.multiply(parent.exact, exact), composed, composed)  # no fallback apart
+        return _World(quat.multiply(parent.exact, exact), composed,
                       None if fallback is None else quat.multiply(parent.fallback, fallback))
 
     def _correction(self, task, written, exact):
