@@ -60,7 +60,7 @@ def prepare(options: ExportOptions | None) -> None:
     head = HeadStart(pool)
     _head.append(head)
     scene = current_scene()
-    for key, task in predicted_tasks(scene, scene.render.fps / scene.render.fps_base):
+    for key, task in predicted_tasks(scene, scene.render.fps / scene.render.fps_base, options.world_space):
         head.submit(key, task)
 
 

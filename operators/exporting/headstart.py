@@ -34,15 +34,23 @@ _IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 TaskKey = tuple[str, str | None, str]
 
 
-def predicted_tasks(scene: bpy.types.Scene, rate: float) -> list[tuple[TaskKey, ChannelTask]]:
+def predicted_tasks(scene: bpy.types.Scene, rate: float,
+                    world_space: bool = False) -> list[tuple[TaskKey, ChannelTask]]:
     """((object name, bone name or None, action name), ChannelTask without samples) for every
-    rotation channel the scene's objects play, at ``rate`` frames per second."""
+    rotation channel the scene's objects play, at ``rate`` frames per second. ``world_space``:
+    only those with no rotated bone or animated object above them; the others are fitted on the
+    way down the tree, to their corrections (export_world), and a head start's keys would be lost."""
     tasks: list[tuple[TaskKey, ChannelTask]] = []
     for obj in scene.objects:
+        if world_space and _animated_above(obj):
+            continue
         for action in played_actions(obj):
             curves = action_curves(action, obj)
             paths = {fcurve.data_path for fcurve in curves} if curves is not None else set()
-            for bone in _rotated(obj, paths):
+            rotated = list(_rotated(obj, paths))
+            if world_space:
+                rotated = _topmost(obj, rotated)
+            for bone in rotated:
                 task = _predicted_task(obj, bone, action, rate)
                 if task is not None:
                     tasks.append(((obj.name, bone, action.name), task))
@@ -118,6 +126,33 @@ def _predicted_task(obj, bone, action, rate):
     if end <= start:
         return None
     return ChannelTask(target, start, end, stored_keys(action, obj, bone, target))
+
+
+def _animated_above(obj: bpy.types.Object) -> bool:
+    """Whether an object above ``obj`` has animation data (it may move it)."""
+    parent = obj.parent
+    while parent is not None:
+        if parent.animation_data is not None:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _topmost(obj: bpy.types.Object, rotated: list[str | None]) -> list[str | None]:
+    """Of ``rotated`` (bone names, None for the object), those with no rotated bone or object above."""
+    if None in rotated:  # the object turns: every bone is under it
+        return [None]
+    keyed = set(rotated)
+    bones = cast(bpy.types.Armature, obj.data).bones if obj.type == 'ARMATURE' else None
+    topmost: list[str | None] = []
+    for name in rotated:
+        bone = bones.get(name) if bones is not None and name is not None else None
+        parent = bone.parent if bone is not None else None
+        while parent is not None and parent.name not in keyed:
+            parent = parent.parent
+        if parent is None:
+            topmost.append(name)
+    return topmost
 
 
 def _rotated(obj: bpy.types.Object, paths: set[str]) -> Iterator[str | None]:
