@@ -6,7 +6,7 @@ then normalized) and rotations built by hand from an axis and an angle."""
 import numpy as np
 import pytest
 
-from gltf_sqlerp.core.fitting.rotation_export import ExportOptions, export_keys
+from gltf_sqlerp.core.fitting.rotation_export import EXTENSION_JSON_BYTES, ExportOptions, export_keys
 from gltf_sqlerp.core.fitting.spline_alone import fit_spline_alone
 
 
@@ -92,6 +92,27 @@ def test_the_default_fallback_writes_the_smaller_form_with_its_json():
     assert alone.spline and alone.interpolation == "CUBICSPLINE" and alone.fit is None
     assert alone.linear is not None
     assert kept.fit is not None and kept.linear is None
-    assert alone.written_bytes < kept.written_bytes
+    # with the JSON the extension adds (its sampler, output accessor and view, the channel's entry)
+    assert alone.written_bytes < kept.written_bytes + EXTENSION_JSON_BYTES
     played = spec_cubicspline(alone.linear.times.astype(np.float64), alone.linear.values, check)
     assert angles_deg(played, target(check)).max() <= 0.01
+
+
+def test_a_coarse_fit_keeps_its_hermite_paths_away_from_the_origin():
+    """At a coarse tolerance (1.5 degrees: few keys, long segments) every segment's Hermite path,
+    worked out here from the rows as written, stays at norm 0.5 or more, where a float32 player's
+    normalization keeps its precision (three.js drifted 1.3e-4 from the core where it came near
+    the origin), and no segment turns more than 60 degrees."""
+    def target(seconds):
+        return wandering(seconds, 6.0)
+    check = np.linspace(0.0, 4.0, 769)
+    keys, _ = fit_spline_alone(target, np.linspace(0.0, 4.0, 3), check, target(check), 1.5, "FLOAT", 500)
+    times, rows = keys.times.astype(np.float64), keys.values.reshape(-1, 3, 4)
+    s = np.linspace(0.0, 1.0, 101)[:, None, None]
+    h = np.diff(times)[None, :, None]
+    p = ((2 * s**3 - 3 * s**2 + 1) * rows[:-1, 1] + (s**3 - 2 * s**2 + s) * h * rows[:-1, 2]
+         + (-2 * s**3 + 3 * s**2) * rows[1:, 1] + (s**3 - s**2) * h * rows[1:, 0])
+    assert np.linalg.norm(p, axis=-1).min() >= 0.45
+    assert angles_deg(rows[:-1, 1], rows[1:, 1]).max() <= 60.0 + 1e-6
+    played = spec_cubicspline(times, keys.values, check)
+    assert angles_deg(played, target(check)).max() <= 1.5

@@ -40,10 +40,10 @@ QUANTIZATION_DEG = {"FLOAT": 0.0, "SHORT": 0.0035}
 # the keys a 16-bit fit needs to aim under the rounding outnumber the bytes it saves (a cubic
 # curve's keys grow as aim^-1/4 and 16-bit halves 48 of a key's 52 bytes: break-even near 1.1x).
 SHORT_HEADROOM = 1.2
-# JSON bytes the extension adds to a channel beyond a core sampler alone, measured on the bundled
-# exporter's files (4.5): the channel's extension entry (53), the CUBICSLERP sampler (54), its
-# output accessor (82) and buffer view (48).
-EXTENSION_JSON_BYTES = 237
+# JSON bytes the extension adds to a channel beyond a core sampler alone, measured on the files
+# (4.5): the channel's extension entry (53), the CUBICSLERP sampler (54), its output accessor (82)
+# and its "byteOffset" in the one buffer view of animation data (17; bundled_gltf.export_views).
+EXTENSION_JSON_BYTES = 206
 # A channel whose CUBICSLERP curve needs at most this many keys may be still, or nearly a slerp
 # between its ends: LINEAR keys alone (no extension) are then tried, and written when smaller.
 FEW_KEYS = 4

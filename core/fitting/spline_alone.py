@@ -32,6 +32,13 @@ MAX_ROUNDS = 12
 SPLIT_MARGIN = 1.0
 # Rounds of thinning: each may drop every other inner key.
 THINNING_ROUNDS = 2
+# A segment turns at most this much (fallback_fit.MAX_MERGED_TURN_DEG's reason): over a longer
+# turn the Hermite path in 4D passes near the origin, where normalizing it swings the rotation
+# between the check times and a float32 player (three.js) parts from a float64 one.
+MAX_TURN_DEG = 60.0
+# The least norm of a segment's Hermite path before its tangents lose their parts along the
+# values (_tangents): a float32 player normalizes a short vector with a large relative error.
+MIN_NORM = 0.5
 # Lawson rounds of the tangent fit (hermite_tangents.REWEIGHTS: 3 for fallbacks): measured on the
 # benchmark rigs, 2 wrote the smallest files (a3 244,160 B against 247,296 with 3 and 252,080
 # with 1; a5 112,624 against 113,092 and 113,560), a few per cent faster than 3.
@@ -62,7 +69,7 @@ def fit_spline_alone(target: Callable[[np.ndarray], np.ndarray], key_times: np.n
     spline = _Spline(_Motion(target), np.asarray(check_times, dtype=np.float64), quat.normalize(expected),
                      quat.chord2_limit(tolerance_deg), precision, times)
     for _ in range(MAX_ROUNDS):
-        over = spline.worst > spline.limit
+        over = (spline.worst > spline.limit) | _long(spline.values[:-1], spline.values[1:])
         if not over.any():
             spline.thin()
             return LinearKeys(spline.times, spline.stored(), spline.error_deg()), spline.written
@@ -102,8 +109,8 @@ class _Spline:
         if not len(segments):
             return
         t, v = self.times, self.values
-        self.out[segments], self.into[segments] = segment_tangents(
-            self.motion, t[segments], t[segments + 1], v[segments], v[segments + 1], REWEIGHTS)
+        self.out[segments], self.into[segments] = _tangents(self.motion, t[segments], t[segments + 1],
+                                                             v[segments], v[segments + 1])
         written = self._written()
         if written != self.written:
             self.written, segments = written, np.arange(len(self.worst))
@@ -161,13 +168,12 @@ class _Spline:
             if not len(drop):
                 return
             t, v = self.times, self.values
-            out, into = segment_tangents(self.motion, t[drop - 1], t[drop + 1], v[drop - 1], v[drop + 1],
-                                         REWEIGHTS)
+            out, into = _tangents(self.motion, t[drop - 1], t[drop + 1], v[drop - 1], v[drop + 1])
             if max(np.abs(out).max(), np.abs(into).max()) > 1.0 and self.written == "SHORT":
                 out, into = out[:0], into[:0]  # merged tangents beyond 16 bits: none merged
                 drop = drop[:0]
             worst = self._errors(t[drop - 1], t[drop + 1], v[drop - 1], v[drop + 1], out, into)
-            merged = worst <= self.limit
+            merged = (worst <= self.limit) & ~_long(v[drop - 1], v[drop + 1])
             if not merged.any():
                 return
             gone = drop[merged]
@@ -176,11 +182,35 @@ class _Spline:
             self.out, self.into, self.worst = (np.delete(x, gone, axis=0) for x in (self.out, self.into, self.worst))
 
 
+def _tangents(motion: _Motion, starts: np.ndarray, ends: np.ndarray, first: np.ndarray,
+              last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """hermite_tangents.segment_tangents; in a segment whose Hermite path comes nearer the origin
+    than MIN_NORM, without their parts along their keys' values. A unit curve's tangent is
+    perpendicular to it; the fit leaves the part along it nearly free (the normalized path barely
+    turns with it), which pays off at fine tolerances (the (a1) rig: 170 keys, 328 without it) but
+    on coarse fits grew to 23 times the value and took the path near the origin, where a float32
+    player (three.js) drifted 1.3e-4 from a float64 one."""
+    out, into = segment_tangents(motion, starts, ends, first, last, REWEIGHTS)
+    s = np.linspace(0.0, 1.0, 11)[1:-1, None, None]
+    h = (ends - starts)[None, :, None]
+    p = ((2 * s**3 - 3 * s**2 + 1) * first + (s**3 - 2 * s**2 + s) * h * out
+         + (-2 * s**3 + 3 * s**2) * last + (s**3 - s**2) * h * into)
+    low = np.sqrt(np.einsum("ksi,ksi->ks", p, p)).min(axis=0) < MIN_NORM
+    out[low] -= np.einsum("ij,ij->i", out[low], first[low])[:, None] * first[low]
+    into[low] -= np.einsum("ij,ij->i", into[low], last[low])[:, None] * last[low]
+    return out, into
+
+
+def _long(first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """Whether each segment between sign-continuous keys turns more than MAX_TURN_DEG."""
+    return np.einsum("ij,ij->i", first, last) < np.cos(np.radians(MAX_TURN_DEG) / 2.0)
+
+
 def _splits(times: np.ndarray, over: np.ndarray, ratio: np.ndarray) -> np.ndarray:
     """float32 times cutting each segment in ``over`` into even pieces: as many as its error
     (``ratio``: squared chords over the limit's, so the angle ratio squared) says a cubic needs,
     whose error falls with the fourth power of a piece's length, at least two."""
-    pieces = np.maximum(np.ceil(SPLIT_MARGIN * ratio ** (1.0 / 8.0)), 2).astype(np.intp)
+    pieces = np.maximum(np.ceil(SPLIT_MARGIN * np.maximum(ratio, 0.0) ** (1.0 / 8.0)), 2).astype(np.intp)
     start = np.repeat(times[:-1][over], pieces - 1)
     length = np.repeat(np.diff(times)[over], pieces - 1)
     rank = np.arange(len(start)) - np.repeat(np.cumsum(pieces - 1) - (pieces - 1), pieces - 1) + 1
