@@ -205,19 +205,26 @@ def tree_bones(spine=12, tail=8, fingers=5):
     return bones
 
 
+def _armature_of(name: str, layout, roll: float, period: int) -> bpy.types.Object:
+    """An armature object of the bones in ``layout`` ((name, parent, head, tail), parents first),
+    bone i rolled ``roll`` x (i % ``period``), back in object mode."""
+    rig, data = _armature_in_edit_mode(name)
+    for i, (bone_name, parent, head, tail) in enumerate(layout):
+        bone = data.edit_bones.new(bone_name)
+        bone.head, bone.tail, bone.roll = head, tail, roll * (i % period)
+        bone.parent = data.edit_bones[parent] if parent else None
+    bpy.ops.object.mode_set(mode='OBJECT')
+    return rig
+
+
 def build_tree(keys: int = 30, max_turn_deg: float = 30.0, gaps: tuple[int, int] = (6, 10), first_frame: int = 1,
                seed: int = 11, modes=MODES) -> bpy.types.Object:
     """A 69-bone character tree (tree_bones: depth 19) keyed as an animator keys it: Bezier keys
     every ``gaps`` frames on every bone, every rotation mode in turn. Returns the armature object."""
     rng = np.random.default_rng(seed)
     scene = _scene()
-    rig, data = _armature_in_edit_mode("TreeRig")
     layout = tree_bones()
-    for i, (name, parent, head, tail) in enumerate(layout):
-        bone = data.edit_bones.new(name)
-        bone.head, bone.tail, bone.roll = head, tail, 0.2 * (i % 7)
-        bone.parent = data.edit_bones[parent] if parent else None
-    bpy.ops.object.mode_set(mode='OBJECT')
+    rig = _armature_of("TreeRig", layout, 0.2, 7)
     _, curves = _new_action(rig, "TreeRigAction")
     assert rig.pose is not None, "an armature object has a pose"
     last = first_frame
@@ -323,13 +330,8 @@ def build_bone_meshes(dense: bool = True, keys: int = 16, gaps: tuple[int, int] 
     Returns the armature object."""
     rng = np.random.default_rng(seed)
     scene = _scene()
-    rig, data = _armature_in_edit_mode("Character")
     layout = character_bones()
-    for i, (name, parent, head, tail) in enumerate(layout):
-        bone = data.edit_bones.new(name)
-        bone.head, bone.tail, bone.roll = head, tail, 0.15 * (i % 5)
-        bone.parent = data.edit_bones[parent] if parent else None
-    bpy.ops.object.mode_set(mode='OBJECT')
+    rig = _armature_of("Character", layout, 0.15, 5)
     rig.rotation_euler, rig.scale = (np.pi / 2, 0.0, 0.0), (0.01, 0.01, 0.01)
     _, curves = _new_action(rig, "CharacterAction")
     assert rig.pose is not None, "an armature object has a pose"
