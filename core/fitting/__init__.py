@@ -18,14 +18,14 @@ from .property_export import (
 from . import pointer_samples
 from .pointer_export import input_bytes, join_key_sets, pointer_tolerance
 from .fallback_forms import QUATERNION_BYTES, TIME_BYTES
-from .rotation_export import EXTENSION_JSON_BYTES, ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
+from .rotation_export import ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
 from .sqlerp_fit import CubicSlerpFit
 from .vector_reduction import check_counts, reduce_vectors
 from .world_correction import WorldCorrection
 from .world_error import above, chain_shares, compose, tightened_shares, world_errors
 
 __all__ = [
-    'AGREEMENT_DEG', 'EXTENSION_JSON_BYTES', 'QUATERNION_BYTES', 'TIME_BYTES', 'ChannelKeys',
+    'AGREEMENT_DEG', 'QUATERNION_BYTES', 'TIME_BYTES', 'ChannelKeys',
     'ChannelTarget', 'ChannelTask', 'CubicSlerpFit', 'ExportOptions',
     'FIT_MARGIN', 'PATHS', 'RotationMotion', 'SampleCheck', 'WorldCorrection', 'above',
     'ancestor_scales', 'chain_budgets', 'chain_shares', 'channel_tolerance', 'check_counts',

@@ -93,6 +93,11 @@ class ChannelKeys:
         return len(self.linear.times) if self.linear is not None else len(self.fit.times) if self.fit else 0
 
     @property
+    def file_bytes(self) -> int:
+        """written_bytes and the JSON the extension adds where the channel uses it."""
+        return self.written_bytes + (EXTENSION_JSON_BYTES if self.linear is None and self.fit is not None else 0)
+
+    @property
     def written_bytes(self) -> int:
         """Bytes of the samplers' data this channel writes (key times counted per sampler)."""
         total = self.extension_bytes
@@ -172,7 +177,7 @@ def smallest_form(target: Target, key_times: np.ndarray, check_times: np.ndarray
     that held, it never made a smaller file (a1, a2, a3, a5: the same bytes without it) and took
     half the export's time. So it is only fitted where no sampler alone holds."""
     limit = max_keys if max_keys is not None else max(len(check_times), 2)
-    spline = _spline_alone(target, key_times, check_times, expected, options, limit=limit)
+    spline = _spline_alone(target, key_times, check_times, expected, options, limit)
     if spline is not None:
         return spline
     fit = written_fit(target, key_times, check_times, expected, options, max_keys=max_keys)
@@ -187,15 +192,12 @@ def fallback_floor(keys: int) -> int:
     return min((keys // 2**THINNING_ROUNDS + 2) * (TIME_BYTES + 3 * short), keys * (TIME_BYTES + short))
 
 
-def _spline_alone(target, key_times, check_times, expected, options, budget_bytes=None, limit=2):
+def _spline_alone(target, key_times, check_times, expected, options, max_keys):
     """ChannelKeys of a CUBICSPLINE sampler alone within the tolerance from ``key_times``, or
-    None when it needs more keys than ``budget_bytes`` buy (16-bit rows: the most keys) or, without
-    a budget, than ``limit``."""
-    per_key = TIME_BYTES + 3 * QUATERNION_BYTES["SHORT"]
-    max_keys = int(limit) if budget_bytes is None else max(2, budget_bytes // per_key)
+    None when it needs more than ``max_keys`` keys."""
     try:
         spline, written = fit_spline_alone(target, key_times, check_times, expected,
-                                           options.tolerance_deg * FIT_MARGIN, options.precision, max_keys)
+                                           options.tolerance_deg * FIT_MARGIN, options.precision, int(max_keys))
     except ValueError:
         return None
     return ChannelKeys(None, written, linear=spline, spline=True)
@@ -273,18 +275,19 @@ def _dense_keys(target, key_times, check_times, expected, options, frame_times, 
     candidates = [linear]
     if options.fallback == "AUTO" and options.core_alone:  # smooth dense motion: a spline alone
         ends = np.asarray(key_times)[[0, -1]]
-        spline = _spline_alone(target, ends, check_times, expected, options, linear.written_bytes - 1)
+        within = max(2, (linear.written_bytes - 1) // (TIME_BYTES + 3 * QUATERNION_BYTES["SHORT"]))
+        spline = _spline_alone(target, ends, check_times, expected, options, within)
         if spline is None or spline.key_count > len(key_times):
             # Keys that are knots of the curve (Bezier through every sample): a spline from
             # them (thinned), where even pieces from the ends missed them (measured: 64 keys
             # for 49 frames of rough turns, 3,328 bytes; from the knots 2,548 or fewer).
-            spline = _spline_alone(target, key_times, check_times, expected, options, linear.written_bytes - 1)
+            spline = _spline_alone(target, key_times, check_times, expected, options, within)
         if spline is not None and (max_keys is None or spline.key_count <= max_keys):
             candidates.append(replace(spline, dense=True))
         # CUBICSLERP needs at least the sampler's keys (smallest_form): where those cost more
         # than the LINEAR keys' bytes (no spline within them), its keys would too.
-        return min(candidates, key=_json_bytes)
-    best = min(_json_bytes(keys) for keys in candidates)
+        return min(candidates, key=lambda keys: keys.file_bytes)
+    best = min(keys.file_bytes for keys in candidates)
     # CUBICSLERP keys only pay off below this many: each writes its bytes and a share of the
     # fewest a fallback writes (fallback_floor: at least 3.5 bytes a key).
     per_key = TIME_BYTES + 3 * QUATERNION_BYTES[options.precision] + 3.5
@@ -301,13 +304,8 @@ def _dense_keys(target, key_times, check_times, expected, options, frame_times, 
         if extension.extension_bytes + EXTENSION_JSON_BYTES + fallback_floor(len(fit.times)) >= best:
             continue  # its fallback, the costliest fit, could not make it the smaller
         candidates.append(_with_fallback(extension, check_times, options, frame_times))
-        best = min(best, _json_bytes(candidates[-1]))
-    return min(candidates, key=_json_bytes)
-
-
-def _json_bytes(keys: ChannelKeys) -> int:
-    """Bytes a channel's keys write, with the JSON the extension adds where they use it."""
-    return keys.written_bytes + (EXTENSION_JSON_BYTES if keys.linear is None else 0)
+        best = min(best, candidates[-1].file_bytes)
+    return min(candidates, key=lambda keys: keys.file_bytes)
 
 
 def _linear_alone(check_times, expected, tolerance, precision, frame_times, max_keys=None):

@@ -128,12 +128,10 @@ class _Spline:
         counts = np.searchsorted(self.check, ends, side="right") - low
         owner = np.repeat(np.arange(len(starts)), counts)
         index = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(low, counts)
-        store = lambda x: as_stored(x, self.written)  # noqa: E731
         h = (ends - starts)[owner, None]
         s = (self.check[index, None] - starts[owner, None]) / h
-        s2, s3 = s * s, s * s * s
-        p = ((2 * s3 - 3 * s2 + 1) * store(first)[owner] + (s3 - 2 * s2 + s) * h * store(out)[owner]
-             + (-2 * s3 + 3 * s2) * store(last)[owner] + (s3 - s2) * h * store(into)[owner])
+        first, out, last, into = (as_stored(x, self.written)[owner] for x in (first, out, last, into))
+        p = _hermite(s, h, first, out, last, into)
         chords = quat.chord2(quat.normalize(p), self.expected[index])
         worst = np.zeros(len(starts))
         np.maximum.at(worst, owner, chords)
@@ -192,13 +190,20 @@ def _tangents(motion: _Motion, starts: np.ndarray, ends: np.ndarray, first: np.n
     player (three.js) drifted 1.3e-4 from a float64 one."""
     out, into = segment_tangents(motion, starts, ends, first, last, REWEIGHTS)
     s = np.linspace(0.0, 1.0, 11)[1:-1, None, None]
-    h = (ends - starts)[None, :, None]
-    p = ((2 * s**3 - 3 * s**2 + 1) * first + (s**3 - 2 * s**2 + s) * h * out
-         + (-2 * s**3 + 3 * s**2) * last + (s**3 - s**2) * h * into)
+    p = _hermite(s, (ends - starts)[None, :, None], first, out, last, into)
     low = np.sqrt(np.einsum("ksi,ksi->ks", p, p)).min(axis=0) < MIN_NORM
     out[low] -= np.einsum("ij,ij->i", out[low], first[low])[:, None] * first[low]
     into[low] -= np.einsum("ij,ij->i", into[low], last[low])[:, None] * last[low]
     return out, into
+
+
+def _hermite(s: np.ndarray, h: np.ndarray, first: np.ndarray, out: np.ndarray, last: np.ndarray,
+             into: np.ndarray) -> np.ndarray:
+    """The core spec's CUBICSPLINE point before normalizing, at parameters ``s`` of segments of
+    ``h`` seconds (arrays that broadcast): its values and per-second tangents b_k, a_k+1."""
+    s2, s3 = s * s, s * s * s
+    return ((2 * s3 - 3 * s2 + 1) * first + (s3 - 2 * s2 + s) * h * out
+            + (-2 * s3 + 3 * s2) * last + (s3 - s2) * h * into)
 
 
 def _long(first: np.ndarray, last: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ import bpy
 import numpy as np
 
 from ...core.sampling import quaternions as quat
-from ...core.fitting import EXTENSION_JSON_BYTES, QUATERNION_BYTES, TIME_BYTES
+from ...core.fitting import QUATERNION_BYTES, TIME_BYTES
 from ...core.fitting import AGREEMENT_DEG, ChannelKeys, ChannelTarget, ChannelTask, ExportOptions, disagreement
 from ...bundled_gltf import export_accessors as gltf
 from .fitting import ChannelFits
@@ -88,7 +88,7 @@ def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", opti
         bundled_input = job.animation.samplers[job.channel.sampler].input
         known = shared.setdefault(id(job.animation), _Inputs())
         known.add(bundled_input, timing.written(inputs[id(bundled_input)][1]))
-        job.result.bytes, job.result.bundled_bytes = _bytes(keys), _bundled_bytes(job, uses)
+        job.result.bytes, job.result.bundled_bytes = keys.file_bytes, _bundled_bytes(job, uses)
         job.write(keys, options, known)
     for accessor, times in inputs.values():
         timing.fix(accessor, times)
@@ -233,12 +233,6 @@ class _Inputs:
         made = gltf.accessor(times, bounds=True)
         self.known.append((stored, made))
         return made
-
-
-def _bytes(keys):
-    """What a channel's keys write: their data, and the extension's JSON where they use it."""
-    extension = keys.linear is None and keys.fit is not None
-    return keys.written_bytes + (EXTENSION_JSON_BYTES if extension else 0)
 
 
 def _bundled_bytes(job, uses):
