@@ -30,7 +30,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import replace
 from multiprocessing import spawn
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Callable, Collection, Iterable, Iterator, Protocol
 
 # Not for type checking only: boot.py imports this module as a worker starts, so that numpy and
 # core load then, before the worker lowers its priority (see boot.start).
@@ -131,6 +131,21 @@ class FitProcesses:
                 if progress is not None:
                     progress(len(indices) - len(missing))
         return [self._outcome(index) for index in indices]
+
+    def ended(self, indices: Collection[int]) -> list[int]:
+        """Those of ``indices`` whose tasks need no more waiting for (``outcome`` gives their
+        keys), once there is one: every one ended by then, so that the caller takes them
+        together. The caller takes each only once (drops it from ``indices``)."""
+        while True:
+            with self._changed:
+                ended = [index for index in indices if self._settled(index)]
+            if ended:
+                return ended
+            self._arrivals.get()  # one arrived: look again (``collect`` looks at what is settled first)
+
+    def outcome(self, index: int) -> ChannelKeys | None:
+        """The keys of a task ``ended`` gave; raises its fit's error, or WorkerError."""
+        return self._outcome(index)
 
     def close(self) -> None:
         """Stop the workers without waiting: idle ones exit by themselves; busy ones (results not

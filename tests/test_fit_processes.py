@@ -263,3 +263,23 @@ def test_closing_a_pool_stops_the_workers_that_fit():
     while len(ended := wait(sentinels, timeout=0.1)) < len(sentinels) and time.monotonic() < deadline:
         pass
     assert len(workers) == 2 and len(ended) == 2
+
+
+def test_ended_gives_each_task_once_and_together_what_ended_together():
+    with FitProcesses(2, ExportOptions()) as pool:
+        slow, quick = pool.submit(Nap(0.8)), pool.submit(Nap(0.05))
+        assert pool.ended({slow, quick}) == [quick]  # waits for the first to end, not for both
+        assert pool.ended({slow}) == [slow]
+        first, second = pool.submit(Nap(0.05)), pool.submit(Nap(0.05))
+        time.sleep(0.6)  # both end meanwhile: taken in one call
+        assert sorted(pool.ended({first, second})) == [first, second]
+        spans = [vars(pool.outcome(index))["span"] for index in (slow, quick, first, second)]
+        assert spans[0][1] - spans[0][0] >= 0.8 and spans[1][1] - spans[1][0] < 0.8
+
+
+def test_a_worker_that_stops_ends_its_task_with_an_error():
+    with FitProcesses(2, ExportOptions()) as pool:
+        index = pool.submit(Unknown())
+        assert pool.ended({index}) == [index]
+        with pytest.raises(WorkerError, match="stopped"):
+            pool.outcome(index)

@@ -5,6 +5,9 @@ and replays of the written keys with numpy's own ``np.interp`` (LINEAR) or a sea
 (STEP) at check times of their own (16 per frame, off the 8-per-frame grid of the reduction).
 """
 
+import math
+import struct
+
 import numpy as np
 import pytest
 
@@ -92,6 +95,22 @@ def test_a_constant_channel_becomes_one_key_within_the_tolerance():
     assert distances(values, keys.values).max() <= 1e-4
     exact = reduce_vectors(times, np.tile([1.0, 1.0, 1.0], (50, 1)), 1e-9)
     assert exact.constant and exact.values.tolist() == [[1.0, 1.0, 1.0]] and exact.max_error == 0.0
+
+
+def test_a_still_channel_is_one_key_whose_float32_rounding_is_its_error():
+    """Every key the same value: the error is 0.1's float32 rounding (worked here with the
+    standard library's float32 pack) over the smallest tolerance, per component and as a distance."""
+    rounded = struct.unpack("f", struct.pack("f", 0.1))[0]
+    times, values = frames(20), np.full((20, 3), 0.1)
+    tolerance = np.full((20, 3), 1e-6)
+    tolerance[7] = 1e-8  # one key's tolerance is the tightest: the error is measured there
+    per_component = reduce_vectors(times, values, tolerance, norm=False)
+    assert per_component.constant and per_component.values.tolist() == [[rounded] * 3]
+    assert per_component.max_error == pytest.approx(abs(rounded - 0.1) / 1e-8, rel=1e-9)
+    distance = reduce_vectors(times, values, tolerance)
+    assert distance.max_error == pytest.approx(math.sqrt(3) * abs(rounded - 0.1) / 1e-8, rel=1e-9)
+    with pytest.raises(ValueError, match="float32"):  # the rounding alone misses a tolerance of 1e-9
+        reduce_vectors(times, values, 1e-9)
 
 
 def test_a_moving_channel_is_not_taken_for_a_constant():

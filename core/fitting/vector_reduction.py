@@ -65,7 +65,10 @@ def reduce_vectors(times: npt.ArrayLike, values: npt.ArrayLike, tolerance: npt.A
     constant form then). Raises ValueError for keys that cannot be read as a sampler
     (times not increasing as float32, values not finite, tolerances not positive) or when the
     written float32 keys alone miss the tolerance."""
-    grid = _Grid(times, values, tolerance, interpolation, norm, samples)
+    t, v, tol = _checked(times, values, tolerance, interpolation)
+    if start is None and (v == v[0]).all():  # still (most channels of a rig): no check grid needed
+        return _still(t, v, tol, interpolation, norm)
+    grid = _Grid(t, v, tol, interpolation, norm, samples)
     if start is None:
         constant = _constant(grid)
         if constant is not None:
@@ -97,19 +100,8 @@ class _Grid:
     ``tolerance`` per check time, ``key_at`` (the check index of each key) and ``key_of`` (the
     key at each check time, -1 between keys)."""
 
-    def __init__(self, times, values, tolerance, interpolation, norm, samples):
-        t = np.asarray(times, dtype=np.float64).reshape(-1)
-        v = np.asarray(values, dtype=np.float64)
-        v = v.reshape(len(t), -1) if v.size else v.reshape(len(t), 0)
-        if interpolation not in INTERPOLATIONS:
-            raise ValueError(f"reduce_vectors: interpolation {interpolation!r} is not LINEAR or STEP")
-        if not len(t) or not v.shape[1] or not (np.isfinite(t).all() and np.isfinite(v).all()):
-            raise ValueError("reduce_vectors needs keys with finite times and values")
-        if (np.diff(as_stored(t, "FLOAT")) <= 0.0).any():
-            raise ValueError("reduce_vectors: key times must increase, also as float32")
-        tol = np.broadcast_to(np.asarray(tolerance, dtype=np.float64), v.shape)
-        if not (np.isfinite(tol).all() and (tol > 0.0).all()):
-            raise ValueError("reduce_vectors: tolerances must be positive and finite")
+    def __init__(self, t, v, tol, interpolation, norm, samples):
+        """``t``, ``v``, ``tol``: the keys as _checked gives them."""
         self.count, self.key_times, self.key_values = len(t), t, v
         self.interpolation, self.norm = interpolation, norm
         counts = np.broadcast_to(np.asarray(samples, dtype=np.intp), (len(t) - 1,))
@@ -145,6 +137,37 @@ class _Grid:
         """Errors in tolerances of ``played`` rows at the check times ``index``."""
         scaled = (played - self.expected[index]) / self.tolerance[index]
         return np.sqrt(np.einsum("ij,ij->i", scaled, scaled)) if self.norm else np.abs(scaled).max(axis=1)
+
+
+def _checked(times, values, tolerance, interpolation):
+    """(times (n,), values (n, d), tolerances (n, d)) as float64 arrays; raises ValueError for
+    keys that cannot be read as a sampler (see reduce_vectors)."""
+    t = np.asarray(times, dtype=np.float64).reshape(-1)
+    v = np.asarray(values, dtype=np.float64)
+    v = v.reshape(len(t), -1) if v.size else v.reshape(len(t), 0)
+    if interpolation not in INTERPOLATIONS:
+        raise ValueError(f"reduce_vectors: interpolation {interpolation!r} is not LINEAR or STEP")
+    if not len(t) or not v.shape[1] or not (np.isfinite(t).all() and np.isfinite(v).all()):
+        raise ValueError("reduce_vectors needs keys with finite times and values")
+    if (np.diff(as_stored(t, "FLOAT")) <= 0.0).any():
+        raise ValueError("reduce_vectors: key times must increase, also as float32")
+    tol = np.broadcast_to(np.asarray(tolerance, dtype=np.float64), v.shape)
+    if not (np.isfinite(tol).all() and (tol > 0.0).all()):
+        raise ValueError("reduce_vectors: tolerances must be positive and finite")
+    return t, v, tol
+
+
+def _still(t, v, tol, interpolation, norm):
+    """_constant's VectorKeys for keys that all hold one value: its float32 rounding is the
+    error everywhere, largest in tolerances where the tolerance is smallest, at a key (the
+    tolerances are interpolated between keys as the values are)."""
+    held = as_stored(v[0], "FLOAT")
+    scaled = (held - v[0]) / tol
+    worst = float((np.sqrt(np.einsum("ij,ij->i", scaled, scaled)) if norm else np.abs(scaled).max(axis=1)).max())
+    if worst > 1.0:
+        raise ValueError("reduce_vectors: the written float32 keys alone miss the tolerance")
+    return VectorKeys(as_stored(t[:1], "FLOAT"), held[None, :], np.zeros(1, dtype=np.intp), interpolation,
+                      worst, constant=True)
 
 
 def _constant(grid):

@@ -10,10 +10,12 @@ seconds on big rigs, on one core), and the channels it really gathered take thos
 tasks are the predicted ones. Progress shows on the cursor (a no-op in the background).
 """
 
+import itertools
 import os
 import sys
+from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from types import TracebackType
 from typing import Literal, cast
 
@@ -190,6 +192,10 @@ class ChannelFits:
         finally:
             window_manager.progress_end()
 
+    def refits(self, expected: int) -> "Refits":
+        """A Refits for tasks found one by one (about ``expected`` of them, for the progress)."""
+        return Refits(self, expected)
+
     def _pooled(self, pool: FitProcesses, progress: Callable[[int], None]) -> list[ChannelKeys]:
         if self.head:  # predicted channels the export does not have
             pool.withdraw({index for index, _ in self.head.tasks.values()} - self.taken)
@@ -215,6 +221,83 @@ class ChannelFits:
         if self.pool:
             self.pool.close()
         self.pool = False if self.pool is not None else None
+
+
+class Refits:
+    """Tasks fitted anew as they are found, each taken back as soon as it ends (export_world's
+    pass down the tree: a channel is fitted once its parent's keys are known): in the export's
+    worker processes while it has them, else in threads. A context manager (the progress shows
+    while it is open)."""
+
+    def __init__(self, fits: ChannelFits, expected: int):
+        self.fits, self.done, self.handles = fits, 0, itertools.count()
+        self.tasks: dict[int, ChannelTask] = {}  # handle -> task, while it is fitted
+        self.found: list[int] = []  # handles submitted, not sent yet
+        self.in_pool: dict[int, int] = {}  # index in the pool -> handle
+        self.futures: dict[Future, int] = {}  # a thread's future -> handle
+        self.arrived: deque[tuple[int, ChannelKeys]] = deque()  # fitted, not taken yet
+        self.threads: ThreadPoolExecutor | None = None
+        self.window_manager = current_window_manager()
+        self.window_manager.progress_begin(0, max(expected, 1))
+        self.progress = _reporter(self.window_manager, expected, "refitting")
+
+    def __enter__(self) -> "Refits":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.threads is not None:
+            self.threads.shutdown(wait=True, cancel_futures=True)
+        self.window_manager.progress_end()
+
+    def submit(self, task: ChannelTask) -> int:
+        """Fit ``task`` (sent with the others found until ``ended``); returns its handle, which
+        ``ended`` gives back with its keys."""
+        handle = next(self.handles)
+        self.tasks[handle] = task
+        self.found.append(handle)
+        return handle
+
+    def ended(self) -> list[tuple[int, ChannelKeys]]:
+        """(handle, keys) of the submitted tasks that have ended, once one has. Raises a fit's
+        own error."""
+        self._send()
+        while not self.arrived:
+            pool = self.fits.pool
+            if self.in_pool and not pool:  # the processes stopped: what they held goes to threads
+                self.found = list(self.in_pool.values())
+                self.in_pool.clear()
+                self._send()
+            if pool and self.in_pool:
+                try:
+                    for index in pool.ended(self.in_pool):
+                        keys = cast(ChannelKeys, pool.outcome(index))  # none is withdrawn
+                        self.arrived.append((self.in_pool.pop(index), keys))
+                except WorkerError as error:
+                    _warn(f"{error}; fitting in Blender's process instead")
+                    self.fits._close()
+            elif self.futures:
+                finished, _ = wait(self.futures, return_when=FIRST_COMPLETED)
+                self.arrived.extend((self.futures.pop(future), future.result()) for future in finished)
+            else:
+                raise RuntimeError("Refits.ended: no task is being fitted")
+        taken, self.arrived = list(self.arrived), deque()
+        for handle, _ in taken:
+            del self.tasks[handle]
+        self.done += len(taken)
+        self.progress(self.done)
+        return taken
+
+    def _send(self):
+        """The tasks found since the last call, to the pool, else each to a thread."""
+        found, self.found = self.found, []
+        pool = self.fits.pool
+        for handle in found:
+            if pool:
+                self.in_pool[pool.submit(self.tasks[handle])] = handle
+                continue
+            if self.threads is None:
+                self.threads = ThreadPoolExecutor(WORKERS)
+            self.futures[self.threads.submit(self.tasks[handle].fit, self.fits.options)] = handle
 
 
 # Who else hears the fits' progress, besides Blender's indicator: ``listener(fraction, stage)``

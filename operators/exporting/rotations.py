@@ -78,7 +78,7 @@ def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", opti
         first = iter(fits.results())
         fitted = [PENDING if position in pending else next(first) for position in range(len(jobs))]
         refitted, outcome.world_error_deg, outcome.fallback_world_error_deg = hold(
-            worlds, jobs, fitted, options, fits.again, pending)
+            worlds, jobs, fitted, options, fits, pending)
     early = {added[index] for index in fits.early}  # the head start's keys, by job position
     uses = Counter(id(sampler.input) for animation in animations for sampler in animation.samplers)
     shared: dict[int, _Inputs] = {}  # id(animation) -> _Inputs: equal key times share one accessor per animation
