@@ -79,6 +79,17 @@ class ExportedScene:
     def animation_pointers(self) -> bool:
         return animation_pointers(self._settings)
 
+    @property
+    def animation_mode(self) -> str:
+        """What the exporter's animations are: "ACTIONS" (the default), "ACTIVE_ACTIONS",
+        "NLA_TRACKS", "SCENE" or "BROADCAST"."""
+        return str(self._settings.get("gltf_animation_mode", "ACTIONS"))
+
+    @property
+    def reset_pose_bones(self) -> bool:
+        """The exporter rests every pose bone before it switches actions."""
+        return bool(self._settings.get("gltf_export_reset_pose_bones", True))
+
 
 def meshopt(export_settings: dict[str, Any]) -> bool:
     """Meshopt compression is on (versions: meshopt_export)."""

@@ -212,6 +212,9 @@ def _export_command(args):
     return {**report, "ok": True, "status": "exported", "summary": export_session.summary(outcome),
             "world_max_deg": outcome.world_error_deg,  # None with --per-channel: not measured
             "world_max_fallback_deg": outcome.fallback_world_error_deg,
+            # Rotation channels the world maximum leaves out (kept as the bundled exporter sampled
+            # them, "skipped" says why): the figure is the file's only when this is 0.
+            "unmeasured_channels": len(outcome.skipped),
             "cubicslerp_channels": _cubicslerp_channels(document), "channels": channels,
             "warnings": [str(w) for w in document.warnings], "exit_code": EXIT_OK}
 

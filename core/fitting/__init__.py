@@ -6,7 +6,7 @@ and weight keys (``linear_reduction``, ``vector_reduction``, ``property_export``
 pointer keys and their shared inputs (``pointer_export``), the keys an import gives pointer
 properties (``pointer_samples``), world-space
 tolerances along chains (``world_error``, ``world_correction``) and the sample's fallback
-(``sample_fallback``)."""
+(``sample_fallback``); a motion Blender evaluated, sampled (``sampled_motion``)."""
 
 from .channel_motion import (
     AGREEMENT_DEG, ChannelTarget, ChannelTask, RotationMotion, SampleCheck, disagreement,
@@ -19,6 +19,7 @@ from . import pointer_samples
 from .pointer_export import input_bytes, join_key_sets, pointer_tolerance
 from .fallback_forms import QUATERNION_BYTES, TIME_BYTES
 from .rotation_export import ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
+from .sampled_motion import SampledMotion, sample_frames
 from .sqlerp_fit import CubicSlerpFit
 from .vector_reduction import check_counts, reduce_vectors
 from .world_correction import WorldCorrection
@@ -27,9 +28,9 @@ from .world_error import above, chain_shares, compose, tightened_shares, world_e
 __all__ = [
     'AGREEMENT_DEG', 'QUATERNION_BYTES', 'TIME_BYTES', 'ChannelKeys',
     'ChannelTarget', 'ChannelTask', 'CubicSlerpFit', 'ExportOptions',
-    'FIT_MARGIN', 'PATHS', 'RotationMotion', 'SampleCheck', 'WorldCorrection', 'above',
+    'FIT_MARGIN', 'PATHS', 'RotationMotion', 'SampleCheck', 'SampledMotion', 'WorldCorrection', 'above',
     'ancestor_scales', 'chain_budgets', 'chain_shares', 'channel_tolerance', 'check_counts',
     'check_grid', 'compose', 'disagreement', 'export_keys', 'input_bytes', 'join_key_sets',
-    'model_size', 'pointer_samples', 'pointer_tolerance', 'reduce_vectors', 'spread_of',
+    'model_size', 'pointer_samples', 'pointer_tolerance', 'reduce_vectors', 'sample_frames', 'spread_of',
     'tightened_shares', 'total_tolerance', 'world_errors'
 ]

@@ -18,6 +18,7 @@ from ..blender_model import BlenderCurves, CurveKeys
 from ..sampling import nearest_index
 from ..sampling import SAMPLES_PER_FRAME
 from .rotation_export import ChannelKeys, ExportOptions, check_grid, export_keys, new_fallback, stepped_keys
+from .sampled_motion import SampledMotion
 from .world_correction import CorrectedTarget, WorldCorrection
 
 # Blender's own samples of a channel (the bundled exporter's: float32 values of float32 matrices)
@@ -70,7 +71,7 @@ class RotationMotion:
 class ChannelTarget:
     """One channel's motion in glTF space: glTF q = a · q_basis · b at ``frame``, with
     frame = seconds · rate + slide."""
-    motion: RotationMotion
+    motion: "RotationMotion | SampledMotion"
     a: np.ndarray
     b: np.ndarray
     slide: float

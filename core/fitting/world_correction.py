@@ -27,6 +27,7 @@ from ..sampling import quaternions as quat
 
 if TYPE_CHECKING:  # channel_motion imports this module
     from .channel_motion import ChannelTarget, RotationMotion
+    from .sampled_motion import SampledMotion
 
 
 @dataclass
@@ -77,7 +78,7 @@ class CorrectedTarget:
         return self.target.rate
 
     @property
-    def motion(self) -> "RotationMotion":
+    def motion(self) -> "RotationMotion | SampledMotion":
         return self.target.motion
 
     def frames(self, seconds: npt.ArrayLike) -> np.ndarray:

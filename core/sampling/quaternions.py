@@ -268,6 +268,31 @@ def to_matrix(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
     return np.stack([np.stack(r, axis=-1) for r in rows], axis=-2)
 
 
+def from_matrix(matrices: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Unit quaternions (..., 4) of the rotations of (..., 3, 3) matrices M[row, col] whose
+    columns are first made unit length (a scaled matrix's rotation, as Blender's
+    Matrix.to_quaternion takes it); w >= 0. Shepperd's method: from the largest of the four
+    squared components, so that no division loses precision."""
+    m: npt.NDArray[np.float64] = np.asarray(matrices, dtype=np.float64)
+    m = m / np.linalg.norm(m, axis=-2, keepdims=True)
+    trace = m[..., 0, 0] + m[..., 1, 1] + m[..., 2, 2]
+    # 4 x^2, 4 y^2, 4 z^2, 4 w^2 (each >= 0 for a rotation), and the pairwise products they meet.
+    squares = np.stack([1.0 + 2.0 * m[..., 0, 0] - trace, 1.0 + 2.0 * m[..., 1, 1] - trace,
+                        1.0 + 2.0 * m[..., 2, 2] - trace, 1.0 + trace], axis=-1)
+    pairs = {(0, 1): m[..., 1, 0] + m[..., 0, 1], (0, 2): m[..., 0, 2] + m[..., 2, 0],
+             (1, 2): m[..., 2, 1] + m[..., 1, 2], (0, 3): m[..., 2, 1] - m[..., 1, 2],
+             (1, 3): m[..., 0, 2] - m[..., 2, 0], (2, 3): m[..., 1, 0] - m[..., 0, 1]}
+    root = np.sqrt(np.maximum(squares, 0.0))  # 2 |component|
+    candidates = np.empty(squares.shape + (4,))  # [..., k, :]: the quaternion from component k
+    for k in range(4):
+        half_inverse = 0.5 / np.where(root[..., k] > 0.0, root[..., k], 1.0)
+        for j in range(4):
+            candidates[..., k, j] = 0.5 * root[..., k] if j == k else pairs[min(j, k), max(j, k)] * half_inverse
+    largest = np.argmax(squares, axis=-1)[..., None, None]
+    q = np.take_along_axis(candidates, largest, axis=-2)[..., 0, :]
+    return normalize(q * np.where(q[..., 3:] < 0.0, -1.0, 1.0))
+
+
 def make_continuous(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Flip signs along axis 0 so that consecutive quaternions have dot >= 0 (same rotations).
 

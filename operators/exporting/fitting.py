@@ -125,7 +125,8 @@ class ChannelFits:
         """The RotationMotion the head start read for ``key`` (object, bone, action names), or
         None: the same F-curves, read once."""
         entry = self._predicted(key)
-        return entry[1].target.motion if entry else None
+        motion = entry[1].target.motion if entry else None
+        return motion if isinstance(motion, RotationMotion) else None  # predictions are of keys
 
     def add(self, task: ChannelTask, key: TaskKey | None = None) -> None:
         """Fit ``task``: with the head start's keys for ``key`` when its task fits_like this one

@@ -28,14 +28,16 @@ def action_curves(action: bpy.types.Action, obj: bpy.types.Object) -> bpy.types.
     """The F-curve collection ``obj`` plays from ``action`` (its slot on 4.4+), or None."""
     if not layered(action):
         return action.fcurves  # Blender 4.2: legacy actions
-    slot = _slot_for(action, obj)
+    slot = action_slot(action, obj)
     if slot is None or not action.layers or not action.layers[0].strips:
         return None
     bag = action.layers[0].strips[0].channelbag(slot)
     return bag.fcurves if bag is not None else None
 
 
-def _slot_for(action: LayeredAction, obj: bpy.types.Object) -> ActionSlot | None:
+def action_slot(action: LayeredAction, obj: bpy.types.Object) -> ActionSlot | None:
+    """The slot of the layered ``action`` that ``obj`` plays (or would play): its own while
+    the action is active on it, else the object slot named after it, else the first object slot."""
     animation = obj.animation_data
     if animation is not None and animation.action == action:
         slot = cast(SlotUser, animation).action_slot  # Blender 4.4+: ``action`` is layered

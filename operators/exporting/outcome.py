@@ -34,6 +34,9 @@ class ChannelOutcome:
     head_start: bool = False  # fitted while the bundled exporter gathered (export_fitting.HeadStart)
     refitted: bool = False  # fitted again finer: its errors added up along a chain (export_world)
     dense: bool = False  # keys a frame or two apart: samples of a motion, key times chosen freely
+    # Why its keys are not its motion (constraints, drivers, ...): fitted to Blender's own
+    # evaluation, sampled (export_blender_samples); "" for a channel fitted to its keys
+    sampled: str = ""
     # "LINEAR" or "CUBICSPLINE": a core sampler alone was smaller (no extension); "STEP": jumps
     form: str = "CUBICSLERP"
     # Bytes of the channel's samplers with the extension's JSON, and of the bundled exporter's

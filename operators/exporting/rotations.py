@@ -30,6 +30,8 @@ from ...bundled_gltf import export_accessors as gltf
 from .fitting import ChannelFits
 from .headstart import TaskKey, frame_range, rest_correction, unique_actions
 from .motion import rotation_motion
+from . import blender_samples
+from .blender_samples import SAMPLED_MODES, SampleRequest
 from ..blender_context import current_scene
 from .outcome import ChannelOutcome, Outcome
 from .stored import stored_keys
@@ -40,9 +42,8 @@ if TYPE_CHECKING:
 
 # What a channel fitted on the way down the tree holds until then (export_world.hold).
 PENDING = ChannelKeys(None, "", skipped="not fitted yet")
-# Samples of the bundled exporter's that pick the action and measure the map here; the fit checks
-# all of them against the dense check's values (core.fitting.channel_motion.ChannelTask.samples), where
-# they cost next to nothing instead of a second emulation of the motion at every frame.
+# Samples of the bundled exporter's that measure the map here (all of them are checked against it;
+# the fit checks them again against the dense check's values: core.fitting.channel_motion.ChannelTask.samples).
 PICKED_SAMPLES = 64
 
 
@@ -55,6 +56,7 @@ def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", opti
     # id(accessor) -> (accessor, bundled times): shared accessors are fixed once
     inputs: dict[int, tuple[Any, np.ndarray]] = {}
     jobs: list[_Job] = []
+    later: list[_Sampled] = []  # channels Blender is sampled for, all at once
     with ChannelFits(options) as fits:
         for animation in animations:
             for sampler in animation.samplers:
@@ -64,8 +66,11 @@ def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", opti
                     continue
                 result, job = _channel(animation, channel, scene, timing, fits)
                 outcome.channels.append(result)
-                if job is not None:
+                if isinstance(job, _Sampled):
+                    later.append(job)
+                elif job is not None:
                     jobs.append(job)
+        jobs += _sampled_jobs(later, scene, timing) if later else []
         worlds = _worlds(animations, jobs, scene, timing, options)
         # With world space on, a channel under an animated node is fitted once, on the way down
         # the tree, to its correction: a fit without it would be thrown away (most of them were).
@@ -152,7 +157,7 @@ def _channel(animation, channel, scene, timing, fits):
             break
     else:
         result.skipped = reason
-        return result, None
+        return result, _sampled_later(animation, channel, scene, result, node, reason)
     exported = scene.frame_range(node.owner, animation.name)
     start, end = frame_range(exported, action, motion, target.slide)
     if end <= start:
@@ -161,6 +166,58 @@ def _channel(animation, channel, scene, timing, fits):
     stored = stored_keys(action, obj, bone, target)
     task = ChannelTask(target, start, end, stored, samples)
     return result, _Job(animation, channel, task, result, key)
+
+
+@dataclass
+class _Sampled:
+    """A channel whose keys are not its motion, to fit to Blender's own evaluation of it
+    (export_blender_samples) once every channel has been read."""
+    animation: Any
+    channel: Any
+    result: ChannelOutcome
+    request: SampleRequest
+    slide: float
+    reason: str  # why its keys are not its motion
+
+
+def _sampled_later(animation, channel, scene, result, node, reason):
+    """A _Sampled for a channel ``reason`` keeps from its keys, or None where Blender is not
+    sampled for it (an animation mode this export does not reproduce, no action, one frame)."""
+    obj = node.blender_object
+    actions = _candidate_actions(obj, animation.name)
+    if scene.animation_mode not in SAMPLED_MODES or not actions:
+        return None
+    slide = scene.slide(node.owner, animation.name)
+    exported = scene.frame_range(node.owner, animation.name)
+    bounds = actions[0].frame_range
+    start, end = (exported["start"], exported["end"]) if exported else (bounds[0], bounds[1])
+    start = max(float(start), slide)
+    if float(end) <= start:
+        return None
+    return _Sampled(animation, channel, result,
+                    SampleRequest(obj, node.bone_name, actions[0], start, float(end)), slide, reason)
+
+
+def _sampled_jobs(later, scene, timing):
+    """The _Jobs of the channels fitted to Blender's samples (the others keep their reasons)."""
+    jobs = []
+    motions = blender_samples.sample([entry.request for entry in later], scene.reset_pose_bones)
+    for entry, motion in zip(later, motions):
+        request, result = entry.request, entry.result
+        if isinstance(motion, str):
+            result.skipped = f"{entry.reason}; Blender not sampled: {motion}"
+            continue
+        target = ChannelTarget(motion, *rest_correction(request.obj, request.bone, scene.y_up), entry.slide,
+                               timing.rate)
+        samples, reason = _measured_map(target, entry.animation.samplers[entry.channel.sampler], timing)
+        if samples is None:
+            result.skipped = f"{entry.reason}; Blender's samples: {reason}"
+            continue
+        result.skipped, result.sampled = "", entry.reason
+        task = ChannelTask(target, request.start, request.end, None, samples)
+        jobs.append(_Job(entry.animation, entry.channel, task, result,
+                         (request.obj.name, request.bone, request.action.name)))
+    return jobs
 
 
 @dataclass
@@ -270,10 +327,10 @@ def _measured_map(target, bundled, timing):
         # a' = G · (a · P · b)^-1 · a per sample, averaged (signs aligned) against float32 noise.
         estimates = quat.multiply(quat.multiply(seen, quat.conjugate(played)), target.a)
         estimates *= np.where(estimates @ estimates[0] < 0.0, -1.0, 1.0)[:, None]
-        measured = quat.normalize(estimates.mean(axis=0))
-        played = quat.multiply(quat.multiply(measured, quat.conjugate(target.a)), played)
-        target.a = measured
-    worst = quat.max_angle_deg(played, seen)
+        target.a = quat.normalize(estimates.mean(axis=0))
+    # Every sample, not only those picked: a constraint may act on a few frames only, and a
+    # channel found here is fitted to Blender's samples instead (_sampled_jobs).
+    worst = quat.max_angle_deg(target.at_frames(frames), values)
     if worst > AGREEMENT_DEG:
         return None, disagreement(worst)
     return (frames, values), ""

@@ -134,6 +134,8 @@ def summary(outcome: Outcome | None) -> str:
         splines = [c for c in fitted if c.form == "CUBICSPLINE"]
         world = (f"world max {outcome.world_error_deg:.4f} deg" if outcome.world_error_deg is not None
                  else f"max {max(c.max_error_deg for c in fitted):.4f} deg per channel")
+        if skipped:  # never a subset's figure as the file's
+            world += f" over the {len(fitted)} fitted"
         if outcome.fallback_world_error_deg is not None:
             world += f", fallback {outcome.fallback_world_error_deg:.4f} deg"
         text = (f"EXT_animation_sqlerp: {len(fitted)} rotation channels ({world} from Blender): "
@@ -147,12 +149,16 @@ def summary(outcome: Outcome | None) -> str:
                      f"{sum(c.keys for c in splines)} keys)")
         if stepped:
             text += f"; {len(stepped)} as STEP keys alone ({sum(c.keys for c in stepped)} keys)"
+        driven = [c for c in fitted if c.sampled]
+        if driven:  # constraints, drivers...: fitted to Blender's own evaluation
+            text += f"; {len(driven)} fitted to what Blender plays, not to their keys ({driven[0].target})"
     larger = [c for c in fitted if c.bytes > c.bundled_bytes > 0]
     if larger:  # its motion between frames needs more keys than a key per frame
         text += (f"; {len(larger)} write more than the bundled exporter's per-frame keys "
                  f"({sum(c.bytes for c in larger):,} against {sum(c.bundled_bytes for c in larger):,} "
                  "bytes): no form every viewer plays holds the tolerance in fewer")
     if skipped:
-        text += f"; {len(skipped)} left as sampled ({skipped[0].target}: {skipped[0].skipped})"
+        text += (f"; {len(skipped)} left as the bundled exporter sampled them, their error not measured "
+                 f"({skipped[0].target}: {skipped[0].skipped})")
     text += export_compaction.summary_clause(getattr(outcome, "properties", []))
     return text
