@@ -154,12 +154,15 @@ def export_keys(target: Target, key_times: np.ndarray, check_times: np.ndarray, 
                            max_keys)
     if options.fallback == "AUTO" and options.core_alone:  # a core sampler alone may be smaller
         # LINEAR keys in fewer bytes than any CUBICSPLINE sampler writes (two keys) win outright:
-        # tried first, they spare the still and nearly slerping channels the spline's fit (on
-        # RecursiveSkeletons, 672 of 840 channels and two thirds of the export's fitting time).
-        floor = 2 * (TIME_BYTES + 3 * QUATERNION_BYTES[options.precision])
-        few = _few_linear_keys(check_times, expected, options, floor)
-        if few is not None and (max_keys is None or few.key_count <= max_keys):
-            return few
+        # tried first where the animator keyed few, they spare those still or nearly slerping
+        # channels the spline's fit (RecursiveSkeletons, 3 keys a channel: 672 of 840 channels,
+        # two thirds of the export's fitting time). Channels keyed more would pay for the try
+        # (the a3 character: 0.5 s more).
+        if len(key_times) <= FEW_KEYS:
+            floor = 2 * (TIME_BYTES + 3 * QUATERNION_BYTES[options.precision])
+            few = _few_linear_keys(check_times, expected, options, floor)
+            if few is not None and (max_keys is None or few.key_count <= max_keys):
+                return few
         keys = smallest_form(target, key_times, check_times, expected, options, frame_times, max_keys)
     else:
         fit = written_fit(target, key_times, check_times, expected, options, max_keys=max_keys)

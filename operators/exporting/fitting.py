@@ -15,7 +15,7 @@ import os
 import sys
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import ALL_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from types import TracebackType
 from typing import Literal, cast
 
@@ -277,7 +277,9 @@ class Refits:
                     _warn(f"{error}; fitting in Blender's process instead")
                     self.fits._close()
             elif self.futures:
-                finished, _ = wait(self.futures, return_when=FIRST_COMPLETED)
+                # Threads take every fit sent, a wave at a time: Blender's thread composing nodes
+                # meanwhile would hold Python's lock that they fit under (a3: 0.3 s more).
+                finished, _ = wait(self.futures, return_when=ALL_COMPLETED)
                 self.arrived.extend((self.futures.pop(future), future.result()) for future in finished)
             else:
                 raise RuntimeError("Refits.ended: no task is being fitted")

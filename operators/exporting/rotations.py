@@ -327,10 +327,14 @@ def _measured_map(target, bundled, timing):
         # a' = G · (a · P · b)^-1 · a per sample, averaged (signs aligned) against float32 noise.
         estimates = quat.multiply(quat.multiply(seen, quat.conjugate(played)), target.a)
         estimates *= np.where(estimates @ estimates[0] < 0.0, -1.0, 1.0)[:, None]
-        target.a = quat.normalize(estimates.mean(axis=0))
+        measured = quat.normalize(estimates.mean(axis=0))
+        played = quat.multiply(quat.multiply(measured, quat.conjugate(target.a)), played)
+        target.a = measured
     # Every sample, not only those picked: a constraint may act on a few frames only, and a
     # channel found here is fitted to Blender's samples instead (_sampled_jobs).
-    worst = quat.max_angle_deg(target.at_frames(frames), values)
+    if len(picked) < len(frames):
+        played, seen = target.at_frames(frames), values
+    worst = quat.max_angle_deg(played, seen)
     if worst > AGREEMENT_DEG:
         return None, disagreement(worst)
     return (frames, values), ""
