@@ -68,3 +68,57 @@ def test_the_fit_checks_a_sampled_motion_at_its_samples():
 def test_a_motion_needs_increasing_frames():
     with pytest.raises(ValueError):
         SampledMotion(np.array([1.0, 1.0]), about_z([0.0, 1.0]))
+
+
+@pytest.mark.blender
+def test_sheared_and_mirrored_matrices_give_blenders_own_quaternion(addon):
+    """A matrix with shear (a bone under a non-uniformly scaled parent) is no rotation: the
+    quaternion depends on how it is taken. Blender's own (mathutils Matrix.to_quaternion, what
+    the bundled exporter's decompose() gives) is the reference, on random sheared, scaled and
+    mirrored matrices."""
+    from mathutils import Matrix
+    rng = np.random.default_rng(11)
+    rotations = quat.to_matrix(quat.normalize(rng.normal(size=(400, 4))))
+    shear = np.eye(3) + rng.normal(0.0, 0.3, size=(400, 3, 3)) * (1 - np.eye(3))
+    scale = rng.uniform(0.2, 3.0, size=(400, 1, 3)) * np.where(rng.random((400, 1, 3)) < 0.2, -1.0, 1.0)
+    matrices = rotations @ shear * scale
+    expected = np.array([[*Matrix(m.tolist()).to_quaternion()] for m in matrices])[:, [1, 2, 3, 0]]
+    found = quat.from_matrix(matrices)
+    assert quat.angle_between(found, expected).max() < 1e-4  # mathutils works in float32
+
+
+def trs(angle_deg, scale=(1.0, 1.0, 1.0), move=(0.0, 0.0, 0.0)):
+    """A 4 x 4 translation · rotation about Z · scale, as a glTF node's local transform."""
+    m = np.eye(4)
+    m[:3, :3] = z_matrix(angle_deg) @ np.diag(scale)
+    m[:3, 3] = move
+    return m
+
+
+def test_a_chain_of_translations_rotations_and_scales_is_held():
+    """Worlds that are products of TRS locals, non-uniform scales included: glTF holds them,
+    nothing is unheld (the decomposition gives back each local)."""
+    from gltf_sqlerp.core.fitting.shear import unheld_deg
+    root = trs(30.0, (2.0, 1.0, 0.5), (1.0, 0.0, 0.0))
+    child = root @ trs(-50.0, (1.0, 3.0, 1.0), (0.0, 2.0, 0.0))
+    leaf = child @ trs(10.0, (1.0, 1.0, 1.0), (0.0, 1.0, 0.0))
+    worlds = np.array([[root], [child], [leaf]])
+    assert np.allclose(unheld_deg([-1, 0, 1], worlds), 0.0, atol=1e-9)
+
+
+def test_a_child_that_does_not_take_its_parents_scale_is_sheared_and_so_are_its_children():
+    """A parent scaled (2, 1, 1); its child turned 45 degrees about Z in the world without that
+    scale (Inherit Scale: None): in the parent's space the child's pose is sheared, and no
+    translation/rotation/scale composes it. Its world rotation is then off, and its child's by as
+    much (it follows rigidly); the figure does not depend on the axes the worlds are written in."""
+    from gltf_sqlerp.core.fitting.shear import unheld_deg
+    parent = trs(0.0, (2.0, 1.0, 1.0))
+    child = trs(45.0)
+    grandchild = child @ trs(0.0, move=(0.0, 1.0, 0.0))
+    worlds = np.array([[parent], [child], [grandchild]])
+    found = unheld_deg([-1, 0, 1], worlds)
+    assert found[0] == pytest.approx(0.0, abs=1e-9) and found[1] > 1.0
+    assert found[2] == pytest.approx(found[1], abs=1e-9)
+    turn = np.eye(4)
+    turn[:3, :3] = quat.to_matrix(quat.normalize([0.3, -0.2, 0.5, 0.8]))
+    assert np.allclose(unheld_deg([-1, 0, 1], turn @ worlds), found, atol=1e-9)

@@ -269,28 +269,36 @@ def to_matrix(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
 
 
 def from_matrix(matrices: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Unit quaternions (..., 4) of the rotations of (..., 3, 3) matrices M[row, col] whose
-    columns are first made unit length (a scaled matrix's rotation, as Blender's
-    Matrix.to_quaternion takes it); w >= 0. Shepperd's method: from the largest of the four
-    squared components, so that no division loses precision."""
+    """Unit quaternions (..., 4), w >= 0, of (..., 3, 3) matrices M[row, col], as Blender's
+    Matrix.decompose() and to_quaternion() take them: columns made unit length (a scaled matrix's
+    rotation), all negated where that leaves a reflection, then Mike Day's branches
+    ("Converting a Rotation Matrix to a Quaternion", 2015: from the larger of the two diagonal
+    sums each branch compares). A matrix with shear is no rotation: which branch takes it changes
+    the result, and this is the branch Blender takes (the bundled exporter's samples agree)."""
     m: npt.NDArray[np.float64] = np.asarray(matrices, dtype=np.float64)
     m = m / np.linalg.norm(m, axis=-2, keepdims=True)
-    trace = m[..., 0, 0] + m[..., 1, 1] + m[..., 2, 2]
-    # 4 x^2, 4 y^2, 4 z^2, 4 w^2 (each >= 0 for a rotation), and the pairwise products they meet.
-    squares = np.stack([1.0 + 2.0 * m[..., 0, 0] - trace, 1.0 + 2.0 * m[..., 1, 1] - trace,
-                        1.0 + 2.0 * m[..., 2, 2] - trace, 1.0 + trace], axis=-1)
-    pairs = {(0, 1): m[..., 1, 0] + m[..., 0, 1], (0, 2): m[..., 0, 2] + m[..., 2, 0],
-             (1, 2): m[..., 2, 1] + m[..., 1, 2], (0, 3): m[..., 2, 1] - m[..., 1, 2],
-             (1, 3): m[..., 0, 2] - m[..., 2, 0], (2, 3): m[..., 1, 0] - m[..., 0, 1]}
-    root = np.sqrt(np.maximum(squares, 0.0))  # 2 |component|
-    candidates = np.empty(squares.shape + (4,))  # [..., k, :]: the quaternion from component k
-    for k in range(4):
-        half_inverse = 0.5 / np.where(root[..., k] > 0.0, root[..., k], 1.0)
-        for j in range(4):
-            candidates[..., k, j] = 0.5 * root[..., k] if j == k else pairs[min(j, k), max(j, k)] * half_inverse
-    largest = np.argmax(squares, axis=-1)[..., None, None]
-    q = np.take_along_axis(candidates, largest, axis=-2)[..., 0, :]
-    return normalize(q * np.where(q[..., 3:] < 0.0, -1.0, 1.0))
+    m = np.where((np.linalg.det(m) < 0.0)[..., None, None], -m, m)
+    m00, m01, m02 = m[..., 0, 0], m[..., 0, 1], m[..., 0, 2]
+    m10, m11, m12 = m[..., 1, 0], m[..., 1, 1], m[..., 1, 2]
+    m20, m21, m22 = m[..., 2, 0], m[..., 2, 1], m[..., 2, 2]
+    # Per branch: its larger component (4 c^2), the other three times 4 c, and where it goes.
+    branches = [
+        (1.0 + m00 - m11 - m22, (m21 - m12, m10 + m01, m02 + m20), (0, 3, 1, 2)),  # x
+        (1.0 - m00 + m11 - m22, (m02 - m20, m10 + m01, m21 + m12), (1, 3, 0, 2)),  # y
+        (1.0 - m00 - m11 + m22, (m10 - m01, m02 + m20, m21 + m12), (2, 3, 0, 1)),  # z
+        (1.0 + m00 + m11 + m22, (m21 - m12, m02 - m20, m10 - m01), (3, 0, 1, 2)),  # w
+    ]
+    which = np.where(m22 < 0.0, np.where(m00 > m11, 0, 1), np.where(m00 < -m11, 2, 3))
+    q = np.zeros(m.shape[:-2] + (4,))
+    for k, (square, others, places) in enumerate(branches):
+        root = 2.0 * np.sqrt(np.maximum(square, 0.0))  # 4 |c|
+        sign = np.where(others[0] < 0.0, -1.0, 1.0) if k < 3 else 1.0  # w >= 0
+        scale = 1.0 / np.where(root > 0.0, root, 1.0)
+        rows = which == k
+        q[..., places[0]] = np.where(rows, 0.25 * root * sign, q[..., places[0]])
+        for place, value in zip(places[1:], others):
+            q[..., place] = np.where(rows, value * scale * sign, q[..., place])
+    return normalize(q)
 
 
 def make_continuous(q: npt.ArrayLike) -> npt.NDArray[np.float64]:

@@ -19,7 +19,7 @@ checks the samples against the bundled exporter's own at every frame before it f
 
 from __future__ import annotations  # LayeredAction: the type checker's only
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -28,6 +28,7 @@ import bpy
 import numpy as np
 
 from ...core.fitting import SampledMotion, sample_frames
+from ...core.fitting.shear import unheld_deg
 from ...core.sampling import quaternions as quat
 from ..blender_context import current_scene
 from .headstart import rest_correction
@@ -50,12 +51,19 @@ class SampleRequest:
     action: bpy.types.Action
     start: float
     end: float
+    parent_bone: str | None = None  # a bone's parent node in the file, when that is a bone
 
 
-def sample(requests: Sequence[SampleRequest], reset_pose: bool = True) -> list[SampledMotion | str]:
-    """Per request, its SampledMotion, or why Blender could not be sampled for it. Frames are
-    set once per object and action for all of its requests."""
+def sample(requests: Sequence[SampleRequest], reset_pose: bool = True,
+           bone_parents: Mapping[str, Mapping[str, str | None]] | None = None
+           ) -> tuple[list[SampledMotion | str], dict[tuple[str, str], float]]:
+    """(per request, its SampledMotion or why Blender could not be sampled for it; {(armature,
+    bone): degrees} of the exported bones whose world rotation glTF cannot hold, shear:
+    core.fitting.shear, over every action sampled). ``bone_parents``: per armature, each exported
+    bone's parent bone in the file (None: the armature). Frames are set once per object and
+    action for all of its requests."""
     results: list[SampledMotion | str] = ["not sampled"] * len(requests)
+    unheld: dict[tuple[str, str], float] = {}
     groups: dict[tuple[str, str], list[int]] = {}
     for index, request in enumerate(requests):
         groups.setdefault((request.obj.name, request.action.name), []).append(index)
@@ -69,9 +77,35 @@ def sample(requests: Sequence[SampleRequest], reset_pose: bool = True) -> list[S
                 matrices = _read(scene, first.obj, frames, [requests[i] for i in indices])
             for i in indices:
                 results[i] = _motion(requests[i], frames, matrices)
+            parents = (bone_parents or {}).get(first.obj.name)
+            if parents and matrices.bones is not None:
+                for bone, degrees in _unheld(first.obj, parents, matrices).items():
+                    unheld[first.obj.name, bone] = max(degrees, unheld.get((first.obj.name, bone), 0.0))
     finally:
         scene.frame_set(frame, subframe=subframe)
-    return results
+    return results, unheld
+
+
+def _unheld(obj, parents, matrices):
+    """{bone: degrees} of core.fitting.shear.unheld_deg for the exported bones of armature ``obj``
+    (``parents``: each one's parent bone in the file, None for the armature), the armature first."""
+    names = [b.name for b in cast(bpy.types.Pose, obj.pose).bones]
+    exported = [name for name in parents if name in names]
+    index = {name: i + 1 for i, name in enumerate(exported)}
+    tree = [-1] + [index.get(cast(str, parents[name]), 0) if parents[name] else 0 for name in exported]
+    poses = cast(np.ndarray, matrices.bones)[:, [names.index(name) for name in exported]].transpose(1, 0, 2, 3)
+    worlds = np.concatenate([matrices.world[None], matrices.world[None] @ poses])  # (1 + E, T, 4, 4)
+    bones = cast(bpy.types.Armature, obj.data).bones
+    rests = [np.eye(4)] + [_rest(bones, name, parents[name]) for name in exported]
+    return dict(zip(exported, unheld_deg(np.array(tree), worlds, np.array(rests))[1:].tolist()))
+
+
+def _rest(bones, name, parent):
+    """The rest the bundled exporter takes out of a bone's local matrix (see _bone_basis)."""
+    rest = np.array(bones[name].matrix_local)
+    if parent is not None:
+        return np.linalg.solve(np.array(bones[parent].matrix_local), rest)
+    return rest if bones[name].parent is None else np.eye(4)
 
 
 @contextmanager
@@ -170,30 +204,54 @@ def _read(scene, obj, frames, requests):
 
 
 def _parent_world(obj):
-    """The world matrix of the node ``obj`` hangs from: its parent object's, or its parent bone's."""
+    """The world matrix of the node ``obj`` hangs from, as the bundled exporter takes it: its
+    parent object's, or its parent bone's with the bone's axes turned Y up."""
     parent = obj.parent
     if obj.parent_type == 'BONE' and parent.pose is not None and obj.parent_bone in parent.pose.bones:
-        return np.array(parent.matrix_world) @ np.array(parent.pose.bones[obj.parent_bone].matrix)
+        bone = np.array(parent.pose.bones[obj.parent_bone].matrix)
+        return np.array(parent.matrix_world) @ bone @ _Y_UP
     return np.array(parent.matrix_world)
+
+
+_Y_UP = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, -1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
 
 
 def _motion(request, frames, matrices):
     """The SampledMotion of one request from its object's matrices, or why there is none."""
     obj, bone_name = request.obj, request.bone
-    if bone_name is None and obj.parent is not None and obj.parent_type not in ('OBJECT', 'BONE'):
-        return f"a parent of type {obj.parent_type} is not sampled"
-    own = sample_frames(request.start, request.end)
-    at = np.searchsorted(frames, own)
+    at = np.searchsorted(frames, sample_frames(request.start, request.end))
     if bone_name is None:
+        if obj.parent is not None and obj.parent_type not in ('OBJECT', 'BONE'):
+            return f"a parent of type {obj.parent_type} is not sampled"
         local = matrices.world if matrices.parent is None else np.linalg.solve(matrices.parent, matrices.world)
+        # The object's world matrix in its parent's, as its keys' rotation q with a · q the node's.
+        a, _ = rest_correction(obj, None, yup=False)
+        values = quat.multiply(quat.conjugate(a), quat.from_matrix(local[at, :3, :3]))
     else:
-        bones = cast(bpy.types.Armature, obj.data).bones
-        names = [b.name for b in cast(bpy.types.Pose, obj.pose).bones]
-        bone = bones.get(bone_name)
-        if bone is None or matrices.bones is None:
-            return f"bone {bone_name!r} not found on {obj.name!r}"
-        pose = matrices.bones[:, names.index(bone_name)]
-        local = pose if bone.parent is None else np.linalg.solve(matrices.bones[:, names.index(bone.parent.name)], pose)
-    a, _ = rest_correction(obj, bone_name, yup=False)
-    values = quat.multiply(quat.conjugate(a), quat.from_matrix(local[at, :3, :3]))
-    return SampledMotion(own, values, "Blender's evaluation")
+        basis = _bone_basis(request, matrices)
+        if isinstance(basis, str):
+            return basis
+        values = quat.from_matrix(basis[at, :3, :3])
+    return SampledMotion(sample_frames(request.start, request.end), values, "Blender's evaluation")
+
+
+def _bone_basis(request, matrices):
+    """(T, 4, 4) the matrix whose rotation the bundled exporter writes for a bone, once turned by
+    its rest: the pose in its parent node's, its rest relative to that parent's taken out
+    (armature space, the bone's own rest out, at the armature's root)."""
+    obj, name = request.obj, request.bone
+    bones = cast(bpy.types.Armature, obj.data).bones
+    names = [b.name for b in cast(bpy.types.Pose, obj.pose).bones]
+    bone = bones.get(name)
+    if bone is None or matrices.bones is None:
+        return f"bone {name!r} not found on {obj.name!r}"
+    pose = matrices.bones[:, names.index(name)]
+    rest = np.array(bone.matrix_local)
+    if request.parent_bone is not None and request.parent_bone in names:
+        parent_rest = np.array(bones[request.parent_bone].matrix_local)
+        relative = np.linalg.solve(parent_rest, rest)  # the bone's rest in its parent's
+        in_parent = np.linalg.solve(matrices.bones[:, names.index(request.parent_bone)], pose)
+        return np.linalg.solve(relative, in_parent)
+    if bone.parent is None:
+        return np.linalg.solve(rest, pose)
+    return pose  # its parent is not exported: the bone is at the armature's root in the file

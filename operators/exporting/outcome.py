@@ -37,6 +37,9 @@ class ChannelOutcome:
     # Why its keys are not its motion (constraints, drivers, ...): fitted to Blender's own
     # evaluation, sampled (export_blender_samples); "" for a channel fitted to its keys
     sampled: str = ""
+    # Degrees its node's world rotation stays off Blender's whatever the keys, where that exceeds
+    # the tolerance: shear, which glTF's translation/rotation/scale cannot hold (core.fitting.shear)
+    unheld_deg: float = 0.0
     # "LINEAR" or "CUBICSPLINE": a core sampler alone was smaller (no extension); "STEP": jumps
     form: str = "CUBICSLERP"
     # Bytes of the channel's samplers with the extension's JSON, and of the bundled exporter's

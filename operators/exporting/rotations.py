@@ -70,7 +70,8 @@ def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", opti
                     later.append(job)
                 elif job is not None:
                     jobs.append(job)
-        jobs += _sampled_jobs(later, scene, timing) if later else []
+        sampled, unheld = _sampled_jobs(later, scene, timing) if later else ([], {})
+        jobs += sampled
         worlds = _worlds(animations, jobs, scene, timing, options)
         # With world space on, a channel under an animated node is fitted once, on the way down
         # the tree, to its correction: a fit without it would be thrown away (most of them were).
@@ -95,9 +96,33 @@ def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", opti
         known.add(bundled_input, timing.written(inputs[id(bundled_input)][1]))
         job.result.bytes, job.result.bundled_bytes = keys.file_bytes, _bundled_bytes(job, uses)
         job.write(keys, options, known)
+    _unheld(worlds, unheld, options, outcome)
     for accessor, times in inputs.values():
         timing.fix(accessor, times)
     return outcome
+
+
+def _unheld(worlds, unheld, options, outcome):
+    """Channels whose node's world rotation glTF cannot hold within the tolerance (shear, its
+    figure ``unheld``: export_blender_samples.sample) once the fit's own world error there is
+    added: named with that sum, and the world maxima raised to it, so that they are the file's."""
+    worst, worst_fallback = 0.0, 0.0
+    for world in worlds:
+        for job in world.jobs:
+            degrees = unheld.get((job.key[0], job.key[1]), 0.0)
+            if not degrees:
+                continue
+            fitted, fallback = job.result.max_error_deg, job.result.fallback_error_deg
+            if options.world_space:
+                n = world.index[id(job.channel.target.node)]
+                fitted, fallback = float(world.errors[n]), float(world.fallback_errors[n])
+            if degrees + fitted > options.tolerance_deg:
+                job.result.unheld_deg = degrees + fitted
+                worst, worst_fallback = max(worst, degrees + fitted), max(worst_fallback, degrees + fallback)
+    if worst and outcome.world_error_deg is not None:
+        outcome.world_error_deg = max(outcome.world_error_deg, worst)
+    if worst and outcome.fallback_world_error_deg is not None:
+        outcome.fallback_world_error_deg = max(outcome.fallback_world_error_deg, worst_fallback)
 
 
 class _Timing:
@@ -194,14 +219,31 @@ def _sampled_later(animation, channel, scene, result, node, reason):
     start = max(float(start), slide)
     if float(end) <= start:
         return None
-    return _Sampled(animation, channel, result,
-                    SampleRequest(obj, node.bone_name, actions[0], start, float(end)), slide, reason)
+    request = SampleRequest(obj, node.bone_name, actions[0], start, float(end), _parent_bone(scene, node))
+    return _Sampled(animation, channel, result, request, slide, reason)
+
+
+def _parent_bone(scene, node):
+    """The bone ``node`` (an ExportedNode) hangs from in the file, or None (the armature, an object)."""
+    parent = scene.nodes.get(node.parent) if node.parent is not None else None
+    return parent.bone_name if parent is not None and parent.is_bone else None
+
+
+def _bone_parents(scene):
+    """{armature name: {exported bone: its parent bone in the file, None for the armature}}."""
+    parents: dict[str, dict[str, str | None]] = {}
+    for node in scene.written():
+        if node.is_bone and node.blender_object is not None and node.bone_name is not None:
+            parents.setdefault(node.blender_object.name, {})[node.bone_name] = _parent_bone(scene, node)
+    return parents
 
 
 def _sampled_jobs(later, scene, timing):
-    """The _Jobs of the channels fitted to Blender's samples (the others keep their reasons)."""
+    """(the _Jobs of the channels fitted to Blender's samples, the others keeping their reasons;
+    {(armature, bone): degrees glTF cannot hold}: export_blender_samples.sample)."""
     jobs = []
-    motions = blender_samples.sample([entry.request for entry in later], scene.reset_pose_bones)
+    motions, unheld = blender_samples.sample([entry.request for entry in later], scene.reset_pose_bones,
+                                             _bone_parents(scene))
     for entry, motion in zip(later, motions):
         request, result = entry.request, entry.result
         if isinstance(motion, str):
@@ -217,7 +259,7 @@ def _sampled_jobs(later, scene, timing):
         task = ChannelTask(target, request.start, request.end, None, samples)
         jobs.append(_Job(entry.animation, entry.channel, task, result,
                          (request.obj.name, request.bone, request.action.name)))
-    return jobs
+    return jobs, unheld
 
 
 @dataclass

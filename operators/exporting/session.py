@@ -149,6 +149,10 @@ def summary(outcome: Outcome | None) -> str:
                      f"{sum(c.keys for c in splines)} keys)")
         if stepped:
             text += f"; {len(stepped)} as STEP keys alone ({sum(c.keys for c in stepped)} keys)"
+        unheld = sorted((c for c in fitted if c.unheld_deg), key=lambda c: -c.unheld_deg)
+        if unheld:  # the world maximum above includes them
+            text += (f"; {len(unheld)} cannot be held within the tolerance, glTF has no shear: up to "
+                     f"{unheld[0].unheld_deg:.4f} deg ({unheld[0].target})")
         driven = [c for c in fitted if c.sampled]
         if driven:  # constraints, drivers...: fitted to Blender's own evaluation
             text += f"; {len(driven)} fitted to what Blender plays, not to their keys ({driven[0].target})"

@@ -1,0 +1,73 @@
+"""What glTF cannot hold of a pose Blender plays: shear.
+
+A glTF node's local transform is a translation, a rotation and a scale (TRS), and its world
+matrix the product of those down the tree. Blender's bones may take a parent's scale otherwise
+(Inherit Scale other than Full, Stretch To, Copy Transforms and other constraints): a bone's pose
+in its parent's then has shear, which a TRS drops (the bundled exporter decomposes it into the
+nearest TRS), and the world rotations of the node and of every node below it differ from
+Blender's. No fit of the rotation keys can close that gap: it is measured here, per node, as the
+angle between Blender's world rotation and the one the decomposed locals compose, so that the
+export names those nodes with their error instead of reporting the fitted curves' figure alone.
+World rotations are compared as their matrices' nearest rotations (polar decomposition), which
+a change of axes does not change.
+"""
+
+import numpy as np
+import numpy.typing as npt
+
+from ..sampling import depth_levels
+from ..sampling import quaternions as quat
+
+
+def unheld_deg(parents: npt.ArrayLike, worlds: npt.ArrayLike, rests: npt.ArrayLike | None = None) -> np.ndarray:
+    """Per node, the largest angle in degrees over the samples between the rotation of its world
+    matrix (``worlds`` (N, T, 4, 4), Blender's) and that of the product of its ancestors' and
+    its own local matrices each written as a glTF file holds it; ``parents`` (N,): each node's
+    parent index, -1 at a root. ``rests`` (N, 4, 4): per node the rest C that the bundled
+    exporter takes out of a bone's local matrix before it decomposes it (L = C · B: B decomposed
+    into translation, rotation and scale, C's rotation put back on the left; the identity for an
+    object, and when None): a sheared B gives another rotation than a sheared L would."""
+    parents = np.asarray(parents, dtype=np.intp)
+    worlds = np.asarray(worlds, dtype=np.float64)
+    rests = np.broadcast_to(np.eye(4), (len(parents), 4, 4)) if rests is None else np.asarray(rests, dtype=np.float64)
+    composed = np.empty_like(worlds)
+    for level in depth_levels(parents):
+        above = parents[level]
+        roots = above < 0
+        local = worlds[level].copy()
+        if not roots.all():
+            local[~roots] = np.linalg.solve(worlds[above[~roots]], worlds[level[~roots]])
+        trs = _as_written(local, rests[level][:, None])
+        composed[level[roots]] = trs[roots]
+        if not roots.all():
+            composed[level[~roots]] = composed[above[~roots]] @ trs[~roots]
+    blender = quat.from_matrix(nearest_rotation(worlds[..., :3, :3]))
+    held = quat.from_matrix(nearest_rotation(composed[..., :3, :3]))
+    return quat.angle_between(blender, held).max(axis=-1, initial=0.0)
+
+
+def nearest_rotation(matrices: npt.ArrayLike) -> np.ndarray:
+    """(..., 3, 3) the rotation nearest each matrix (its polar decomposition's, U · Vᵀ of its
+    singular value decomposition; a mirroring matrix's nearest rotation after a mirror). A
+    sheared world matrix has no rotation of its own: this one, unlike the one taken from its
+    normalized columns, does not depend on the axes it is written in (glTF's or Blender's)."""
+    u, _, vt = np.linalg.svd(np.asarray(matrices, dtype=np.float64))
+    flip = np.where(np.linalg.det(u @ vt) < 0.0, -1.0, 1.0)
+    u = u * np.stack([np.ones_like(flip), np.ones_like(flip), flip], axis=-1)[..., None, :]
+    return u @ vt
+
+
+def _as_written(local, rest):
+    """(..., 4, 4) local matrices as a file holds them: B = rest⁻¹ · local decomposed into its
+    rotation (quaternions.from_matrix, as Blender's decompose() takes it) and each column's
+    length (negative all three where B mirrors), composed again as rot(rest) · R · S, with the
+    local translation."""
+    basis = np.linalg.solve(np.broadcast_to(rest, local.shape), local)[..., :3, :3]
+    scale = np.linalg.norm(basis, axis=-2)
+    scale = np.where((np.linalg.det(basis) < 0.0)[..., None], -scale, scale)
+    turn = quat.to_matrix(quat.multiply(quat.from_matrix(rest[..., :3, :3]), quat.from_matrix(basis)))
+    out = np.zeros_like(local)
+    out[..., :3, :3] = turn * scale[..., None, :]
+    out[..., :3, 3] = local[..., :3, 3]
+    out[..., 3, 3] = 1.0
+    return out
