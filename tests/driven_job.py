@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import cast
 
-from bpy_access import current_scene, operator
+from bpy_access import current_scene, operator, settings
 from child_job import finish, tool
 
 FRAMES = (1, 40)
@@ -118,6 +118,63 @@ def world_rotations(frames):
     return result
 
 
+def build_nla():
+    """An armature (one bone ``nodder``) and an empty ``turner``, each playing two NLA strips
+    and no action of its own: a REPLACE strip turning about Z, and over it an ADD strip at
+    influence 0.5 nodding about X (its own motion twice what plays)."""
+    import bpy
+    scene = current_scene()
+    scene.frame_start, scene.frame_end = FRAMES
+    bpy.ops.object.armature_add(location=(0.0, 0.0, 0.0))
+    arm = _active()
+    arm.name = "nla_arm"
+    pose = arm.pose
+    assert pose is not None
+    bone = pose.bones[0]
+    bone.name, bone.rotation_mode = "nodder", 'XYZ'
+    turner = _empty("turner", (2.0, 0.0, 0.0))
+    for owner, target, path in ((arm, bone, "rotation_euler"), (turner, turner, "rotation_euler")):
+        animation = owner.animation_data_create()
+        for name, blend, keys in (("Turn", 'REPLACE', ((1, (0.0, 0.0, 0.0)), (40, (0.0, 0.0, 1.6)))),
+                                  ("Nod", 'ADD', ((1, (0.0, 0.0, 0.0)), (20, (1.0, 0.2, 0.0)), (40, (0.0, 0.0, 0.0))))):
+            for frame, value in keys:
+                target.rotation_euler = value
+                target.keyframe_insert(path, frame=frame)
+            action = cast(bpy.types.Action, animation.action)
+            action.name = f"{owner.name}{name}"
+            track = animation.nla_tracks.new()
+            strip = track.strips.new(action.name, 1, action)
+            strip.blend_type = blend  # pyright: ignore[reportAttributeAccessIssue] (the stubs: read-only)
+            strip.influence = 0.5 if blend == 'ADD' else 1.0
+            animation.action = None
+            target.rotation_euler = (0.0, 0.0, 0.0)
+
+
+def nla(folder):
+    """The NLA rig exported in animation mode Scene (what plays, strips blended) with this
+    add-on's export on (FOLDER/nla.glb) and off (FOLDER/nla-bundled.glb)."""
+    fidelity = tool("tools/fidelity.py")
+    from gltf_sqlerp.operators.exporting import session as export_session
+    fidelity.enable_addon()
+    fidelity.reset_scene(24, 1.0)
+    build_nla()
+    frames = [FRAMES[0] + i / 8.0 for i in range(8 * (FRAMES[1] - FRAMES[0]) + 1)]
+    worlds = world_rotations(frames)
+    scene = current_scene()
+    results, outcome = {}, None
+    for ours in (True, False):
+        settings(scene, "gltf_sqlerp_export").enabled = ours
+        path = Path(folder) / ("nla.glb" if ours else "nla-bundled.glb")
+        results[path.name] = sorted(operator("export_scene.gltf")(filepath=str(path), export_animation_mode='SCENE'))
+        outcome = export_session.last_outcome if ours else outcome
+    assert outcome is not None
+    unchanged = world_rotations(frames) == worlds
+    fidelity.disable_addon()
+    print(json.dumps({"results": results, "channels": [vars(c) for c in outcome.channels],
+                      "world_error_deg": outcome.world_error_deg, "summary": export_session.summary(outcome),
+                      "frames": frames, "worlds": worlds, "unchanged": unchanged}))
+
+
 def main(folder):
     import bpy
     fidelity = tool("tools/fidelity.py")
@@ -142,4 +199,4 @@ def main(folder):
 
 
 if __name__ == "__main__":
-    finish(lambda: main(sys.argv[1]))
+    finish(lambda: (nla if sys.argv[2:] == ["NLA"] else main)(sys.argv[1]))

@@ -1,6 +1,8 @@
-"""Export of motion Blender plays through constraints and drivers (issue 35), in the real Blender:
-an IK arm with an animated target and a pole, a hand turned by a driver, and a prop keyed under a
-Child Of constraint to a spinning, moving empty (tests/driven_job.py).
+"""Export of motion Blender plays through constraints, drivers and the NLA (issue 35), in the real
+Blender: an IK arm with an animated target and a pole, a hand turned by a driver, and a prop keyed
+under a Child Of constraint to a spinning, moving empty; and a bone and an empty each playing two
+NLA strips, ADD at influence 0.5 over REPLACE, exported in animation mode Scene
+(tests/driven_job.py).
 
 Reference: Blender's own world rotations of every bone and object at 8 samples per frame, recorded
 before the export. The file is played by the core and composed down its node tree; glTF and
@@ -36,6 +38,17 @@ def driven(tmp_path_factory):
     return job
 
 
+@pytest.fixture(scope="module")
+def blended(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("nla")
+    done = subprocess.run([sys.executable, str(JOB), str(folder), "NLA"], capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job["folder"] = folder
+    return job
+
+
 def file_worlds(path, names, times):
     """{name: (S, 3, 3)} world rotations of the named nodes, every animation of the file played
     at ``times`` (each drives other nodes: one per object's action)."""
@@ -51,13 +64,13 @@ def file_worlds(path, names, times):
     return {name: world[:, index[name], :3, :3] for name in names}
 
 
-def world_errors(job, name):
+def world_errors(job, name, calibration="bundled.glb"):
     """{node: largest angle in degrees} between Blender's world rotations and the file's."""
     frames = np.asarray(job["frames"])
     times = frames / FPS  # the bundled exporter keys frame f at f / fps
     names = list(job["worlds"])
     blender = {n: AXES.T @ np.asarray(job["worlds"][n]) for n in names}
-    bundled = file_worlds(job["folder"] / "bundled.glb", names, times)
+    bundled = file_worlds(job["folder"] / calibration, names, times)
     played = file_worlds(job["folder"] / name, names, times)
     return {n: float(angles_deg(blender[n] @ (blender[n][0].T @ bundled[n][0]), played[n]).max()) for n in names}
 
@@ -91,3 +104,16 @@ def test_the_export_leaves_the_scene_as_it_found_it(driven):
 
 def test_the_file_passes_the_khronos_validator(driven):
     assert gltf_validator.errors(gltf_validator.validate(driven["folder"] / "driven.glb")) == []
+
+
+def test_nla_strips_blended_in_scene_mode_are_fitted_to_what_blender_plays(blended):
+    assert blended["results"] == {"nla.glb": ["FINISHED"], "nla-bundled.glb": ["FINISHED"]}
+    channels = {c["target"]: c for c in blended["channels"]}
+    assert sorted(channels) == ["nodder", "turner"]
+    assert all(c["sampled"] and not c["skipped"] for c in channels.values())
+    errors = world_errors(blended, "nla.glb", "nla-bundled.glb")
+    assert max(errors.values()) <= TOLERANCE, errors
+    assert blended["world_error_deg"] == pytest.approx(max(errors.values()), abs=2e-3)
+    bundled = world_errors(blended, "nla-bundled.glb", "nla-bundled.glb")
+    assert max(bundled[name] for name in ("nodder", "turner")) > 10 * TOLERANCE
+    assert blended["unchanged"]

@@ -9,7 +9,8 @@ with the same world-space tolerances, forms and reductions as keyed channels.
 
 The scene is put in the state the bundled exporter samples an action in (animation mode ACTIONS
 or ACTIVE_ACTIONS: the action active on its object, the NLA and a solo track off, tweak mode left,
-the pose bones reset when the exporter resets them) and restored afterwards, frame included. Each
+the pose bones reset when the exporter resets them; mode SCENE: as it plays, NLA blending
+included) and restored afterwards, frame included. Each
 sample is the target's effective basis rotation: the rotation its F-curves would have to key for
 the pose Blender shows, conj(a) · rot(L), with ``a`` the rest map of export_headstart.rest_correction
 (without the axis change) and L the local matrix the bundled exporter decomposes: a bone's pose
@@ -38,17 +39,18 @@ from .motion import action_slot
 if TYPE_CHECKING:
     from ..fcurves import LayeredAction
 
-# The animation modes whose actions are sampled here, as the bundled exporter plays them.
-SAMPLED_MODES = ("ACTIONS", "ACTIVE_ACTIONS")
+# The animation modes whose actions are sampled here, as the bundled exporter plays them
+# ("SCENE": the scene as it plays, NLA blending and all, no action switched).
+SAMPLED_MODES = ("ACTIONS", "ACTIVE_ACTIONS", "SCENE")
 
 
 @dataclass(frozen=True)
 class SampleRequest:
     """One channel to sample: ``obj``'s own rotation (``bone`` None) or its pose bone's, with
-    ``action`` active, over frames ``start`` to ``end``."""
+    ``action`` active (None: the scene as it plays), over frames ``start`` to ``end``."""
     obj: bpy.types.Object
     bone: str | None
-    action: bpy.types.Action
+    action: bpy.types.Action | None
     start: float
     end: float
     parent_bone: str | None = None  # a bone's parent node in the file, when that is a bone
@@ -66,7 +68,7 @@ def sample(requests: Sequence[SampleRequest], reset_pose: bool = True,
     unheld: dict[tuple[str, str], float] = {}
     groups: dict[tuple[str, str], list[int]] = {}
     for index, request in enumerate(requests):
-        groups.setdefault((request.obj.name, request.action.name), []).append(index)
+        groups.setdefault((request.obj.name, request.action.name if request.action else ""), []).append(index)
     scene = current_scene()
     frame, subframe = scene.frame_current, scene.frame_subframe
     try:
@@ -109,10 +111,11 @@ def _rest(bones, name, parent):
 
 
 @contextmanager
-def _playing(obj: bpy.types.Object, action: bpy.types.Action, reset_pose: bool) -> Iterator[None]:
-    """``obj`` playing ``action`` alone, as the bundled exporter samples it; restored after."""
+def _playing(obj: bpy.types.Object, action: bpy.types.Action | None, reset_pose: bool) -> Iterator[None]:
+    """``obj`` playing ``action`` alone, as the bundled exporter samples it; restored after.
+    ``action`` None: the scene as it plays (animation mode SCENE), nothing switched."""
     animation = obj.animation_data
-    if animation is None:
+    if animation is None or action is None:
         yield
         return
     saved = (animation.action, getattr(animation, "action_slot", None), animation.use_nla,

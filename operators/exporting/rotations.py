@@ -209,17 +209,20 @@ def _sampled_later(animation, channel, scene, result, node, reason):
     """A _Sampled for a channel ``reason`` keeps from its keys, or None where Blender is not
     sampled for it (an animation mode this export does not reproduce, no action, one frame)."""
     obj = node.blender_object
-    actions = _candidate_actions(obj, animation.name)
-    if scene.animation_mode not in SAMPLED_MODES or not actions:
+    playing = scene.animation_mode == "SCENE"  # the scene as it plays: no action switched
+    actions = [] if playing else _candidate_actions(obj, animation.name)
+    if scene.animation_mode not in SAMPLED_MODES or not (actions or playing):
         return None
     slide = scene.slide(node.owner, animation.name)
     exported = scene.frame_range(node.owner, animation.name)
-    bounds = actions[0].frame_range
+    blender_scene = current_scene()
+    bounds = actions[0].frame_range if actions else (blender_scene.frame_start, blender_scene.frame_end)
     start, end = (exported["start"], exported["end"]) if exported else (bounds[0], bounds[1])
     start = max(float(start), slide)
     if float(end) <= start:
         return None
-    request = SampleRequest(obj, node.bone_name, actions[0], start, float(end), _parent_bone(scene, node))
+    request = SampleRequest(obj, node.bone_name, actions[0] if actions else None, start, float(end),
+                            _parent_bone(scene, node))
     return _Sampled(animation, channel, result, request, slide, reason)
 
 
@@ -258,7 +261,7 @@ def _sampled_jobs(later, scene, timing):
         result.skipped, result.sampled = "", entry.reason
         task = ChannelTask(target, request.start, request.end, None, samples)
         jobs.append(_Job(entry.animation, entry.channel, task, result,
-                         (request.obj.name, request.bone, request.action.name)))
+                         (request.obj.name, request.bone, request.action.name if request.action else "")))
     return jobs, unheld
 
 
