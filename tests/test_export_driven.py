@@ -20,7 +20,9 @@ import pytest
 
 import gltf_validator
 from gltf_sqlerp.core import load
-from test_export_world import AXES, FPS, TOLERANCE, angles_deg
+from gltf_sqlerp.core.fitting import nearest_rotation
+from gltf_sqlerp.core.sampling import quaternions as quat
+from test_export_world import AXES, FPS, TOLERANCE
 
 pytestmark = pytest.mark.blender
 
@@ -65,14 +67,20 @@ def file_worlds(path, names, times):
 
 
 def world_errors(job, name, calibration="bundled.glb"):
-    """{node: largest angle in degrees} between Blender's world rotations and the file's."""
+    """{node: largest angle in degrees} between Blender's world rotations and the file's, both the
+    nearest rotations of their matrices; the constants from file ``calibration`` at the first frame."""
     frames = np.asarray(job["frames"])
     times = frames / FPS  # the bundled exporter keys frame f at f / fps
     names = list(job["worlds"])
-    blender = {n: AXES.T @ np.asarray(job["worlds"][n]) for n in names}
-    bundled = file_worlds(job["folder"] / calibration, names, times)
+    first = file_worlds(job["folder"] / calibration, names, times[:1])
     played = file_worlds(job["folder"] / name, names, times)
-    return {n: float(angles_deg(blender[n] @ (blender[n][0].T @ bundled[n][0]), played[n]).max()) for n in names}
+    errors = {}
+    for n in names:
+        blender = quat.from_matrix(nearest_rotation(AXES.T @ np.asarray(job["worlds"][n])))
+        constant = quat.multiply(quat.conjugate(blender[0]), quat.from_matrix(nearest_rotation(first[n][0])))
+        file = quat.from_matrix(nearest_rotation(played[n]))
+        errors[n] = float(quat.angle_between(quat.multiply(blender, constant), file).max())
+    return errors
 
 
 def test_driven_channels_are_fitted_to_what_blender_plays(driven):

@@ -13,15 +13,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import gltf_validator
 from gltf_sqlerp.core import load
-from gltf_sqlerp.core.fitting.shear import nearest_rotation
-from gltf_sqlerp.core.sampling import quaternions as quat
-from test_export_driven import file_worlds
-from test_export_world import AXES, FPS, TOLERANCE
+from test_export_driven import world_errors
+from test_export_world import TOLERANCE
 
 pytestmark = pytest.mark.blender
 
@@ -39,22 +36,11 @@ def rigify(tmp_path_factory):
     return job
 
 
-def world_errors(job, name, calibration):
-    """{bone: largest angle in degrees} between Blender's world rotations and those file ``name``
-    plays, over every bone the file holds; the constants from file ``calibration`` (the bundled
-    exporter's, whose first key is Blender's own sample)."""
-    times = np.asarray(job["frames"]) / FPS
-    held = {node.get("name") for node in load(str(job["folder"] / name)).json["nodes"]}
-    names = [n for n in job["worlds"] if n in held]
-    first = file_worlds(job["folder"] / calibration, names, times[:1])
-    played = file_worlds(job["folder"] / name, names, times)
-    errors = {}
-    for n in names:  # nearest rotations (polar decomposition): scale and shear out, whatever the axes
-        blender = quat.from_matrix(nearest_rotation(AXES.T @ np.asarray(job["worlds"][n])))
-        file_first, file = (quat.from_matrix(nearest_rotation(m)) for m in (first[n][0], played[n]))
-        constant = quat.multiply(quat.conjugate(blender[0]), file_first)  # glTF = Blender · C
-        errors[n] = float(quat.angle_between(quat.multiply(blender, constant), file).max())
-    return errors
+def bone_errors(job, name, calibration):
+    """test_export_driven.world_errors over the rig's bones that file ``name`` holds."""
+    exported = {node.get("name") for node in load(str(job["folder"] / name)).json["nodes"]}
+    worlds = {bone: job["worlds"][bone] for bone in job["bones"] if bone in exported}
+    return world_errors({**job, "worlds": worlds}, name, calibration)
 
 
 @pytest.mark.parametrize("name", ["whole.glb", "deform.glb"])
@@ -65,13 +51,13 @@ def test_every_exported_bone_holds_the_tolerance_or_is_named_with_its_error(rigi
     report gives each its measured error, and its world maximum is the file's."""
     export = rigify["exports"][name]
     assert export["result"] == ["FINISHED"]
-    bones = len(rigify["deforming"] if name == "deform.glb" else rigify["worlds"])
+    bones = len(rigify["deforming"] if name == "deform.glb" else rigify["bones"])
     assert bones > (100 if name == "deform.glb" else 600)  # 160 and 706 on Blender 4.5
     channels = export["channels"]
     assert len(channels) == bones and [c["target"] for c in channels if c["skipped"]] == []
     assert sum(bool(c["sampled"]) for c in channels) > 90  # moved by constraints: Blender's samples
     named = {c["target"]: c["unheld_deg"] for c in channels if c["unheld_deg"]}
-    errors = world_errors(rigify, name, name.replace(".glb", "-bundled.glb"))
+    errors = bone_errors(rigify, name, name.replace(".glb", "-bundled.glb"))
     assert len(errors) == bones
     held = {bone: error for bone, error in errors.items() if bone not in named}
     worst = max(held, key=lambda bone: held[bone])
@@ -91,7 +77,7 @@ def test_bytes_and_time_beside_the_bundled_exporters(rigify, name):
           f"{bundled['seconds']:.2f} s")
     assert ours["seconds"] <= TIME_BOUND * bundled["seconds"] + 1.0
     bundled_name = name.replace(".glb", "-bundled.glb")
-    bundled_errors = world_errors(rigify, bundled_name, bundled_name)
+    bundled_errors = bone_errors(rigify, bundled_name, bundled_name)
     assert max(bundled_errors.values()) > 10 * TOLERANCE  # what the per-frame samples play between frames
 
 

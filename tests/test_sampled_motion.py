@@ -98,7 +98,7 @@ def trs(angle_deg, scale=(1.0, 1.0, 1.0), move=(0.0, 0.0, 0.0)):
 def test_a_chain_of_translations_rotations_and_scales_is_held():
     """Worlds that are products of TRS locals, non-uniform scales included: glTF holds them,
     nothing is unheld (the decomposition gives back each local)."""
-    from gltf_sqlerp.core.fitting.shear import unheld_deg
+    from gltf_sqlerp.core.fitting import unheld_deg
     root = trs(30.0, (2.0, 1.0, 0.5), (1.0, 0.0, 0.0))
     child = root @ trs(-50.0, (1.0, 3.0, 1.0), (0.0, 2.0, 0.0))
     leaf = child @ trs(10.0, (1.0, 1.0, 1.0), (0.0, 1.0, 0.0))
@@ -111,7 +111,7 @@ def test_a_child_that_does_not_take_its_parents_scale_is_sheared_and_so_are_its_
     scale (Inherit Scale: None): in the parent's space the child's pose is sheared, and no
     translation/rotation/scale composes it. Its world rotation is then off, and its child's by as
     much (it follows rigidly); the figure does not depend on the axes the worlds are written in."""
-    from gltf_sqlerp.core.fitting.shear import unheld_deg
+    from gltf_sqlerp.core.fitting import unheld_deg
     parent = trs(0.0, (2.0, 1.0, 1.0))
     child = trs(45.0)
     grandchild = child @ trs(0.0, move=(0.0, 1.0, 0.0))

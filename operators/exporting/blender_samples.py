@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, cast
 import bpy
 import numpy as np
 
-from ...core.fitting import SampledMotion, sample_frames
-from ...core.fitting.shear import unheld_deg
+from ...core.fitting import SampledMotion, sample_frames, unheld_deg
 from ...core.sampling import quaternions as quat
 from ..blender_context import current_scene
 from .headstart import rest_correction
