@@ -14,11 +14,11 @@ animated through its IK and FK controls, exported whole and deforming bones only
 exported with File > Export > glTF 2.0 twice, the add-on's EXT_animation_sqlerp panel on (default
 settings: "ours") and off ("bundled").
 
-World error: Blender's world matrix of every exported bone and object at 8 samples per frame
-(recorded before the exports) against the file played by the add-on's core (every animation,
-composed down the node tree) at frame / fps, both as their matrices' nearest rotations (polar
-decomposition: scale and shear out, whatever the axes), with one constant per node measured from
-the bundled file at the first frame (glTF = AXES^T · Blender · C). "named" counts the channels
+World error (tools/world_measure.py): Blender's world matrix of every exported bone and object at
+8 samples per frame (recorded before the exports) against the file played by the add-on's core
+(every animation, composed down the node tree) at frame / fps, both as their matrices' nearest
+rotations (polar decomposition: scale and shear out, whatever the axes), with one constant per
+node measured from the bundled file at the first frame (glTF = AXES^T · Blender · C). "named" counts the channels
 the export names as what glTF cannot hold (shear) with their error; "held max" is the largest
 error over the others. "report" is the export's own world maximum.
 
@@ -44,7 +44,6 @@ ROOT = Path(__file__).resolve().parents[1]
 TOLERANCE = 0.01
 TIME_BOUND = 10.0
 QUICK_S = 0.1  # the bundled exporter's seconds under which 1 s more is allowed instead
-AXES = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])  # glTF axes -> Blender's
 
 
 @dataclass(frozen=True)
@@ -65,8 +64,7 @@ RIGS = [
 
 def run_rig(rig, folder, tools):
     """The row of one rig: per mode (ours, bundled) bytes, seconds, errors; ours' outcome."""
-    fidelity, rigs = tools
-    from gltf_sqlerp.core import load
+    fidelity, rigs, measure = tools
     from gltf_sqlerp.operators.exporting import session as export_session
     fidelity.reset_scene(24, 1.0)
     getattr(rigs, rig.build)()
@@ -83,38 +81,9 @@ def run_rig(rig, folder, tools):
         if mode == "ours":
             row["outcome"] = export_session.last_outcome
     times = np.asarray(frames) / 24.0
-    names = [n for n in worlds if n in {node.get("name") for node in load(str(row["ours"]["path"])).json["nodes"]}]
-    first = file_worlds(load(str(row["bundled"]["path"])), names, times[:1])
     for mode in ("ours", "bundled"):
-        played = file_worlds(load(str(row[mode]["path"])), names, times)
-        row[mode]["errors"] = errors_deg(worlds, first, played, names)
+        row[mode]["errors"] = measure.world_errors(worlds, row[mode]["path"], row["bundled"]["path"], times)
     return row
-
-
-def file_worlds(document, names, times):
-    """{name: (S, 3, 3)} world matrices of the named nodes, every animation played at ``times``."""
-    scene = document.scene
-    trs = [np.repeat(values[None], len(times), axis=0) for values in scene.rest_trs()[:3]]
-    paths = {"translation": 0, "rotation": 1, "scale": 2}
-    for animation in document.animations:
-        for channel in animation.channels:
-            trs[paths[channel.path]][:, channel.node] = channel.sampler.evaluate(times)
-    world = scene.global_matrices(*trs)
-    index = {node.get("name"): n for n, node in enumerate(document.json["nodes"])}
-    return {name: world[:, index[name], :3, :3] for name in names}
-
-
-def errors_deg(worlds, first, played, names):
-    """{name: largest angle} between Blender's world rotations and the file's (nearest rotations)."""
-    from gltf_sqlerp.core.fitting import nearest_rotation
-    from gltf_sqlerp.core.sampling import quaternions as quat
-    errors = {}
-    for name in names:
-        blender = quat.from_matrix(nearest_rotation(AXES.T @ np.asarray(worlds[name])))
-        constant = quat.multiply(quat.conjugate(blender[0]), quat.from_matrix(nearest_rotation(first[name][0])))
-        file = quat.from_matrix(nearest_rotation(played[name]))
-        errors[name] = float(quat.angle_between(quat.multiply(blender, constant), file).max())
-    return errors
 
 
 def report(rig, row):
@@ -146,6 +115,7 @@ def main():
     args = parser.parse_args()
     fidelity = devpath.load_module("gltf_sqlerp_fidelity", ROOT / "tools" / "fidelity.py")
     rigs = devpath.load_module("gltf_sqlerp_driven_rigs", ROOT / "tools" / "driven_rigs.py")
+    measure = devpath.load_module("gltf_sqlerp_world_measure", ROOT / "tools" / "world_measure.py")
     fidelity.enable_addon()
     bpy = fidelity.bpy
     print(f"Blender {bpy.app.version_string}, Python {platform.python_version()}, {os.cpu_count()} CPUs")
@@ -155,7 +125,7 @@ def main():
     targets = []
     with tempfile.TemporaryDirectory(prefix="gltf_sqlerp_driven_") as folder:
         for rig in RIGS:
-            targets += report(rig, run_rig(rig, folder, (fidelity, rigs)))
+            targets += report(rig, run_rig(rig, folder, (fidelity, rigs, measure)))
     print("targets (issue 35):")
     for label, passed in targets:
         print(f"  {'PASS' if passed else 'MISS'}  {label}")

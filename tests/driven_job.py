@@ -20,16 +20,21 @@ from bpy_access import current_scene, operator, settings
 from child_job import finish, tool
 
 
-def main(folder):
-    import bpy
-    fidelity = tool("tools/fidelity.py")
-    rigs = tool("tools/driven_rigs.py")
-    from gltf_sqlerp.operators.exporting import session as export_session
+def built(builder):
+    """(tools/fidelity.py, tools/driven_rigs.py, frames, Blender's world matrices there) once the
+    add-on is enabled and ``builder`` (a driven_rigs function's name) has built its rig at 24 fps."""
+    fidelity, rigs = tool("tools/fidelity.py"), tool("tools/driven_rigs.py")
     fidelity.enable_addon()
     fidelity.reset_scene(24, 1.0)
-    rigs.build_driven()
+    getattr(rigs, builder)()
     frames = rigs.check_frames(rigs.DRIVEN_FRAMES)
-    worlds = rigs.world_matrices(frames)
+    return fidelity, rigs, frames, rigs.world_matrices(frames)
+
+
+def main(folder):
+    import bpy
+    from gltf_sqlerp.operators.exporting import session as export_session
+    fidelity, rigs, frames, worlds = built("build_driven")
     result = operator("export_scene.gltf_sqlerp")(filepath=str(Path(folder) / "driven.glb"))
     outcome = export_session.last_outcome
     assert outcome is not None
@@ -45,14 +50,8 @@ def main(folder):
 
 
 def nla(folder):
-    fidelity = tool("tools/fidelity.py")
-    rigs = tool("tools/driven_rigs.py")
     from gltf_sqlerp.operators.exporting import session as export_session
-    fidelity.enable_addon()
-    fidelity.reset_scene(24, 1.0)
-    rigs.build_nla()
-    frames = rigs.check_frames(rigs.DRIVEN_FRAMES)
-    worlds = rigs.world_matrices(frames)
+    fidelity, rigs, frames, worlds = built("build_nla")
     scene = current_scene()
     results, outcome = {}, None
     for ours in (True, False):

@@ -4,10 +4,9 @@ under a Child Of constraint to a spinning, moving empty; and a bone and an empty
 NLA strips, ADD at influence 0.5 over REPLACE, exported in animation mode Scene
 (tests/driven_job.py).
 
-Reference: Blender's own world rotations of every bone and object at 8 samples per frame, recorded
-before the export. The file is played by the core and composed down its node tree; glTF and
-Blender differ by the Y-up change and one constant per node, measured from the bundled exporter's
-file at the first frame (tests/test_export_world.py: file_worlds, angles_deg).
+Reference: Blender's own world matrices of every bone and object at 8 samples per frame, recorded
+before the export, against the file played by the core (tools/world_measure.py: nearest rotations,
+one constant per node measured from the bundled exporter's file at the first frame).
 """
 
 import json
@@ -19,14 +18,13 @@ import numpy as np
 import pytest
 
 import gltf_validator
-from gltf_sqlerp.core import load
-from gltf_sqlerp.core.fitting import nearest_rotation
-from gltf_sqlerp.core.sampling import quaternions as quat
-from test_export_world import AXES, FPS, TOLERANCE
+from child_job import tool
+from test_export_world import FPS, TOLERANCE
 
 pytestmark = pytest.mark.blender
 
 JOB = Path(__file__).with_name("driven_job.py")
+MEASURE = tool("tools/world_measure.py")
 DRIVEN = ("upper", "lower", "hand", "prop")  # moved by IK, a driver, Child Of
 
 
@@ -51,36 +49,11 @@ def blended(tmp_path_factory):
     return job
 
 
-def file_worlds(path, names, times):
-    """{name: (S, 3, 3)} world rotations of the named nodes, every animation of the file played
-    at ``times`` (each drives other nodes: one per object's action)."""
-    document = load(str(path))
-    scene = document.scene
-    trs = [np.repeat(values[None], len(times), axis=0) for values in scene.rest_trs()[:3]]
-    paths = {"translation": 0, "rotation": 1, "scale": 2}
-    for animation in document.animations:
-        for channel in animation.channels:
-            trs[paths[channel.path]][:, channel.node] = channel.sampler.evaluate(times)
-    world = scene.global_matrices(*trs)
-    index = {node.get("name"): n for n, node in enumerate(document.json["nodes"])}
-    return {name: world[:, index[name], :3, :3] for name in names}
-
-
 def world_errors(job, name, calibration="bundled.glb"):
-    """{node: largest angle in degrees} between Blender's world rotations and the file's, both the
-    nearest rotations of their matrices; the constants from file ``calibration`` at the first frame."""
-    frames = np.asarray(job["frames"])
-    times = frames / FPS  # the bundled exporter keys frame f at f / fps
-    names = list(job["worlds"])
-    first = file_worlds(job["folder"] / calibration, names, times[:1])
-    played = file_worlds(job["folder"] / name, names, times)
-    errors = {}
-    for n in names:
-        blender = quat.from_matrix(nearest_rotation(AXES.T @ np.asarray(job["worlds"][n])))
-        constant = quat.multiply(quat.conjugate(blender[0]), quat.from_matrix(nearest_rotation(first[n][0])))
-        file = quat.from_matrix(nearest_rotation(played[n]))
-        errors[n] = float(quat.angle_between(quat.multiply(blender, constant), file).max())
-    return errors
+    """{node: largest angle in degrees} between Blender's world rotations and file ``name``'s
+    (tools/world_measure.py), the constants from file ``calibration``."""
+    times = np.asarray(job["frames"]) / FPS  # the bundled exporter keys frame f at f / fps
+    return MEASURE.world_errors(job["worlds"], job["folder"] / name, job["folder"] / calibration, times)
 
 
 def test_driven_channels_are_fitted_to_what_blender_plays(driven):
