@@ -9,7 +9,8 @@ with the bundled exporter alone to FOLDER/bundled.glb, and prints one JSON line:
 summary, the frames, the world matrices and whether the export left them as they were.
 ``python driven_job.py FOLDER NLA``: build_nla()'s blended strips, exported in animation mode
 Scene to FOLDER/nla.glb and FOLDER/nla-bundled.glb (File > Export > glTF 2.0, the add-on's panel
-on and off).
+on and off), and in mode NLA tracks (the ADD track over the REPLACE one: one animation, "Turn") to
+FOLDER/tracks.glb and FOLDER/tracks-bundled.glb.
 """
 
 import json
@@ -60,11 +61,23 @@ def nla(folder):
         results[path.name] = sorted(operator("export_scene.gltf")(filepath=str(path), export_animation_mode='SCENE'))
         outcome = export_session.last_outcome if ours else outcome
     assert outcome is not None
+    # (the bundled exporter's NLA tracks mode puts matrix_world back through float32: 6e-8 off)
     unchanged = rigs.world_matrices(frames) == worlds
+    # Mode NLA tracks: the ADD track "Nod" plays over "Turn" below it, one animation "Turn".
+    by_track = None
+    for ours in (True, False):
+        settings(scene, "gltf_sqlerp_export").enabled = ours
+        path = Path(folder) / ("tracks.glb" if ours else "tracks-bundled.glb")
+        results[path.name] = sorted(operator("export_scene.gltf")(filepath=str(path),
+                                                                 export_animation_mode='NLA_TRACKS'))
+        by_track = export_session.last_outcome if ours else by_track
+    assert by_track is not None
     fidelity.disable_addon()
     print(json.dumps({"results": results, "channels": [vars(c) for c in outcome.channels],
                       "world_error_deg": outcome.world_error_deg, "summary": export_session.summary(outcome),
-                      "frames": frames, "worlds": worlds, "unchanged": unchanged}))
+                      "frames": frames, "worlds": worlds, "unchanged": unchanged,
+                      "track_channels": [vars(c) for c in by_track.channels],
+                      "track_world_error_deg": by_track.world_error_deg}))
 
 
 if __name__ == "__main__":

@@ -88,7 +88,7 @@ def test_the_file_passes_the_khronos_validator(driven):
 
 
 def test_nla_strips_blended_in_scene_mode_are_fitted_to_what_blender_plays(blended):
-    assert blended["results"] == {"nla.glb": ["FINISHED"], "nla-bundled.glb": ["FINISHED"]}
+    assert blended["results"]["nla.glb"] == blended["results"]["nla-bundled.glb"] == ["FINISHED"]
     channels = {c["target"]: c for c in blended["channels"]}
     assert sorted(channels) == ["nodder", "turner"]
     assert all(c["sampled"] and not c["skipped"] for c in channels.values())
@@ -98,3 +98,16 @@ def test_nla_strips_blended_in_scene_mode_are_fitted_to_what_blender_plays(blend
     bundled = world_errors(blended, "nla-bundled.glb", "nla-bundled.glb")
     assert max(bundled[name] for name in ("nodder", "turner")) > 10 * TOLERANCE
     assert blended["unchanged"]
+
+
+def test_nla_tracks_mode_plays_an_add_track_over_the_replace_track_below_it(blended):
+    """Mode NLA tracks: the bundled exporter plays a track with ADD strips together with the
+    REPLACE track below it, as one animation named after that one ("Turn"); the export samples
+    that same group of tracks, so the animation plays the scene's blend within the tolerance."""
+    assert blended["results"]["tracks.glb"] == ["FINISHED"]
+    channels = blended["track_channels"]
+    assert sorted(c["target"] for c in channels) == ["nodder", "turner"]
+    assert all(c["animation"] == "Turn" and c["sampled"] and not c["skipped"] for c in channels)
+    errors = world_errors(blended, "tracks.glb", "tracks-bundled.glb")
+    assert max(errors.values()) <= TOLERANCE, errors
+    assert blended["track_world_error_deg"] == pytest.approx(max(errors.values()), abs=2e-3)

@@ -130,6 +130,7 @@ def build_nla() -> None:
             action = cast(bpy.types.Action, animation.action)
             action.name = f"{owner.name}{name}"
             track = animation.nla_tracks.new()
+            track.name = name  # mode NLA tracks: "Nod" (ADD) plays over "Turn", as one animation
             strip = track.strips.new(action.name, 1, action)
             strip.blend_type = blend  # pyright: ignore[reportAttributeAccessIssue] (the stubs: read-only)
             strip.influence = 0.5 if blend == 'ADD' else 1.0

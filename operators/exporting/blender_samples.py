@@ -9,8 +9,9 @@ with the same world-space tolerances, forms and reductions as keyed channels.
 
 The scene is put in the state the bundled exporter samples an action in (animation mode ACTIONS
 or ACTIVE_ACTIONS: the action active on its object, the NLA and a solo track off, tweak mode left,
-the pose bones reset when the exporter resets them; mode SCENE: as it plays, NLA blending
-included) and restored afterwards, frame included. Each
+the pose bones reset when the exporter resets them; mode NLA_TRACKS: the animation's group of
+tracks alone, the others muted; mode SCENE: as it plays, NLA blending included) and restored
+afterwards, frame included. Each
 sample is the target's effective basis rotation: the rotation its F-curves would have to key for
 the pose Blender shows, conj(a) · rot(L), with ``a`` the rest map of export_headstart.rest_correction
 (without the axis change) and L the local matrix the bundled exporter decomposes: a bone's pose
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 
 # The animation modes whose actions are sampled here, as the bundled exporter plays them
 # ("SCENE": the scene as it plays, NLA blending and all, no action switched).
-SAMPLED_MODES = ("ACTIONS", "ACTIVE_ACTIONS", "SCENE")
+SAMPLED_MODES = ("ACTIONS", "ACTIVE_ACTIONS", "SCENE", "NLA_TRACKS")
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class SampleRequest:
     start: float
     end: float
     parent_bone: str | None = None  # a bone's parent node in the file, when that is a bone
+    track: str | None = None  # mode NLA_TRACKS: the animation's name, its first NLA track's (track_group)
 
 
 def sample(requests: Sequence[SampleRequest], reset_pose: bool = True,
@@ -65,16 +67,19 @@ def sample(requests: Sequence[SampleRequest], reset_pose: bool = True,
     action for all of its requests."""
     results: list[SampledMotion | str] = ["not sampled"] * len(requests)
     unheld: dict[tuple[str, str], float] = {}
-    groups: dict[tuple[str, str], list[int]] = {}
+    groups: dict[tuple[str, str, str], list[int]] = {}
     for index, request in enumerate(requests):
-        groups.setdefault((request.obj.name, request.action.name if request.action else ""), []).append(index)
+        key = (request.obj.name, request.action.name if request.action else "", request.track or "")
+        groups.setdefault(key, []).append(index)
     scene = current_scene()
     frame, subframe = scene.frame_current, scene.frame_subframe
     try:
         for indices in groups.values():
             first = requests[indices[0]]
             frames = np.unique(np.concatenate([sample_frames(requests[i].start, requests[i].end) for i in indices]))
-            with _playing(first.obj, first.action, reset_pose):
+            playing = (_playing(first.obj, first.action, reset_pose) if first.track is None
+                       else _playing_tracks(first.obj, track_group(first.obj, first.track), reset_pose))
+            with playing:
                 matrices = _read(scene, first.obj, frames, [requests[i] for i in indices])
             for i in indices:
                 results[i] = _motion(requests[i], frames, matrices)
@@ -153,6 +158,55 @@ def _playing(obj: bpy.types.Object, action: bpy.types.Action | None, reset_pose:
 _TRANSFORM = (("location", (0.0, 0.0, 0.0)), ("rotation_quaternion", (1.0, 0.0, 0.0, 0.0)),
               ("rotation_euler", (0.0, 0.0, 0.0)), ("rotation_axis_angle", (0.0, 0.0, 1.0, 0.0)),
               ("scale", (1.0, 1.0, 1.0)))
+
+
+def track_group(obj: bpy.types.Object, name: str) -> list[bpy.types.NlaTrack]:
+    """The NLA tracks of ``obj`` that the bundled exporter plays together as the animation
+    ``name`` in mode NLA_TRACKS: from bottom to top, a track whose strips all REPLACE starts a
+    group (named after it) and a track with any other blending joins the group below."""
+    animation = obj.animation_data
+    groups: list[list[bpy.types.NlaTrack]] = []
+    for track in animation.nla_tracks if animation is not None else ():
+        if not len(track.strips):
+            continue
+        if not groups or all(strip.blend_type == 'REPLACE' for strip in track.strips):
+            groups.append([])
+        groups[-1].append(track)
+    return next((group for group in groups if group[0].name == name), [])
+
+
+@contextmanager
+def _playing_tracks(obj: bpy.types.Object, group: list[bpy.types.NlaTrack], reset_pose: bool) -> Iterator[None]:
+    """``obj`` playing the NLA tracks of ``group`` alone (the others muted, no action, the NLA
+    on, no solo track), as the bundled exporter samples them in mode NLA_TRACKS; restored after."""
+    animation = obj.animation_data
+    if animation is None:
+        yield
+        return
+    saved = (animation.action, getattr(animation, "action_slot", None), animation.use_nla)
+    tracks = list(animation.nla_tracks)
+    mutes, solo = [track.mute for track in tracks], [track for track in tracks if track.is_solo]
+    pose = _pose_basis(obj) if reset_pose else None
+    try:
+        animation.action = None
+        animation.use_nla = True
+        for track in solo:
+            track.is_solo = False
+        for track in tracks:
+            track.mute = not any(track == member for member in group)
+        if pose is not None:
+            _set_pose(obj, None)
+        yield
+    finally:
+        for track, mute in zip(tracks, mutes):
+            track.mute = mute
+        for track in solo:
+            track.is_solo = True
+        animation.action, animation.use_nla = saved[0], saved[2]
+        if saved[1] is not None:
+            cast(SlotUser, animation).action_slot = saved[1]
+        if pose is not None:
+            _set_pose(obj, pose)
 
 
 def _pose_basis(obj):

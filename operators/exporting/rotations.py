@@ -208,22 +208,31 @@ class _Sampled:
 def _sampled_later(animation, channel, scene, result, node, reason):
     """A _Sampled for a channel ``reason`` keeps from its keys, or None where Blender is not
     sampled for it (an animation mode this export does not reproduce, no action, one frame)."""
-    obj = node.blender_object
-    playing = scene.animation_mode == "SCENE"  # the scene as it plays: no action switched
+    obj, mode = node.blender_object, scene.animation_mode
+    track = animation.name if mode == "NLA_TRACKS" else None  # its group of NLA tracks plays
+    playing = mode == "SCENE" or track is not None  # no action switched
     actions = [] if playing else _candidate_actions(obj, animation.name)
-    if scene.animation_mode not in SAMPLED_MODES or not (actions or playing):
+    if mode not in SAMPLED_MODES or not (actions or playing):
         return None
     slide = scene.slide(node.owner, animation.name)
     exported = scene.frame_range(node.owner, animation.name)
-    blender_scene = current_scene()
-    bounds = actions[0].frame_range if actions else (blender_scene.frame_start, blender_scene.frame_end)
+    bounds = actions[0].frame_range if actions else _playing_range(obj, track)
     start, end = (exported["start"], exported["end"]) if exported else (bounds[0], bounds[1])
     start = max(float(start), slide)
     if float(end) <= start:
         return None
     request = SampleRequest(obj, node.bone_name, actions[0] if actions else None, start, float(end),
-                            _parent_bone(scene, node))
+                            _parent_bone(scene, node), track)
     return _Sampled(animation, channel, result, request, slide, reason)
+
+
+def _playing_range(obj, track):
+    """(first, last) frame of the strips of the NLA tracks the bundled exporter plays as the
+    animation ``track`` (blender_samples.track_group), else of the scene."""
+    strips = [strip for t in (blender_samples.track_group(obj, track) if track else ()) for strip in t.strips]
+    if strips:
+        return min(strip.frame_start for strip in strips), max(strip.frame_end for strip in strips)
+    return current_scene().frame_start, current_scene().frame_end
 
 
 def _parent_bone(scene, node):
