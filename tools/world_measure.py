@@ -4,7 +4,7 @@ module: numpy and the add-on's core only, no bpy; not shipped).
 
 Blender's world matrices (3 x 3 parts, recorded by tools/driven_rigs.world_matrices) and the file's
 (every animation played by the core and composed down its node tree) are compared as their nearest
-rotations (core.fitting.nearest_rotation: scale and shear out, whatever the axes). glTF = AXES^T ·
+rotations (core.sampling.quaternions.nearest_rotation: scale and shear out, whatever the axes). glTF = AXES^T ·
 Blender · C, with the Y-up change AXES known and one constant C per node measured from a
 calibration file (the bundled exporter's, whose keys are Blender's own samples) at the first time.
 """
@@ -12,7 +12,6 @@ calibration file (the bundled exporter's, whose keys are Blender's own samples) 
 import numpy as np
 
 from gltf_sqlerp.core import Document, load
-from gltf_sqlerp.core.fitting import nearest_rotation
 from gltf_sqlerp.core.sampling import quaternions as quat
 
 AXES = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])  # glTF axes -> Blender's
@@ -42,8 +41,8 @@ def world_errors(worlds: dict, path: str, calibration: str, times: np.ndarray) -
     played = file_worlds(document, names, times)
     errors = {}
     for name in names:
-        blender = quat.from_matrix(nearest_rotation(AXES.T @ np.asarray(worlds[name])))
-        constant = quat.multiply(quat.conjugate(blender[0]), quat.from_matrix(nearest_rotation(first[name][0])))
-        file = quat.from_matrix(nearest_rotation(played[name]))
+        blender = quat.from_matrix(quat.nearest_rotation(AXES.T @ np.asarray(worlds[name])))
+        constant = quat.multiply(quat.conjugate(blender[0]), quat.from_matrix(quat.nearest_rotation(first[name][0])))
+        file = quat.from_matrix(quat.nearest_rotation(played[name]))
         errors[name] = float(quat.angle_between(quat.multiply(blender, constant), file).max())
     return errors

@@ -21,7 +21,7 @@ from .pointer_export import input_bytes, join_key_sets, pointer_tolerance
 from .fallback_forms import QUATERNION_BYTES, TIME_BYTES
 from .rotation_export import ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
 from .sampled_motion import SampledMotion, sample_frames
-from .shear import nearest_rotation, unheld_deg
+from .shear import unheld_deg
 from .sqlerp_fit import CubicSlerpFit
 from .vector_reduction import check_counts, reduce_vectors
 from .world_correction import WorldCorrection
@@ -33,6 +33,6 @@ __all__ = [
     'FIT_MARGIN', 'PATHS', 'RotationMotion', 'SampleCheck', 'SampledMotion', 'WorldCorrection', 'above',
     'ancestor_scales', 'chain_budgets', 'chain_shares', 'channel_tolerance', 'check_counts',
     'check_grid', 'compose', 'disagreement', 'export_keys', 'input_bytes', 'join_key_sets',
-    'model_size', 'nearest_rotation', 'pointer_samples', 'pointer_tolerance', 'reduce_vectors',
+    'model_size', 'pointer_samples', 'pointer_tolerance', 'reduce_vectors',
     'sample_frames', 'spread_of', 'tightened_shares', 'total_tolerance', 'unheld_deg', 'world_errors'
 ]

@@ -39,12 +39,11 @@ def whole_frames(start: float, end: float) -> np.ndarray:
 @dataclass
 class SampledMotion:
     """Rotation of one target as Blender played it: (x, y, z, w) unit quaternions ``values`` of
-    its effective basis rotation at the sorted ``frames`` (sample_frames of its range), and why
-    its keys do not give it (``reason``: constraints, drivers, NLA, ...). Duck-typed as
-    core.fitting.RotationMotion: ``key_frames``, ``at``, ``stepped``."""
+    its effective basis rotation at the sorted ``frames`` (sample_frames of its range).
+    Duck-typed as core.fitting.RotationMotion where the fit reads it: ``key_frames``, ``at``,
+    ``stepped``."""
     frames: np.ndarray
     values: np.ndarray
-    reason: str = ""
 
     def __post_init__(self) -> None:
         self.frames = np.asarray(self.frames, dtype=np.float64).reshape(-1)
@@ -56,10 +55,6 @@ class SampledMotion:
     def key_frames(self) -> np.ndarray:
         """Its whole frames: many and close, so the fit takes it as dense and chooses its keys."""
         return whole_frames(float(self.frames[0]), float(self.frames[-1]))
-
-    @property
-    def mode(self) -> str:
-        return "QUATERNION"
 
     def stepped(self) -> bool:
         return False

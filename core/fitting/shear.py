@@ -8,8 +8,8 @@ nearest TRS), and the world rotations of the node and of every node below it dif
 Blender's. No fit of the rotation keys can close that gap: it is measured here, per node, as the
 angle between Blender's world rotation and the one the decomposed locals compose, so that the
 export names those nodes with their error instead of reporting the fitted curves' figure alone.
-World rotations are compared as their matrices' nearest rotations (polar decomposition), which
-a change of axes does not change.
+World rotations are compared as their matrices' nearest rotations (quaternions.nearest_rotation:
+polar decomposition), which a change of axes does not change.
 """
 
 import numpy as np
@@ -41,20 +41,9 @@ def unheld_deg(parents: npt.ArrayLike, worlds: npt.ArrayLike, rests: npt.ArrayLi
         composed[level[roots]] = trs[roots]
         if not roots.all():
             composed[level[~roots]] = composed[above[~roots]] @ trs[~roots]
-    blender = quat.from_matrix(nearest_rotation(worlds[..., :3, :3]))
-    held = quat.from_matrix(nearest_rotation(composed[..., :3, :3]))
+    blender = quat.from_matrix(quat.nearest_rotation(worlds[..., :3, :3]))
+    held = quat.from_matrix(quat.nearest_rotation(composed[..., :3, :3]))
     return quat.angle_between(blender, held).max(axis=-1, initial=0.0)
-
-
-def nearest_rotation(matrices: npt.ArrayLike) -> np.ndarray:
-    """(..., 3, 3) the rotation nearest each matrix (its polar decomposition's, U · Vᵀ of its
-    singular value decomposition; a mirroring matrix's nearest rotation after a mirror). A
-    sheared world matrix has no rotation of its own: this one, unlike the one taken from its
-    normalized columns, does not depend on the axes it is written in (glTF's or Blender's)."""
-    u, _, vt = np.linalg.svd(np.asarray(matrices, dtype=np.float64))
-    flip = np.where(np.linalg.det(u @ vt) < 0.0, -1.0, 1.0)
-    u = u * np.stack([np.ones_like(flip), np.ones_like(flip), flip], axis=-1)[..., None, :]
-    return u @ vt
 
 
 def _as_written(local, rest):

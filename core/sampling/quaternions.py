@@ -301,6 +301,17 @@ def from_matrix(matrices: npt.ArrayLike) -> npt.NDArray[np.float64]:
     return normalize(q)
 
 
+def nearest_rotation(matrices: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """(..., 3, 3) the rotation nearest each matrix (its polar decomposition's, U · Vᵀ of its
+    singular value decomposition; a mirroring matrix's nearest rotation after a mirror). A
+    sheared world matrix has no rotation of its own: this one, unlike the one taken from its
+    normalized columns, does not depend on the axes it is written in (glTF's or Blender's)."""
+    u, _, vt = np.linalg.svd(np.asarray(matrices, dtype=np.float64))
+    flip = np.where(np.linalg.det(u @ vt) < 0.0, -1.0, 1.0)
+    u = u * np.stack([np.ones_like(flip), np.ones_like(flip), flip], axis=-1)[..., None, :]
+    return np.matmul(u, vt, dtype=np.float64)
+
+
 def make_continuous(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Flip signs along axis 0 so that consecutive quaternions have dot >= 0 (same rotations).
 

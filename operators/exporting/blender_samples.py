@@ -77,10 +77,9 @@ def sample(requests: Sequence[SampleRequest], reset_pose: bool = True,
         for indices in groups.values():
             first = requests[indices[0]]
             frames = np.unique(np.concatenate([sample_frames(requests[i].start, requests[i].end) for i in indices]))
-            playing = (_playing(first.obj, first.action, reset_pose) if first.track is None
-                       else _playing_tracks(first.obj, track_group(first.obj, first.track), reset_pose))
-            with playing:
-                matrices = _read(scene, first.obj, frames, [requests[i] for i in indices])
+            group = track_group(first.obj, first.track) if first.track is not None else None
+            with _playing(first.obj, first.action, group, reset_pose):
+                matrices = _read(scene, first.obj, frames)
             for i in indices:
                 results[i] = _motion(requests[i], frames, matrices)
             parents = (bone_parents or {}).get(first.obj.name)
@@ -107,50 +106,13 @@ def _unheld(obj, parents, matrices):
 
 
 def _rest(bones, name, parent):
-    """The rest the bundled exporter takes out of a bone's local matrix (see _bone_basis)."""
+    """The rest the bundled exporter takes out of a bone's local matrix: its rest in its parent
+    bone's in the file (``parent``), else in the armature's at a root of the armature, else none
+    (a bone whose parent is not exported stands at the file's root as posed)."""
     rest = np.array(bones[name].matrix_local)
     if parent is not None:
         return np.linalg.solve(np.array(bones[parent].matrix_local), rest)
     return rest if bones[name].parent is None else np.eye(4)
-
-
-@contextmanager
-def _playing(obj: bpy.types.Object, action: bpy.types.Action | None, reset_pose: bool) -> Iterator[None]:
-    """``obj`` playing ``action`` alone, as the bundled exporter samples it; restored after.
-    ``action`` None: the scene as it plays (animation mode SCENE), nothing switched."""
-    animation = obj.animation_data
-    if animation is None or action is None:
-        yield
-        return
-    saved = (animation.action, getattr(animation, "action_slot", None), animation.use_nla,
-             animation.use_tweak_mode)
-    solo = [track for track in animation.nla_tracks if track.is_solo]
-    pose = _pose_basis(obj) if reset_pose else None
-    try:
-        if animation.is_property_readonly("action"):
-            animation.use_tweak_mode = False
-        for track in solo:
-            track.is_solo = False
-        animation.use_nla = False
-        if pose is not None:  # bones the action does not key at rest, as the exporter resets them
-            _set_pose(obj, None)
-        animation.action = action
-        if hasattr(animation, "action_slot"):  # Blender 4.4+: the slot the action has for obj
-            slot = action_slot(cast("LayeredAction", action), obj)
-            if slot is not None:
-                cast(SlotUser, animation).action_slot = slot
-        yield
-    finally:
-        animation.action = saved[0]
-        if saved[1] is not None:
-            cast(SlotUser, animation).action_slot = saved[1]
-        animation.use_nla = saved[2]
-        for track in solo:
-            track.is_solo = True
-        if saved[3] and not animation.use_tweak_mode:
-            animation.use_tweak_mode = True
-        if pose is not None:
-            _set_pose(obj, pose)
 
 
 # A pose bone's own transform, as properties (matrix_basis would round-trip the rotation through
@@ -176,35 +138,49 @@ def track_group(obj: bpy.types.Object, name: str) -> list[bpy.types.NlaTrack]:
 
 
 @contextmanager
-def _playing_tracks(obj: bpy.types.Object, group: list[bpy.types.NlaTrack], reset_pose: bool) -> Iterator[None]:
-    """``obj`` playing the NLA tracks of ``group`` alone (the others muted, no action, the NLA
-    on, no solo track), as the bundled exporter samples them in mode NLA_TRACKS; restored after."""
+def _playing(obj: bpy.types.Object, action: bpy.types.Action | None, group: list[bpy.types.NlaTrack] | None,
+             reset_pose: bool) -> Iterator[None]:
+    """``obj`` as the bundled exporter samples it, restored after: ``action`` alone (the NLA
+    off, tweak mode left), or the NLA tracks of ``group`` alone (mode NLA_TRACKS: no action, the
+    others muted); no solo track, the pose bones at rest where the exporter rests them. Neither
+    (mode SCENE): the scene as it plays, nothing switched."""
     animation = obj.animation_data
-    if animation is None:
+    if animation is None or (action is None and group is None):
         yield
         return
-    saved = (animation.action, getattr(animation, "action_slot", None), animation.use_nla)
+    saved = (animation.action, getattr(animation, "action_slot", None), animation.use_nla,
+             animation.use_tweak_mode)
     tracks = list(animation.nla_tracks)
     mutes, solo = [track.mute for track in tracks], [track for track in tracks if track.is_solo]
     pose = _pose_basis(obj) if reset_pose else None
     try:
-        animation.action = None
-        animation.use_nla = True
+        if action is not None and animation.is_property_readonly("action"):
+            animation.use_tweak_mode = False
         for track in solo:
             track.is_solo = False
-        for track in tracks:
-            track.mute = not any(track == member for member in group)
-        if pose is not None:
+        if pose is not None:  # bones the action does not key at rest, as the exporter resets them
             _set_pose(obj, None)
+        if group is not None:
+            animation.action, animation.use_nla = None, True
+            for track in tracks:
+                track.mute = not any(track == member for member in group)
+        else:
+            animation.action, animation.use_nla = action, False
+            if hasattr(animation, "action_slot"):  # Blender 4.4+: the slot the action has for obj
+                slot = action_slot(cast("LayeredAction", action), obj)
+                if slot is not None:
+                    cast(SlotUser, animation).action_slot = slot
         yield
     finally:
         for track, mute in zip(tracks, mutes):
             track.mute = mute
-        for track in solo:
-            track.is_solo = True
         animation.action, animation.use_nla = saved[0], saved[2]
         if saved[1] is not None:
             cast(SlotUser, animation).action_slot = saved[1]
+        for track in solo:
+            track.is_solo = True
+        if saved[3] and not animation.use_tweak_mode:
+            animation.use_tweak_mode = True
         if pose is not None:
             _set_pose(obj, pose)
 
@@ -238,7 +214,7 @@ class _Matrices:
     parent: np.ndarray | None
 
 
-def _read(scene, obj, frames, requests):
+def _read(scene, obj, frames):
     """Blender's matrices of ``obj`` (and its pose bones) at each of ``frames``."""
     pose = obj.pose if obj.type == 'ARMATURE' else None
     count = len(pose.bones) if pose is not None else 0
@@ -275,7 +251,8 @@ _Y_UP = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, -1.0, 0.0, 0
 def _motion(request, frames, matrices):
     """The SampledMotion of one request from its object's matrices, or why there is none."""
     obj, bone_name = request.obj, request.bone
-    at = np.searchsorted(frames, sample_frames(request.start, request.end))
+    own = sample_frames(request.start, request.end)
+    at = np.searchsorted(frames, own)
     if bone_name is None:
         if obj.parent is not None and obj.parent_type not in ('OBJECT', 'BONE'):
             return f"a parent of type {obj.parent_type} is not sampled"
@@ -288,26 +265,20 @@ def _motion(request, frames, matrices):
         if isinstance(basis, str):
             return basis
         values = quat.from_matrix(basis[at, :3, :3])
-    return SampledMotion(sample_frames(request.start, request.end), values, "Blender's evaluation")
+    return SampledMotion(own, values)
 
 
 def _bone_basis(request, matrices):
     """(T, 4, 4) the matrix whose rotation the bundled exporter writes for a bone, once turned by
-    its rest: the pose in its parent node's, its rest relative to that parent's taken out
-    (armature space, the bone's own rest out, at the armature's root)."""
+    its rest: its local matrix (the pose in its parent node's; in the armature's at a root) with
+    the rest it takes out of it taken out (_rest)."""
     obj, name = request.obj, request.bone
     bones = cast(bpy.types.Armature, obj.data).bones
     names = [b.name for b in cast(bpy.types.Pose, obj.pose).bones]
-    bone = bones.get(name)
-    if bone is None or matrices.bones is None:
+    if bones.get(name) is None or matrices.bones is None:
         return f"bone {name!r} not found on {obj.name!r}"
-    pose = matrices.bones[:, names.index(name)]
-    rest = np.array(bone.matrix_local)
-    if request.parent_bone is not None and request.parent_bone in names:
-        parent_rest = np.array(bones[request.parent_bone].matrix_local)
-        relative = np.linalg.solve(parent_rest, rest)  # the bone's rest in its parent's
-        in_parent = np.linalg.solve(matrices.bones[:, names.index(request.parent_bone)], pose)
-        return np.linalg.solve(relative, in_parent)
-    if bone.parent is None:
-        return np.linalg.solve(rest, pose)
-    return pose  # its parent is not exported: the bone is at the armature's root in the file
+    parent = request.parent_bone if request.parent_bone in names else None
+    local = matrices.bones[:, names.index(name)]
+    if parent is not None:
+        local = np.linalg.solve(matrices.bones[:, names.index(parent)], local)
+    return np.linalg.solve(_rest(bones, name, parent), local)
