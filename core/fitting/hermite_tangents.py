@@ -51,19 +51,17 @@ def segment_tangents(curve: HasEvaluate, starts: np.ndarray, ends: np.ndarray, f
     segment, solved for all segments at once. Its residual over |p| is the sine of the angle
     error, hence the reweighting by 1 / |p|^2, then Lawson rounds towards the smallest maximum.
     """
-    t = np.arange(1, PROBES + 1) / (PROBES + 1)
-    basis = np.stack([t**3 - 2 * t**2 + t, t**3 - t**2], axis=1)          # h10, h11: (M, 2)
-    h00, h01 = 2 * t**3 - 3 * t**2 + 1, -2 * t**3 + 3 * t**2
     durations = np.asarray(ends, dtype=np.float64) - starts
-    probe_times = (starts[:, None] + durations[:, None] * t).reshape(-1)
+    probe_times = (starts[:, None] + durations[:, None] * _PROBE_T).reshape(-1)
     q = curve.evaluate(probe_times).reshape(len(durations), PROBES, 4)
-    c = h00[:, None] * first[:, None] + h01[:, None] * last[:, None]  # (S, M, 4)
+    c = _H00[:, None] * first[:, None] + _H01[:, None] * last[:, None]  # (S, M, 4)
     c_perp = _perpendicular(q, c)
+    system = _NormalSystem(q, c_perp)
     weights, lawson = np.ones(q.shape[:2]), np.ones(q.shape[:2])
     best, best_error = np.empty(0), np.empty(0)  # set in round 0
     for round_ in range(reweights + 1):
-        m = _solve_tangents(q, c_perp, basis, weights)
-        p = c + np.einsum("mk,ski->smi", basis, m)
+        m = system.solve(weights)
+        p = c + np.matmul(_BASIS, m)
         norm2 = np.einsum("smi,smi->sm", p, p)
         perp = _perpendicular(q, p)
         error = np.sqrt(np.einsum("smi,smi->sm", perp, perp) / norm2)
@@ -84,28 +82,40 @@ def _perpendicular(q, x):
     return x - q * np.einsum("smi,smi->sm", q, x)[..., None]
 
 
-def _solve_tangents(q, c_perp, basis, weights):
-    """(S, 2, 4) tangents m minimizing sum_j weights_j |P_j (c_j + basis_j . m)|^2.
+class _NormalSystem:
+    """The normal equations of the tangents m, (S, 2, 4), minimizing
+    sum_j weights_j |P_j (c_j + basis_j . m)|^2 for any weights, from what stays the same
+    between reweighting rounds: the outer products q_j q_j^T and P_j c_j."""
 
-    Normal-equation blocks sum_j w_j basis_jk basis_jl P_j = (sum ...) I - Q^T diag(...) Q, three
-    batched matmuls; the right-hand side needs only P_j c_j, computed once by the caller.
-    """
-    blocks = {}
-    for k, m in ((0, 0), (0, 1), (1, 1)):
-        coef = weights * (basis[:, k] * basis[:, m])                       # (S, M)
-        gram = np.matmul((q * coef[..., None]).transpose(0, 2, 1), q)       # (S, 4, 4)
-        blocks[k, m] = coef.sum(axis=1)[:, None, None] * np.eye(4) - gram
-    matrix = np.block([[blocks[0, 0], blocks[0, 1]], [blocks[0, 1], blocks[1, 1]]])
-    # A tiny ridge keeps a segment with all q_j equal (no motion: m along q is free) solvable.
-    matrix += 1e-12 * np.trace(matrix, axis1=1, axis2=2)[:, None, None] * np.eye(8)
-    rhs = -np.matmul((weights[..., None] * basis).transpose(0, 2, 1), c_perp).reshape(-1, 8)
-    return _solve_spd(matrix, rhs).reshape(-1, 2, 4)
+    def __init__(self, q: np.ndarray, c_perp: np.ndarray):
+        self.outer = (q[..., :, None] * q[..., None, :]).reshape(*q.shape[:2], 16)  # (S, M, 16)
+        self.c_perp = c_perp
+
+    def solve(self, weights: np.ndarray) -> np.ndarray:
+        """Blocks sum_j w_j basis_jk basis_jl P_j = (sum ...) I - sum_j (...) q_j q_j^T, the three
+        (k, l) pairs in one batched matmul; the right-hand side -sum_j w_j basis_jk P_j c_j."""
+        segments = len(weights)
+        coef = weights[..., None] * _PAIRS                                     # (S, M, 3)
+        gram = np.matmul(coef.transpose(0, 2, 1), self.outer).reshape(segments, 3, 4, 4)
+        matrix = np.empty((segments, 8, 8))
+        matrix[:, :4, :4], matrix[:, 4:, 4:] = -gram[:, 0], -gram[:, 2]
+        matrix[:, :4, 4:] = matrix[:, 4:, :4] = -gram[:, 1]
+        sums = coef.sum(axis=1)                                                # (S, 3)
+        matrix[:, _DIAGONAL, _DIAGONAL] += sums[:, _DIAGONAL_PAIR]
+        matrix[:, _UPPER, _UPPER + 4] += sums[:, 1:2]
+        matrix[:, _UPPER + 4, _UPPER] += sums[:, 1:2]
+        # A tiny ridge keeps a segment with all q_j equal (no motion: m along q is free) solvable.
+        matrix[:, _DIAGONAL, _DIAGONAL] += 1e-12 * np.trace(matrix, axis1=1, axis2=2)[:, None]
+        rhs = -np.matmul((weights[..., None] * _BASIS).transpose(0, 2, 1), self.c_perp).reshape(-1, 8)
+        return _solve_spd(matrix, rhs).reshape(-1, 2, 4)
 
 
 def _solve_spd(matrix, rhs):
     """x with matrix x = rhs for (S, n, n) symmetric positive definite matrices: batched Cholesky
     and substitutions over the n rows. numpy's batched solve took 7 ms for 1,000 8x8 systems (a
-    LAPACK call each), this 0.5 ms."""
+    LAPACK call each), this 0.5 ms; on a few systems it is faster, but its results change with
+    the BLAS library's thread count, and a fit must write the same keys in a worker process
+    (fit_workers: one thread) as in Blender's."""
     lower = np.linalg.cholesky(matrix)
     n = rhs.shape[1]
     y = np.empty_like(rhs)
@@ -116,3 +126,14 @@ def _solve_spd(matrix, rhs):
         later = np.einsum("sj,sj->s", lower[:, i + 1:, i], x[:, i + 1:])
         x[:, i] = (y[:, i] - later) / lower[:, i, i]
     return x
+
+
+# The probes' parameters, Hermite basis functions and the basis products of the normal blocks
+# (h10 h10, h10 h11, h11 h11), the same for every segment.
+_PROBE_T = np.arange(1, PROBES + 1) / (PROBES + 1)
+_BASIS = np.stack([_PROBE_T**3 - 2 * _PROBE_T**2 + _PROBE_T, _PROBE_T**3 - _PROBE_T**2], axis=1)  # (M, 2)
+_H00, _H01 = 2 * _PROBE_T**3 - 3 * _PROBE_T**2 + 1, -2 * _PROBE_T**3 + 3 * _PROBE_T**2
+_PAIRS = np.stack([_BASIS[:, 0] ** 2, _BASIS[:, 0] * _BASIS[:, 1], _BASIS[:, 1] ** 2], axis=1)  # (M, 3)
+_DIAGONAL = np.arange(8)
+_DIAGONAL_PAIR = np.array([0, 0, 0, 0, 2, 2, 2, 2])  # h10 h10 on m0's rows, h11 h11 on m1's
+_UPPER = np.arange(4)

@@ -43,6 +43,11 @@ WORKERS = max(1, min(8, _usable_cpus()))
 # 0.25 s (spawn, an idle Blender), and a channel's fit about 1.1 microseconds per check time
 # (1,000-key tracks, 2 cores).
 PROCESS_MIN_CHECKS = 250_000
+# What a channel's fit costs besides its check times, in check times: numpy's calls on small
+# arrays (the fits of the Rigify rig's sampled channels, 232 check times each, took 12 ms each,
+# 50 microseconds per check time; threads gain nothing there, the GIL held between the calls).
+# Counted at a third of that: 60 such channels start the processes.
+CHANNEL_CHECKS = 4_000
 _ROTATIONS = tuple({path for path, _ in DATA_PATHS.values()})  # F-curve paths of rotations
 _head: list["HeadStart"] = []  # the HeadStart prepare() began for the running export (one at most)
 
@@ -139,7 +144,7 @@ class ChannelFits:
             self.pool.withdraw({entry[0]})  # mispredicted (another map or range): not worth finishing
         self.tasks.append(task)
         self.indices.append(None)
-        self.checks += task.check_count()
+        self.checks += task.check_count() + CHANNEL_CHECKS
         if self.pool is None and WORKERS > 1 and self.checks >= PROCESS_MIN_CHECKS:
             self._start()
         elif self.pool:
