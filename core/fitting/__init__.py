@@ -6,8 +6,8 @@ and weight keys (``linear_reduction``, ``vector_reduction``, ``property_export``
 pointer keys and their shared inputs (``pointer_export``), the keys an import gives pointer
 properties (``pointer_samples``), world-space
 tolerances along chains (``world_error``, ``world_correction``) and the sample's fallback
-(``sample_fallback``); a motion Blender evaluated, sampled (``sampled_motion``), and what glTF
-cannot hold of it (``shear``)."""
+(``sample_fallback``), what written keys play (``played_keys``); a motion Blender evaluated,
+sampled (``sampled_motion``), and what glTF cannot hold of it (``shear``)."""
 
 from .channel_motion import (
     AGREEMENT_DEG, ChannelTarget, ChannelTask, RotationMotion, SampleCheck, disagreement,
@@ -20,6 +20,7 @@ from . import pointer_samples
 from .pointer_export import input_bytes, join_key_sets, pointer_tolerance
 from .fallback_forms import QUATERNION_BYTES, TIME_BYTES
 from .rotation_export import ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
+from .played_keys import keys_player, sampler_player
 from .sampled_motion import SampledMotion, sample_frames
 from .shear import unheld_deg
 from .sqlerp_fit import CubicSlerpFit
@@ -32,7 +33,7 @@ __all__ = [
     'ChannelTarget', 'ChannelTask', 'CubicSlerpFit', 'ExportOptions',
     'FIT_MARGIN', 'PATHS', 'RotationMotion', 'SampleCheck', 'SampledMotion', 'WorldCorrection', 'above',
     'ancestor_scales', 'chain_budgets', 'chain_shares', 'channel_tolerance', 'check_counts',
-    'check_grid', 'compose', 'disagreement', 'export_keys', 'input_bytes', 'join_key_sets',
+    'check_grid', 'compose', 'disagreement', 'export_keys', 'input_bytes', 'join_key_sets', 'keys_player',
     'model_size', 'pointer_samples', 'pointer_tolerance', 'reduce_vectors',
-    'sample_frames', 'spread_of', 'tightened_shares', 'total_tolerance', 'unheld_deg', 'world_errors'
+    'sample_frames', 'sampler_player', 'spread_of', 'tightened_shares', 'total_tolerance', 'unheld_deg', 'world_errors'
 ]

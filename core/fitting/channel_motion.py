@@ -7,6 +7,7 @@ process (fit_workers.processes): its F-curves travel as keys and are set up agai
 """
 
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +18,7 @@ from ..gltf import as_stored
 from ..blender_model import BlenderCurves, CurveKeys
 from ..sampling import nearest_index
 from ..sampling import SAMPLES_PER_FRAME
+from .played_keys import Player, keys_player
 from .rotation_export import ChannelKeys, ExportOptions, check_grid, export_keys, new_fallback, stepped_keys
 from .sampled_motion import SampledMotion
 from .world_correction import CorrectedTarget, WorldCorrection
@@ -115,14 +117,38 @@ class ChannelTask:
     fallback_share: float = 1.0
     extension: ChannelKeys | None = None
     precision: str = ""
+    grid: np.ndarray | None = None
 
     def fit(self, options: ExportOptions) -> ChannelKeys:
         """core.fitting.rotation_export.ChannelKeys for ExportOptions ``options``: keys at the animator's
         keys in the range (and its ends), checked at SAMPLES_PER_FRAME per frame; or, when the
-        samples are more than AGREEMENT_DEG off the target, ChannelKeys that only say so."""
-        target = self.target
+        samples are more than AGREEMENT_DEG off the target, ChannelKeys that only say so. With a
+        ``grid`` (seconds), the keys' ``on_grid``: the exact motion and what they play there."""
         key_frames, check_frames = self.frames()
-        expected = target.at_frames(check_frames)
+        expected = self.target.at_frames(check_frames)
+        keys = self._keys(options, key_frames, check_frames, expected)
+        if self.grid is not None and not keys.skipped:
+            keys.on_grid = (self.exact_at(self.grid, (check_frames, expected)),
+                            cast(Player, keys_player(keys, False))(self.grid))
+        return keys
+
+    def exact_at(self, seconds: np.ndarray, known: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """(T, 4): the target at ``seconds``, held at the range's ends; ``known``: (frames,
+        values) of it already played, taken where a frame is one of them (the world grid and the
+        check grid share most of theirs: a third of a refit's time saved)."""
+        frames = np.clip(seconds * self.target.rate + self.target.slide, self.start, self.end)
+        if known is None:
+            return self.target.at_frames(frames)
+        index = nearest_index(known[0], frames)
+        on = np.abs(known[0][index] - frames) <= _ON_GRID * np.maximum(np.abs(frames), 4.0)
+        out = np.empty((len(frames), 4))
+        out[on] = known[1][index[on]]
+        if not on.all():
+            out[~on] = self.target.at_frames(frames[~on])
+        return out
+
+    def _keys(self, options, key_frames, check_frames, expected):
+        target = self.target
         refused = self.refusal(check_frames, expected)
         if refused:
             return ChannelKeys(None, "", skipped=refused)

@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from ..sampling import quaternions as quat
 from ..gltf import as_stored
-from ..sampling import nearest_index
+from ..sampling import nearest_index, slerp_keys
 from .screening import group_argmax, group_max, ranges
 
 
@@ -95,24 +95,11 @@ def _errors(t, q, keys, times, values, segments):
     ends = keys[1:][segments] + 1  # the end key's check time too: its rounding counts
     index, offsets = ranges(starts, ends)
     lengths = ends - starts
-    chord2 = quat.chord2(_slerped(times, quat.normalize(values), t[index]), q[index])
+    chord2 = quat.chord2(slerp_keys(times, quat.normalize(values), t[index]), q[index])
     inside = (index > np.repeat(starts, lengths)) & (index < np.repeat(ends - 1, lengths))
     first = group_argmax(np.where(inside, chord2, -1.0), offsets, lengths)
     at = np.where(inside[first], index[first], -1)
     return group_max(chord2, offsets, lengths), at
-
-
-def _slerped(times, values, query):
-    """The LINEAR rotation sampler (``values`` unit) at ``query``, as sampling.Evaluator plays
-    it (the segment by the written times, slerp, normalized, a key's own value at its time),
-    without the evaluator's set-up: a reduction evaluates a few dozen check times at a time,
-    where that set-up cost more than the slerps (Rigify's sampled channels: 0.5 ms a round)."""
-    k = np.clip(np.searchsorted(times, query, side="right") - 1, 0, len(times) - 2)
-    span = times[k + 1] - times[k]
-    u = np.clip((query - times[k]) / np.where(span > 0.0, span, 1.0), 0.0, 1.0)
-    played = quat.normalize(quat.slerp(values[k], values[k + 1], u))
-    played[u == 0.0], played[u == 1.0] = values[k[u == 0.0]], values[k[u == 1.0] + 1]
-    return played
 
 
 def _split(keys, worst, at, over):

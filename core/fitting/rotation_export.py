@@ -81,6 +81,8 @@ class ChannelKeys:
     frame_keys: bool = False  # ``linear`` is at the bundled per-frame times (their input is shared)
     step: bool = False        # ``linear`` holds STEP keys: the motion jumps at its keys (constant F-curves)
     spline: bool = False      # ``linear`` holds CUBICSPLINE rows (3 per key) fitted to the motion
+    # (exact motion, what the keys play) at the task's grid (ChannelTask.grid), for the world pass
+    on_grid: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def interpolation(self) -> str:

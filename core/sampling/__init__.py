@@ -8,7 +8,7 @@ from . import quaternions
 from .animation import Animation, Channel, EXTENSION, Sampler, read_animations
 from .interpolation import (
     Arcs, CHUNK, Evaluator, Gather, evaluate, nearer_end, nearest_index, segment_index,
-    segment_parameters, turned,
+    segment_parameters, slerp_keys, turned,
 )
 from .metrics import SAMPLES_PER_FRAME, dense_times
 from .pointer_channels import PointerChannel
@@ -21,5 +21,5 @@ __all__ = [
     'Animation', 'Arcs', 'CHUNK', 'Channel', 'EXTENSION', 'Evaluator', 'Gather', 'PointerChannel', 'PosePlayer',
     'SAMPLES_PER_FRAME', 'Sampler', 'Scene', 'angle_between', 'brackets', 'dense_times',
     'depth_levels', 'evaluate', 'jump_times', 'jumping_segments', 'make_continuous', 'nearer_end', 'nearest_index',
-    'normalize', 'quaternions', 'read_animations', 'segment_index', 'segment_parameters', 'turned'
+    'normalize', 'quaternions', 'read_animations', 'segment_index', 'segment_parameters', 'slerp_keys', 'turned'
 ]

@@ -43,6 +43,21 @@ def evaluate(interpolation: str, times: npt.ArrayLike, values: npt.ArrayLike, qu
     return Evaluator(interpolation, times, values, rotation=rotation)(query)
 
 
+def slerp_keys(times: npt.NDArray[np.float64], values: npt.NDArray[np.float64],
+               query: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """A LINEAR rotation sampler (two or more keys) at sorted or unsorted ``query`` seconds, as
+    Evaluator plays it (the segment by the key times, Appendix C slerp, normalized, a key's own
+    value at its time, clamped at the ends), without its set-up: where a sampler of a few keys is
+    played once (the export's reductions and world passes, 0.15-0.25 ms a set-up each)."""
+    k = np.clip(np.searchsorted(times, query, side="right") - 1, 0, len(times) - 2)
+    span = times[k + 1] - times[k]
+    u = np.clip((query - times[k]) / np.where(span > 0.0, span, 1.0), 0.0, 1.0)
+    played = quat.normalize(quat.slerp(values[k], values[k + 1], u))
+    start, end = u == 0.0, u == 1.0
+    played[start], played[end] = values[k[start]], values[k[end] + 1]
+    return played
+
+
 class Evaluator:
     """A sampler set up for evaluation once: the per-segment work (arcs, Hermite coefficients) is
     done here, so evaluating it many times, as the keyframe fitter does, costs only per-sample work.

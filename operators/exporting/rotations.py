@@ -376,19 +376,17 @@ def _measured_map(target, bundled, timing):
         return None, "the bundled sampler has no keys"
     frames = times * timing.bundled_rate + target.slide
     picked = np.unique(np.linspace(0, len(frames) - 1, min(len(frames), PICKED_SAMPLES)).astype(np.intp))
-    played, seen = target.at_frames(frames[picked]), values[picked]
-    if quat.max_angle_deg(played, seen) > AGREEMENT_DEG:
+    # Every sample is checked, not only those picked: a constraint may act on a few frames only,
+    # and a channel found here is fitted to Blender's samples instead (_sampled_jobs).
+    played = target.at_frames(frames)
+    if quat.max_angle_deg(played[picked], values[picked]) > AGREEMENT_DEG:
         # a' = G · (a · P · b)^-1 · a per sample, averaged (signs aligned) against float32 noise.
-        estimates = quat.multiply(quat.multiply(seen, quat.conjugate(played)), target.a)
+        estimates = quat.multiply(quat.multiply(values[picked], quat.conjugate(played[picked])), target.a)
         estimates *= np.where(estimates @ estimates[0] < 0.0, -1.0, 1.0)[:, None]
         measured = quat.normalize(estimates.mean(axis=0))
         played = quat.multiply(quat.multiply(measured, quat.conjugate(target.a)), played)
         target.a = measured
-    # Every sample, not only those picked: a constraint may act on a few frames only, and a
-    # channel found here is fitted to Blender's samples instead (_sampled_jobs).
-    if len(picked) < len(frames):
-        played, seen = target.at_frames(frames), values
-    worst = quat.max_angle_deg(played, seen)
+    worst = quat.max_angle_deg(played, values)
     if worst > AGREEMENT_DEG:
         return None, disagreement(worst)
     return (frames, values), ""

@@ -32,14 +32,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...core.sampling import quaternions as quat
-from ...core.gltf import as_stored
-from ...core.sampling import Evaluator
 from ...core.sampling import SAMPLES_PER_FRAME
 from ...core.fitting import FIT_MARGIN
 from ...core.sampling import depth_levels
 from ...core.fitting import WorldCorrection
 from ...core.fitting import chain_shares, tightened_shares
-from ...core.fitting import ChannelKeys, ExportOptions
+from ...core.fitting import ChannelKeys, ExportOptions, keys_player, sampler_player
 from ...bundled_gltf import export_accessors as gltf
 
 if TYPE_CHECKING:
@@ -80,7 +78,7 @@ class AnimationWorld:
         self.parents = np.array(parents, dtype=np.intp)
         self.levels = depth_levels(self.parents)
         self.job_at = {self.index[id(job.channel.target.node)]: j for j, job in enumerate(jobs)}
-        self.sampled = _sampled_rotations(animation, timing)  # id(node) -> Evaluator (bundled)
+        self.sampled = _sampled_rotations(animation, timing)  # id(node) -> its bundled sampler's player
         rate = timing.rate
         starts = [(job.task.start - job.task.target.slide) / rate for job in jobs]
         ends = [(job.task.end - job.task.target.slide) / rate for job in jobs]
@@ -127,9 +125,9 @@ class AnimationWorld:
         node = id(self.jobs[j].channel.target.node)
         self.played.pop(node, None)
         if not keys.skipped:
-            written = _written(keys, False)
+            written = keys_player(keys, False)
             # A core sampler alone is its own fallback: the same player, evaluated once (_compose)
-            fallback = written if keys.linear is not None else _written(keys, True)
+            fallback = written if keys.linear is not None else keys_player(keys, True)
             self.played[node] = (self.jobs[j].task, written, fallback if self.measure_fallback else None)
 
     def under_animated(self) -> list[int]:
@@ -173,13 +171,20 @@ class AnimationWorld:
             task.precision = "FLOAT"
         else:
             task.correction = self._correction(task, above.written, above.exact)
+        task.grid = self.grid  # the fit plays its keys there too (settle)
         return j
 
     def settle(self, j: int, keys: ChannelKeys) -> int:
-        """Job ``j`` fitted again (``keys``): its node (returned) composed from what it now writes."""
+        """Job ``j`` fitted again (``keys``): its node (returned) composed from what it now writes,
+        as played on the grid where it was fitted (``keys.on_grid``, then dropped), else here."""
         self._play(j, keys)
+        self.jobs[j].task.grid = None
         n = self.index[id(self.jobs[j].channel.target.node)]
-        self._keep(n, self._compose(n, self.composed.get(int(self.parents[n]))))
+        written = None
+        if keys.on_grid is not None:
+            self.exact[n], written = keys.on_grid
+            keys.on_grid = None
+        self._keep(n, self._compose(n, self.composed.get(int(self.parents[n])), written))
         return n
 
     def _keep(self, n, world):
@@ -216,17 +221,18 @@ class AnimationWorld:
         fallback = quat.max_angle_deg(world.fallback, world.exact) if world.fallback is not None else 0.0
         return float(quat.max_angle_deg(world.written, world.exact)), float(fallback)
 
-    def _compose(self, n, parent):
-        """The _World of node ``n`` from its ``parent``'s (None at a root) and its own local rotations."""
+    def _compose(self, n, parent, written=None):
+        """The _World of node ``n`` from its ``parent``'s (None at a root) and its own local
+        rotations (``written``: what its keys play on the grid, when known)."""
         node, seconds = self.nodes[n], self.grid
         entry = self.played.get(id(node))
         if entry:  # the motion itself, the same in every pass
             exact = self.exact.get(n)
             if exact is None:
-                exact = self.exact[n] = self._task_exact(entry[0], seconds)
+                exact = self.exact[n] = entry[0].exact_at(seconds)
         else:
             exact = self._fixed(node, seconds)
-        written = self._written_local(node, seconds, 1)
+        written = self._written_local(node, seconds, 1) if written is None else written
         fallback = None
         if self.measure_fallback:
             same = entry is not None and entry[1] is not None and entry[2] is entry[1]
@@ -247,11 +253,6 @@ class AnimationWorld:
         span = slice(max(first - 1, 0), min(last + 1, len(self.grid)))
         return WorldCorrection.between(self.grid[span], written[span], exact[span])
 
-    @staticmethod
-    def _task_exact(task, seconds):
-        frames = np.clip(seconds * task.target.rate + task.target.slide, task.start, task.end)
-        return task.target.at_frames(frames)
-
     def _written_local(self, node, seconds, which):
         """Local rotations of ``node`` at ``seconds`` as the file plays them: ``which`` 1 the
         extension, 2 the fallback (a channel's entry in ``played``)."""
@@ -259,7 +260,7 @@ class AnimationWorld:
         if entry is None:
             return self._fixed(node, seconds)
         written = entry[which] or self.sampled.get(id(node))  # None: the bundled sampler stays
-        return written(seconds) if written is not None else self._task_exact(entry[0], seconds)
+        return written(seconds) if written is not None else entry[0].exact_at(seconds)
 
     def _fixed(self, node, seconds):
         """A node's rotation without a fitted channel: its bundled sampler's, or its rest."""
@@ -267,26 +268,6 @@ class AnimationWorld:
         if sampler is not None:
             return sampler(seconds)
         return np.broadcast_to(np.asarray(node.rotation or _IDENTITY, dtype=np.float64), (len(seconds), 4))
-
-
-def _written(keys, fallback):
-    """An Evaluator of what ``keys`` write (seconds -> (T, 4)), or None for the bundled sampler."""
-    if keys.linear is not None:
-        return _clamped(keys.interpolation, keys.linear.times, as_stored(keys.linear.values, keys.precision))
-    if fallback:
-        if keys.fallback is None:
-            return None
-        interpolation, times, values = keys.fallback
-        return _clamped(interpolation, times, as_stored(values, keys.fallback_precision))
-    precision = "FLOAT" if keys.precision == "KEPT" else keys.precision
-    return _clamped("CUBICSLERP", keys.fit.times, quat.normalize(as_stored(keys.fit.interleaved(), precision)))
-
-
-def _clamped(interpolation, times, values):
-    """seconds -> (T, 4) rotations of a sampler, held at its ends outside its range (as glTF)."""
-    times = np.asarray(times, dtype=np.float64)
-    evaluator = Evaluator(interpolation, times, values, rotation=True)
-    return lambda seconds: quat.normalize(evaluator(np.clip(seconds, times[0], times[-1])))
 
 
 def _sampled_rotations(animation, timing):
@@ -299,7 +280,7 @@ def _sampled_rotations(animation, timing):
         sampler = animation.samplers[channel.sampler]
         try:
             times = timing.written(gltf.read(sampler.input))
-            result[id(channel.target.node)] = _clamped(sampler.interpolation, times, gltf.read(sampler.output))
+            result[id(channel.target.node)] = sampler_player(sampler.interpolation, times, gltf.read(sampler.output))
         except (ValueError, KeyError):  # not float data: the node's rest stands in for it
             continue
     return result
