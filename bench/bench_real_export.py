@@ -61,7 +61,8 @@ script ends with os._exit.
 
 Targets (bench/export_targets.py, as bench/bench_export.py's; --strict): per clip, the default
 export's file ratio (bundled bytes / ours >= 1.00x), world errors and export time; over the clips,
-the median time ratio where the bundled exporter takes 0.5 s or more.
+the median time ratio where the bundled exporter takes 0.5 s or more (on those clips both exports'
+times are the medians of REPEATS runs, alternately).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ import argparse
 import os
 import platform
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -84,6 +86,10 @@ import devpath
 ROOT = Path(__file__).resolve().parents[1]
 ASSETS = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared")) / "assets"
 OURS = ("AUTO", "LINEAR", "NONE")  # AUTO: the default
+DEFAULT = "ours AUTO"
+# Where the bundled exporter takes export_targets.TIME_FAST_S or more (the median target's clips),
+# the default export and the bundled one are timed REPEATS times and their medians kept (write_files).
+REPEATS = 3
 QUICK = ("CesiumMan", "16_27")
 EXTENSION = "EXT_animation_sqlerp"
 rc: ModuleType  # bench/real_clips.py, loaded in main() once bpy is there
@@ -152,6 +158,16 @@ def write_files(name: str, folder: Path, peers_bin: Path | str) -> tuple[dict, d
         return error
 
     errors = {mode: timed(mode, lambda mode=mode: export(mode, paths[mode])) for mode in modes}
+    if seconds["bundled"] >= targets.TIME_FAST_S and not errors["bundled"] and not errors[DEFAULT]:
+        # The median target's clips: a run's times vary by 10 % on a shared machine, so the
+        # default export and the bundled one are timed REPEATS times, alternately, and their
+        # medians kept (the same files each time: the exports are deterministic).
+        runs = {mode: [seconds[mode]] for mode in ("bundled", DEFAULT)}
+        for _ in range(REPEATS - 1):
+            for mode in runs:
+                timed(mode, lambda mode=mode: export(mode, paths[mode]))
+                runs[mode].append(seconds[mode])
+        seconds.update({mode: statistics.median(times) for mode, times in runs.items()})
     for label in peers.PEERS:
         for source, key in (("bundled", label), ("no animation", f"{label} baseline")):
             paths[key] = folder / f"{name}_{key.replace(' ', '_')}.glb"
