@@ -42,10 +42,19 @@ def stored_keys(action: bpy.types.Action | None, obj: bpy.types.Object, bone_nam
     return (frames - target.slide) / target.rate, mapped
 
 
+# The last record list looked up and its rotation records by (object name, data path): an
+# export asks once per channel (RecursiveSkeletons: 840 channels of 840 records, 0.11 s searched).
+_index: tuple[list[ChannelRecord], dict[tuple[str, str], ChannelRecord]] | None = None
+
+
 def _record(records: list[ChannelRecord], obj: bpy.types.Object, bone_name: str | None) -> ChannelRecord | None:
+    """The first rotation record of the object's (or its bone's) quaternion, or None."""
+    global _index
+    if _index is None or _index[0] is not records:  # action_data.load gives the same list again
+        found: dict[tuple[str, str], ChannelRecord] = {}
+        for record in records:
+            if record.path == "rotation" and record.id_type == "Object":
+                found.setdefault((record.id_name, record.data_path), record)
+        _index = (records, found)
     prefix = f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].' if bone_name else ""
-    for record in records:
-        if (record.path == "rotation" and record.id_type == "Object" and record.id_name == obj.name
-                and record.data_path == prefix + "rotation_quaternion"):
-            return record
-    return None
+    return _index[1].get((obj.name, prefix + "rotation_quaternion"))
