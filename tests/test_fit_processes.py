@@ -19,6 +19,9 @@ import pytest
 from gltf_sqlerp.core.fitting.channel_motion import ChannelTarget, ChannelTask, SampleCheck
 from gltf_sqlerp.fit_workers.processes import FitProcesses, WorkerError
 from gltf_sqlerp.core.fitting.rotation_export import ExportOptions
+from gltf_sqlerp.core.gltf import as_stored
+from gltf_sqlerp.core.sampling import Evaluator
+from gltf_sqlerp.core.sampling import quaternions as Q
 
 from euler_tasks import IDENTITY, euler_task
 
@@ -60,6 +63,28 @@ def test_processes_fit_what_this_process_fits(fallback):
     # The dense check's samples stay in the worker; the keys carry what a writer needs.
     assert there[0].fit is not None and here[0].fit is not None
     assert there[0].fit.played is None and here[0].fit.played is not None
+
+
+def test_a_task_with_the_world_grid_plays_its_motion_and_keys_there_in_a_worker():
+    """ChannelTask.grid: the keys come back with the exact motion and what they play at those
+    seconds (the world pass composes them), equal to the motion evaluated anew at every second and
+    to the core Evaluator playing the written keys, held outside the range."""
+    task = euler_task(3)
+    rate, first, last = task.target.rate, task.start, task.end
+    seconds = (np.arange(first - 4.0, last + 4.0, 1.0 / 8.0) - task.target.slide) / rate
+    grid = np.concatenate([seconds, seconds[5:9] + 0.3 / rate])  # on and off the check grid
+    task.grid = grid
+    with FitProcesses(2, ExportOptions()) as pool:
+        pool.submit(task)
+        keys = fitted(pool.results())[0]
+    assert keys.on_grid is not None
+    exact, written = keys.on_grid
+    assert np.abs(exact - task.exact_at(grid)).max() < 1e-12
+    assert keys.linear is not None  # the default's smaller form on this curve: a core sampler alone
+    times = keys.linear.times
+    player = Evaluator(keys.interpolation, times, as_stored(keys.linear.values, keys.precision), rotation=True)
+    expected = Q.normalize(player(np.clip(grid, times[0], times[-1])))
+    assert np.abs(written - expected).max() < 1e-12
 
 
 def test_a_failed_fit_is_the_fits_own_error():

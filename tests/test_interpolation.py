@@ -66,6 +66,25 @@ def test_linear_rotation_slerp_is_not_nlerp_at_quarter():
     assert np.allclose(out, [z(30), z(90)], atol=1e-15)
 
 
+def test_slerp_keys_worked_by_hand_and_as_the_evaluator_plays():
+    """core.sampling.slerp_keys (the export's LINEAR player without set-up): 30 degrees at a
+    quarter of a 120-degree key pair, the shorter way round a key stored with the other sign,
+    the keys' own values at their times, held outside the range; and on random samplers the same
+    as the Evaluator's LINEAR rotation within rounding."""
+    times = np.array([0.0, 1.0, 2.0])
+    values = np.array([z(0), z(120), -np.array(z(60))])
+    out = I.slerp_keys(times, values, np.array([0.25, 1.5, -1.0, 3.0, 1.0]))
+    assert np.allclose(out[:2] * np.sign(out[:2, 3:]), [z(30), z(90)], atol=1e-15)
+    assert (out[2] == values[0]).all() and (out[3] == values[2]).all() and (out[4] == values[1]).all()
+    rng = np.random.default_rng(7)
+    for count in (2, 3, 17):
+        times = np.sort(rng.uniform(-1.0, 3.0, count))
+        values = Q.normalize(rng.normal(size=(count, 4)))
+        query = np.concatenate([rng.uniform(-2.0, 4.0, 300), times])
+        played = I.Evaluator("LINEAR", times, values, rotation=True)(query)
+        assert np.abs(I.slerp_keys(times, values, query) - played).max() < 1e-15
+
+
 def hermite_basis(t):
     """The four Appendix C basis polynomials, written out."""
     return (2 * t**3 - 3 * t**2 + 1, t**3 - 2 * t**2 + t, -2 * t**3 + 3 * t**2, t**3 - t**2)
