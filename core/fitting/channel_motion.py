@@ -137,15 +137,20 @@ class ChannelTask:
         values) of it already played, taken where a frame is one of them (the world grid and the
         check grid share most of theirs: a third of a refit's time saved)."""
         frames = np.clip(seconds * self.target.rate + self.target.slide, self.start, self.end)
-        if known is None:
-            return self.target.at_frames(frames)
-        index = nearest_index(known[0], frames)
-        on = np.abs(known[0][index] - frames) <= _ON_GRID * np.maximum(np.abs(frames), 4.0)
-        out = np.empty((len(frames), 4))
-        out[on] = known[1][index[on]]
+        return self._played_at(frames, known)
+
+    def _played_at(self, frames: np.ndarray, known: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+        """(T, 4): the target at ``frames``, each taken from ``known`` ((frames, values) played
+        before, None: none) where it is one of those frames, else evaluated."""
+        played = np.empty((len(frames), 4))
+        on = np.zeros(len(frames), dtype=bool)
+        if known is not None:
+            index = nearest_index(known[0], frames)
+            on = np.abs(known[0][index] - frames) <= _ON_GRID * np.maximum(np.abs(frames), 4.0)
+            played[on] = known[1][index[on]]
         if not on.all():
-            out[~on] = self.target.at_frames(frames[~on])
-        return out
+            played[~on] = self.target.at_frames(frames[~on])
+        return played
 
     def _keys(self, options, key_frames, check_frames, expected):
         target = self.target
@@ -195,15 +200,8 @@ class ChannelTask:
         if self.samples is None or not len(self.samples[0]):
             return ""
         frames, values = (np.asarray(a, dtype=np.float64) for a in self.samples)
-        on = np.zeros(len(frames), dtype=bool)
-        played = np.empty((len(frames), 4))
-        if check_frames is not None and expected is not None:
-            index = nearest_index(check_frames, frames)  # the grid holds start and end at least
-            on = np.abs(check_frames[index] - frames) <= _ON_GRID * np.maximum(np.abs(frames), 4.0)
-            played[on] = expected[index[on]]
-        if not on.all():
-            played[~on] = self.target.at_frames(frames[~on])
-        worst = quat.max_angle_deg(played, values)
+        known = (check_frames, expected) if check_frames is not None and expected is not None else None
+        worst = quat.max_angle_deg(self._played_at(frames, known), values)
         return disagreement(worst) if worst > AGREEMENT_DEG else ""
 
     def fits_like(self, other: "ChannelTask") -> bool:
