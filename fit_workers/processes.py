@@ -9,10 +9,15 @@ interpreter (``sys.executable``: Blender's own Python inside Blender, the venv's
 module). fit_workers/boot.py starts each of them: one BLAS thread, a lower priority, and this
 add-on importable under the caller's own package name, so tasks, results and a fit's own errors
 travel as plain pickles. Every worker starts at once, but a fit holds one of the pool's permits:
-``active`` of them until ``activate``. The pool's thread hands the executor one task more than
-there are permits, so that a worker finds its next task waiting (handing one over takes the
+``active`` of them until ``activate``. The pool's thread hands the executor one batch more than
+there are permits, so that a worker finds its next batch waiting (handing one over takes the
 executor's threads tens of milliseconds while Blender's thread keeps Python busy); the others wait
 here, where ``withdraw`` still drops them unsent.
+
+A batch is one task, or several small ones (``_batch``): the executor's hand-over of each item
+costs about a millisecond of this process's threads, as much as a small fit (RecursiveSkeletons'
+836 fits of 1.2 ms each took 1.0-1.3 s handed over one by one to two workers, as long as in one
+process).
 """
 
 from __future__ import annotations
@@ -41,6 +46,11 @@ if TYPE_CHECKING:  # importing it fails where the system has no semaphores: the 
     from multiprocessing.synchronize import Semaphore
 
 _permits: Semaphore | None = None  # in a worker: the pool's fit permits (worker_started)
+# A batch holds tasks of about this many check times in all (ChannelTask.check_count, each
+# counted with TASK_CHECKS more: a small fit's own cost, 1.2 ms, about 1.1 microseconds a check
+# time), some 20 ms of fitting; tasks that do not say their check count go alone.
+BATCH_CHECKS = 20_000
+TASK_CHECKS = 1_000
 
 
 class Task(Protocol):
@@ -65,9 +75,11 @@ class FitProcesses:
         self._executor, self._starts, self._permits = _start(count)
         self._changed = threading.Condition()  # guards what follows, but the arrivals
         self._waiting: deque = deque()  # (index, task) not handed to the executor yet
-        # Permits given (workers that may fit), tasks the executor holds, tasks submit() took.
+        # Permits given (workers that may fit), batches the executor holds, tasks submit() took.
         self._active = self._running = self._submitted = 0
-        self._futures: dict = {}  # index -> its Future, or the WorkerError that kept it from one
+        # index -> (its batch's Future, its place there), or the WorkerError that kept it from one
+        self._futures: dict = {}
+        self._batches: dict = {}  # id(Future) -> the indices of its batch
         self._withdrawn: set = set()
         self._closed = False
         self._arrivals: queue.SimpleQueue = queue.SimpleQueue()  # indices, as their fits end
@@ -89,6 +101,11 @@ class FitProcesses:
         """How many tasks ``submit`` queued."""
         return self._submitted
 
+    @property
+    def batches(self) -> int:
+        """How many batches of them the workers were handed (``_batch``)."""
+        return len(self._batches)
+
     def submit(self, task: Task) -> int:
         """Queue ``task``; returns its index in ``results``."""
         with self._changed:
@@ -105,10 +122,10 @@ class FitProcesses:
         with self._changed:
             indices = set(indices)
             self._withdrawn.update(indices)
-            futures = [self._futures.get(index) for index in indices]
+            futures = [entry[0] for index in indices if isinstance(entry := self._futures.get(index), tuple)
+                       and self._withdrawn.issuperset(self._batches[id(entry[0])])]
         for future in futures:  # outside the lock: a cancel runs _arrived here
-            if isinstance(future, Future):
-                future.cancel()  # one the executor has not sent yet
+            future.cancel()  # a batch the executor has not sent yet, all of it withdrawn
 
     def results(self, progress: Callable[[int], None] | None = None) -> list[ChannelKeys | None]:
         """The ChannelKeys of every submitted task, in order of submission, once all are fitted;
@@ -132,14 +149,15 @@ class FitProcesses:
                     progress(len(indices) - len(missing))
         return [self._outcome(index) for index in indices]
 
-    def ended(self, indices: Collection[int]) -> list[int]:
+    def ended(self, indices: Collection[int], wait: bool = True) -> list[int]:
         """Those of ``indices`` whose tasks need no more waiting for (``outcome`` gives their
-        keys), once there is one: every one ended by then, so that the caller takes them
-        together. The caller takes each only once (drops it from ``indices``)."""
+        keys), once there is one (``wait`` False: at once, maybe none): every one ended by then,
+        so that the caller takes them together. The caller takes each only once (drops it from
+        ``indices``)."""
         while True:
             with self._changed:
                 ended = [index for index in indices if self._settled(index)]
-            if ended:
+            if ended or not wait:
                 return ended
             self._arrivals.get()  # one arrived: look again (``collect`` looks at what is settled first)
 
@@ -155,7 +173,7 @@ class FitProcesses:
             self._changed.notify()
         self._feeder.join(timeout=1.0)  # it only waits for this lock and the executor's
         with self._changed:
-            begun = [*self._starts, *self._futures.values()]
+            begun = [*self._starts, *(entry[0] for entry in self._futures.values() if isinstance(entry, tuple))]
         _stop(self._executor, kill=any(isinstance(f, Future) and not f.done() for f in begun))
 
     def __enter__(self) -> FitProcesses:
@@ -165,62 +183,86 @@ class FitProcesses:
         self.close()
 
     def _feed(self) -> None:
-        """The pool's thread: hands the executor each task once a worker may take it. Never here
+        """The pool's thread: hands the executor each batch once a worker may take it. Never here
         while holding the lock: the executor calls _arrived under its own."""
-        while (item := self._next()) is not None:
-            index, task = item
+        while (batch := self._next()) is not None:
+            indices = [index for index, _ in batch]
             try:
-                future = self._executor.submit(_fit, task, self._options)
+                future = self._executor.submit(_fit_all, [task for _, task in batch], self._options)
             except Exception as error:  # noqa: BLE001 - broken or shut down: an answer, never a hang
                 with self._changed:
-                    self._futures[index] = WorkerError(f"a fit process stopped ({error})")
-                self._arrived(index)
+                    for index in indices:
+                        self._futures[index] = WorkerError(f"a fit process stopped ({error})")
+                self._arrived(indices)
                 continue
             with self._changed:
-                self._futures[index] = future
-            future.add_done_callback(lambda _, index=index: self._arrived(index))
+                self._batches[id(future)] = indices
+                for place, index in enumerate(indices):
+                    self._futures[index] = (future, place)
+            future.add_done_callback(lambda _, indices=indices: self._arrived(indices))
 
-    def _next(self) -> tuple[int, Task] | None:
-        """The next task a worker may take, once one may; None once closed."""
+    def _next(self) -> list[tuple[int, Task]] | None:
+        """The next batch a worker may take, once one may; None once closed."""
         with self._changed:
             while not self._closed:
                 while self._waiting and self._waiting[0][0] in self._withdrawn:
                     self._waiting.popleft()  # never sent
                 if self._waiting and self._has_room():
                     self._running += 1
-                    return self._waiting.popleft()
+                    return self._batch()
                 self._changed.wait()
         return None
 
+    def _batch(self) -> list[tuple[int, Task]]:
+        """The first waiting task and those after it while their check times stay within
+        BATCH_CHECKS, and no more than an equal share of the waiting ones per worker that may
+        fit (so that every worker gets some)."""
+        batch = [self._waiting.popleft()]
+        cost = _checks(batch[0][1])
+        share = -(-(len(self._waiting) + 1) // max(self._active, 1))
+        while cost is not None and self._waiting and len(batch) < share:
+            index, task = self._waiting[0]
+            more = _checks(task)
+            if index in self._withdrawn or more is None or cost + more > BATCH_CHECKS:
+                break
+            batch.append(self._waiting.popleft())
+            cost += more
+        return batch
+
     def _has_room(self) -> bool:
-        """Whether the executor may take another task: one more than may fit, none before any may."""
+        """Whether the executor may take another batch: one more than may fit, none before any may."""
         return self._running < (self._active + 1 if self._active else 0)
 
-    def _arrived(self, index: int) -> None:
-        """A task's fit ended (or it was cancelled, or never sent): its worker may take another."""
+    def _arrived(self, indices: list[int]) -> None:
+        """A batch's fits ended (or it was cancelled, or never sent): its worker may take another."""
         with self._changed:
             self._running -= 1
             self._changed.notify()
-        self._arrivals.put(index)
+        for index in indices:
+            self._arrivals.put(index)
 
     def _settled(self, index: int) -> bool:
         """Whether task ``index`` needs no more waiting for: withdrawn, refused, or ended."""
-        future = self._futures.get(index)
-        if index in self._withdrawn or isinstance(future, WorkerError):
+        entry = self._futures.get(index)
+        if index in self._withdrawn or isinstance(entry, WorkerError):
             return True
-        return isinstance(future, Future) and future.done()
+        return isinstance(entry, tuple) and entry[0].done()
 
     def _outcome(self, index: int) -> ChannelKeys | None:
         """A settled task's keys; None when withdrawn. Raises its fit's error, or WorkerError."""
         if index in self._withdrawn:
             return None
-        future = self._futures[index]
-        if isinstance(future, WorkerError):
-            raise future
+        entry = self._futures[index]
+        if isinstance(entry, WorkerError):
+            raise entry
+        future, place = entry
         try:
-            return future.result()
+            outcome = future.result()[place]
         except (BrokenProcessPool, CancelledError) as error:
             raise WorkerError(f"a fit process stopped ({error or 'cancelled'})") from error
+        if isinstance(outcome, BaseException):
+            raise outcome  # the fit's own error, as it would have been in this process
+        return outcome
 
 
 def worker_started(permits: Semaphore) -> None:
@@ -229,16 +271,30 @@ def worker_started(permits: Semaphore) -> None:
     _permits = permits
 
 
-def _fit(task: Task, options: ExportOptions) -> ChannelKeys:
-    """A worker's fit of ``task``, once it holds a permit. The dense check's arrays stay here: the
-    keys are written, not checked again."""
+def _checks(task: Task) -> float | None:
+    """A task's cost in check times for ``_batch``, or None when it does not say."""
+    check_count = getattr(task, "check_count", None)
+    count = check_count() if callable(check_count) else None
+    return float(count) + TASK_CHECKS if isinstance(count, (int, float)) else None
+
+
+def _fit_all(tasks: list[Task], options: ExportOptions) -> list[ChannelKeys | Exception]:
+    """A worker's fits of a batch, once it holds a permit: each task's keys, or the error its fit
+    raised. The dense check's arrays stay here: the keys are written, not checked again."""
     if _permits is None:
         raise RuntimeError("not a worker: boot.py gives a worker its permits")
+    outcomes: list[ChannelKeys | Exception] = []
     with _permits:
-        keys = task.fit(options)
-    if keys.fit is not None:
-        keys = replace(keys, fit=replace(keys.fit, check_times=None, played=None))
-    return keys
+        for task in tasks:
+            try:
+                keys = task.fit(options)
+            except Exception as error:  # noqa: BLE001 - the caller raises it for this task alone
+                outcomes.append(error)
+                continue
+            if keys.fit is not None:
+                keys = replace(keys, fit=replace(keys.fit, check_times=None, played=None))
+            outcomes.append(keys)
+    return outcomes
 
 
 def _start(count: int) -> tuple[ProcessPoolExecutor, list[Future], Semaphore]:
