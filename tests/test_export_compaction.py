@@ -159,3 +159,21 @@ def test_a_failure_is_the_outcomes_error_never_an_exception_in_the_hook(empty_sc
     empty: Any = {}
     export_compaction.compact([object()], empty, ExportOptions(property_tolerance=0.0), switched_off)
     assert switched_off.error == "" and switched_off.properties == []
+
+
+def test_inputs_read_before_the_rotations_rewrite_are_what_it_writes(empty_scene):
+    """Timing.fixed: what an input holds once the 29.97 preset's rescaling (Timing.fix) has
+    rewritten it, known before it does (so the channels are reduced while the rotations' pass
+    runs): the same float32 values read back, on Blender's whole frames (frame · fps_base / fps),
+    and the bundled times themselves where the rates agree."""
+    from gltf_sqlerp.bundled_gltf import export_accessors as gltf
+    from gltf_sqlerp.operators.exporting.timing import Timing
+    frames = np.arange(300.0)
+    accessor = gltf.accessor(frames / (30.0 * 1.001), bounds=True)  # the exporter's frame / (fps · fps_base)
+    bundled = gltf.read(accessor)
+    timing = Timing(30.0, 1.001)
+    known = timing.fixed(bundled)
+    timing.fix(accessor, bundled)
+    assert np.array_equal(gltf.read(accessor), known)
+    assert np.abs(known * 30.0 / 1.001 - frames).max() < 1e-4
+    assert Timing(24.0, 1.0).fixed(bundled) is bundled

@@ -99,6 +99,61 @@ def test_a_failed_fit_is_the_fits_own_error():
     assert str(there.value) == str(here.value) and "ELASTIC" in str(here.value)
 
 
+def test_small_tasks_go_in_batches_each_with_its_own_keys_or_error():
+    """Tasks of three keys (about a millisecond of fitting each, as long as the executor takes to
+    hand one over) go to the workers several at a time: fewer batches than tasks, every task's
+    keys what this process fits, and a task that fails raises its own error alone, the tasks
+    batched with it keeping their keys."""
+    options = ExportOptions()
+    tasks = [euler_task(seed, keys=3) for seed in range(24)]
+    tasks.insert(5, euler_task(1, keys=3, interpolation="ELASTIC"))
+    here = [task.fit(options) for task in tasks[:5] + tasks[6:]]
+    with FitProcesses(2, options, active=0) as pool:
+        indices = [pool.submit(task) for task in tasks]
+        pool.activate()
+        there = fitted(pool.collect(indices[:5] + indices[6:]))
+        with pytest.raises(ValueError, match="ELASTIC"):
+            pool.outcome(indices[5])
+        assert 2 <= pool.batches <= len(tasks) // 3
+    assert all(same_keys(a, b) for a, b in zip(here, there))
+
+
+@pytest.mark.blender
+@pytest.mark.parametrize("processes", [True, False])
+def test_the_pass_takes_other_work_while_the_workers_fit(addon, monkeypatch, processes):
+    """export_fitting.Refits (the pass down the tree): while no fit has ended in the worker
+    processes, Blender's thread takes steps of other work (the export's reduction of translation
+    and scale keys) instead of waiting, and the fit's keys are the same; fitting in threads, it
+    takes none (it would hold Python's lock that they fit under)."""
+    from gltf_sqlerp.operators.exporting import fitting
+    monkeypatch.setattr(fitting, "PROCESS_MIN_CHECKS", 0 if processes else float("inf"))
+    taken: list[float] = []
+
+    def steps():
+        for _ in range(50):
+            time.sleep(0.002)
+            taken.append(time.time())
+            yield True
+
+    options = ExportOptions()
+    with fitting.ChannelFits(options) as fits:
+        fits.add(euler_task(0, keys=3))
+        fits.results()
+        assert bool(fits.pool) == processes
+        with fits.refits(1, steps()) as refits:
+            refits.submit(Nap(0.3))
+            (_, nap), = refits.ended()
+            task = euler_task(1)
+            refits.submit(task)
+            (_, keys), = refits.ended()
+    end = vars(nap)["span"][1]
+    if processes:  # every step (0.1 s in all) before the 0.3 s fit ended
+        assert len(taken) == 50 and taken[-1] < end
+    else:
+        assert taken == []
+    assert same_keys(keys, task.fit(options))
+
+
 def test_a_task_checks_every_sample_blender_gave_it():
     """Blender's samples of the channel (the bundled exporter's) are checked at fit time: on the
     check grid (whole frames) and off it (evaluated there). Samples that are the motion change

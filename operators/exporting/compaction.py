@@ -17,7 +17,7 @@ says why.
 """
 
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -29,6 +29,7 @@ from ...core.fitting import (
 from ...core.fitting import ExportOptions, check_counts, reduce_vectors
 from ..blender_context import current_scene
 from .extent import scene_points
+from .timing import Timing
 
 if TYPE_CHECKING:
     from ...bundled_gltf import exported as bundled_exported
@@ -54,25 +55,95 @@ def compact(animations: list[Any], exported: "bundled_exported.ExportedScene", o
     """Reduce the channels of ``animations`` (changed in place) and append a PropertyOutcome per
     channel to ``outcome.properties``; never raises: a failure is ``outcome.error``. ``animations``:
     the bundled exporter's animation objects (untyped)."""
-    fraction = getattr(options, "property_tolerance", 0.0)
-    if not fraction or fraction <= 0.0:  # 0 (or an older options object): per-frame keys kept
-        return
-    try:
-        # Imported here: export_session imports this module also where the exporter's internals moved.
-        from ...bundled_gltf import export_accessors as gltf
-        _compact(gltf, animations, exported, float(fraction), outcome)
-    except Exception as error:  # noqa: BLE001 - reported by the operator, never raised in the hook
-        traceback.print_exc()
-        outcome.error = f"reducing translation, scale and weights keys: {type(error).__name__}: {error}"
-        return
-    try:
-        from .pointers import compact_pointers  # it builds on this module
-        scene = current_scene()
-        compact_pointers(gltf, animations, float(fraction), scene.render.fps / scene.render.fps_base,
-                         outcome.properties)
-    except Exception as error:  # noqa: BLE001 - reported by the operator, never raised in the hook
-        traceback.print_exc()
-        outcome.error = f"reducing animation pointer keys: {type(error).__name__}: {error}"
+    Reductions(animations, exported, options).finish(outcome)
+
+
+class Reductions:
+    """The translation, scale and weights channels of ``animations`` (the bundled exporter's,
+    untyped) reduced a channel at a time by ``steps`` (the rotations' pass down the tree takes
+    them while it waits for the workers' fits: RecursiveSkeletons' 1,680 channels, 0.26 s), the
+    rest and the writing by ``finish``. Reads the inputs as the rotations' rewrite leaves them
+    (export_timing.Timing.fixed), so it may start before that rewrite; writes nothing before
+    ``finish``. Never raises."""
+
+    def __init__(self, animations: list[Any], exported: "bundled_exported.ExportedScene",
+                 options: ExportOptions) -> None:
+        self.animations, self.exported = animations, exported
+        fraction = getattr(options, "property_tolerance", 0.0)  # 0 (or an older options object): per-frame keys kept
+        self.fraction = float(fraction) if fraction and fraction > 0.0 else 0.0
+        self.rate = 0.0  # Blender's frames per second (read in the first step)
+        self.channels: list[_Channel] = []
+        self.properties: list[PropertyOutcome] = []
+        self.size = 0.0
+        self.error = ""
+        self._steps: Iterator[bool] = self._reduce() if self.fraction else iter(())
+
+    def steps(self) -> Iterator[bool]:
+        """One channel reduced per step (the first also reads them all)."""
+        return self._steps
+
+    def finish(self, outcome: "Outcome") -> None:
+        """The steps left, then the reduced keys written and their PropertyOutcomes (and the
+        animation pointers' reduction) in ``outcome``; a failure is ``outcome.error``."""
+        for _ in self._steps:
+            pass
+        outcome.properties.extend(self.properties)
+        if not self.fraction:
+            return
+        try:
+            if self.error:
+                raise _Failed(self.error)
+            from ...bundled_gltf import export_accessors as gltf
+            for animation in self.animations:
+                _write(gltf, animation, [c for c in self.channels if c.animation is animation and c.keys is not None])
+            outcome.model_size = self.size
+        except _Failed as failed:  # in a step: said there
+            outcome.error = str(failed)
+            return
+        except Exception as error:  # noqa: BLE001 - reported by the operator, never raised in the hook
+            traceback.print_exc()
+            outcome.error = f"reducing translation, scale and weights keys: {type(error).__name__}: {error}"
+            return
+        try:
+            from .pointers import compact_pointers  # it builds on this module
+            compact_pointers(gltf, self.animations, self.fraction, self.rate, outcome.properties)
+        except Exception as error:  # noqa: BLE001 - reported by the operator, never raised in the hook
+            traceback.print_exc()
+            outcome.error = f"reducing animation pointer keys: {type(error).__name__}: {error}"
+
+    def _reduce(self) -> Iterator[bool]:
+        try:
+            # Imported here: export_session imports this module also where the exporter's internals moved.
+            from ...bundled_gltf import export_accessors as gltf
+            yield from self._reduced(gltf)
+        except Exception as error:  # noqa: BLE001 - reported by the operator, never raised in the hook
+            traceback.print_exc()
+            self.error = f"reducing translation, scale and weights keys: {type(error).__name__}: {error}"
+
+    def _reduced(self, gltf: Any) -> Iterator[bool]:
+        render = current_scene().render
+        timing = Timing(render.fps, render.fps_base)
+        self.rate = timing.rate
+        nodes = _Nodes(self.exported)
+        read = [_read_channels(gltf, animation, nodes, self.properties, timing) for animation in self.animations]
+        channels = self.channels = [channel for found in read for channel in found]
+        scales = ancestor_scales(nodes.parents, nodes.largest_scales(channels))
+        points, origins = scene_points(self.exported)
+        translations = [c.values for c in channels if c.result.path == "translation"]
+        self.size = size = model_size(points, np.concatenate([origins, *translations]))
+        budgets = {path: _budgets(channels, nodes, scales, path, total_tolerance(path, self.fraction, size))
+                   for path in PATHS}
+        for channel in channels:
+            yield True
+            path = channel.result.path
+            tolerance, norm = channel_tolerance(path, channel.values, budgets[path][channel.node],
+                                                scales[channel.node])
+            channel.result.tolerance = float(np.max(tolerance))
+            try:
+                channel.keys = reduce_vectors(channel.times, channel.values, tolerance, channel.interpolation,
+                                              norm, check_counts(channel.times, self.rate))
+            except ValueError as error:
+                channel.result.skipped = str(error)
 
 
 def summary_clause(properties: Sequence[PropertyOutcome]) -> str:
@@ -108,6 +179,10 @@ class _ReducedKeys(Protocol):
     def constant(self) -> bool: ...
 
 
+class _Failed(Exception):
+    """A step's failure, told by ``Reductions.finish``."""
+
+
 @dataclass
 class _Channel:
     animation: Any        # the bundled exporter's animation object (untyped)
@@ -118,32 +193,6 @@ class _Channel:
     values: np.ndarray    # (n, d)
     interpolation: str
     keys: _ReducedKeys | None = None   # once reduced
-
-
-def _compact(gltf, animations, exported, fraction, outcome):
-    nodes = _Nodes(exported)
-    channels = [c for animation in animations for c in _read_channels(gltf, animation, nodes, outcome)]
-    scales = ancestor_scales(nodes.parents, nodes.largest_scales(channels))
-    points, origins = scene_points(exported)
-    translations = [c.values for c in channels if c.result.path == "translation"]
-    size = model_size(points, np.concatenate([origins, *translations]))
-    budgets = {path: _budgets(channels, nodes, scales, path, total_tolerance(path, fraction, size))
-               for path in PATHS}
-    scene = current_scene()
-    rate = scene.render.fps / scene.render.fps_base  # the inputs' seconds (export_rotations._Timing)
-    for channel in channels:
-        path = channel.result.path
-        tolerance, norm = channel_tolerance(path, channel.values, budgets[path][channel.node],
-                                            scales[channel.node])
-        channel.result.tolerance = float(np.max(tolerance))
-        try:
-            channel.keys = reduce_vectors(channel.times, channel.values, tolerance, channel.interpolation,
-                                          norm, check_counts(channel.times, rate))
-        except ValueError as error:
-            channel.result.skipped = str(error)
-    for animation in animations:
-        _write(gltf, animation, [c for c in channels if c.animation is animation and c.keys is not None])
-    outcome.model_size = size
 
 
 def _budgets(channels: list[_Channel], nodes: "_Nodes", scales: np.ndarray, path: str, total: float) -> np.ndarray:
@@ -159,9 +208,10 @@ def _budgets(channels: list[_Channel], nodes: "_Nodes", scales: np.ndarray, path
     return chain_budgets(nodes.parents, spread, total)
 
 
-def _read_channels(gltf, animation, nodes, outcome) -> list[_Channel]:
+def _read_channels(gltf, animation, nodes, properties, timing) -> list[_Channel]:
     """_Channel of every translation, scale and weights channel of ``animation`` sampled LINEAR
-    or STEP (one per sampler), with a PropertyOutcome in ``outcome.properties``."""
+    or STEP (one per sampler), its times as the rotations' rewrite leaves them (``timing``), with
+    a PropertyOutcome in ``properties``."""
     found, seen = [], set()
     for channel in animation.channels:
         target = channel.target
@@ -171,12 +221,12 @@ def _read_channels(gltf, animation, nodes, outcome) -> list[_Channel]:
         sampler = animation.samplers[channel.sampler]
         result = PropertyOutcome(animation.name, getattr(target.node, "name", None) or "?", target.path,
                                  interpolation=sampler.interpolation)
-        outcome.properties.append(result)
+        properties.append(result)
         if sampler.interpolation not in ("LINEAR", "STEP"):
             result.skipped = f"the bundled sampler is {sampler.interpolation}"
             continue
         try:
-            times, values = _keys(gltf, sampler, target.path)
+            times, values = _keys(gltf, sampler, target.path, timing)
         except ValueError as error:  # another encoding, or a count that is not per key
             result.skipped = f"unreadable sampler: {error}"
             continue
@@ -186,10 +236,10 @@ def _read_channels(gltf, animation, nodes, outcome) -> list[_Channel]:
     return found
 
 
-def _keys(gltf, sampler, path):
-    """(times (n,), values (n, d)) of a sampler; ValueError unless it holds a value per key
-    (three components for translations and scales)."""
-    times, values = gltf.read(sampler.input), gltf.read(sampler.output)
+def _keys(gltf, sampler, path, timing):
+    """(times (n,), values (n, d)) of a sampler, its times as ``timing`` fixes them; ValueError
+    unless it holds a value per key (three components for translations and scales)."""
+    times, values = timing.fixed(gltf.read(sampler.input)), gltf.read(sampler.output)
     if times.ndim != 1 or not len(times) or values.size % len(times) or not values.size:
         raise ValueError(f"{values.size} values for {len(times)} keys")
     values = values.reshape(len(times), -1)

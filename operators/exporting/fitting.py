@@ -14,7 +14,7 @@ import itertools
 import os
 import sys
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ALL_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from types import TracebackType
 from typing import Literal, cast
@@ -198,9 +198,10 @@ class ChannelFits:
         finally:
             window_manager.progress_end()
 
-    def refits(self, expected: int) -> "Refits":
-        """A Refits for tasks found one by one (about ``expected`` of them, for the progress)."""
-        return Refits(self, expected)
+    def refits(self, expected: int, idle: Iterator[bool] | None = None) -> "Refits":
+        """A Refits for tasks found one by one (about ``expected`` of them, for the progress),
+        taking steps of ``idle`` while it waits for the workers."""
+        return Refits(self, expected, idle)
 
     def _pooled(self, pool: FitProcesses, progress: Callable[[int], None]) -> list[ChannelKeys]:
         if self.head:  # predicted channels the export does not have
@@ -233,10 +234,13 @@ class Refits:
     """Tasks fitted anew as they are found, each taken back as soon as it ends (export_world's
     pass down the tree: a channel is fitted once its parent's keys are known): in the export's
     worker processes while it has them, else in threads. A context manager (the progress shows
-    while it is open)."""
+    while it is open). While no fit has ended in the workers, this thread takes a step of
+    ``idle`` (other work of the export's) instead of waiting, until its steps run out; not while
+    threads fit, which would wait for Python's lock meanwhile."""
 
-    def __init__(self, fits: ChannelFits, expected: int):
+    def __init__(self, fits: ChannelFits, expected: int, idle: Iterator[bool] | None = None):
         self.fits, self.done, self.handles = fits, 0, itertools.count()
+        self.idle: Iterator[bool] | None = idle
         self.tasks: dict[int, ChannelTask] = {}  # handle -> task, while it is fitted
         self.found: list[int] = []  # handles submitted, not sent yet
         self.in_pool: dict[int, int] = {}  # index in the pool -> handle
@@ -275,7 +279,10 @@ class Refits:
                 self._send()
             if pool and self.in_pool:
                 try:
-                    for index in pool.ended(self.in_pool):
+                    ended = pool.ended(self.in_pool, wait=self.idle is None)
+                    if not ended and self.idle is not None and next(self.idle, None) is None:
+                        self.idle = None  # its steps ran out: wait from now on
+                    for index in ended:
                         keys = cast(ChannelKeys, pool.outcome(index))  # none is withdrawn
                         self.arrived.append((self.in_pool.pop(index), keys))
                 except WorkerError as error:

@@ -4,7 +4,7 @@ where those moved (version drift is reported, not raised)."""
 
 from __future__ import annotations  # the types of the rewrite and its channels: for the type checker only
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     # rotations.rewrite(animations, scene, options): the bundled exporter's animation objects
     # (untyped), changed in place.
-    Rewrite = Callable[[list[Any], exported.ExportedScene, ExportOptions], "Outcome"]
+    Rewrite = Callable[[list[Any], exported.ExportedScene, ExportOptions, Iterator[bool]], "Outcome"]
 
 
 @dataclass

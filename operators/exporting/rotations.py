@@ -17,6 +17,7 @@ is the one predicted.
 """
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from .blender_samples import SAMPLED_MODES, SampleRequest
 from ..blender_context import current_scene
 from .outcome import ChannelOutcome, Outcome
 from .stored import stored_keys
+from .timing import Timing
 from .world import AnimationWorld, hold
 
 if TYPE_CHECKING:
@@ -47,11 +49,13 @@ PENDING = ChannelKeys(None, "", skipped="not fitted yet")
 PICKED_SAMPLES = 64
 
 
-def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", options: ExportOptions) -> Outcome:
+def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", options: ExportOptions,
+            idle: Iterator[bool] | None = None) -> Outcome:
     """Add CUBICSLERP samplers to ``animations`` (the bundled exporter's animation objects, which
-    have no types; changed in place)."""
+    have no types; changed in place). ``idle``: steps of other work (export_compaction.Reductions)
+    taken while the pass down the tree waits for its fits."""
     render = current_scene().render
-    timing = _Timing(render.fps, render.fps_base)
+    timing = Timing(render.fps, render.fps_base)
     outcome = Outcome()
     # id(accessor) -> (accessor, bundled times): shared accessors are fixed once
     inputs: dict[int, tuple[Any, np.ndarray]] = {}
@@ -84,7 +88,7 @@ def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", opti
         first = iter(fits.results())
         fitted = [PENDING if position in pending else next(first) for position in range(len(jobs))]
         refitted, outcome.world_error_deg, outcome.fallback_world_error_deg = hold(
-            worlds, jobs, fitted, options, fits, pending)
+            worlds, jobs, fitted, options, fits, pending, idle)
     early = {added[index] for index in fits.early}  # the head start's keys, by job position
     uses = Counter(id(sampler.input) for animation in animations for sampler in animation.samplers)
     shared: dict[int, _Inputs] = {}  # id(animation) -> _Inputs: equal key times share one accessor per animation
@@ -123,25 +127,6 @@ def _unheld(worlds, unheld, options, outcome):
         outcome.world_error_deg = max(outcome.world_error_deg, worst)
     if worst and outcome.fallback_world_error_deg is not None:
         outcome.fallback_world_error_deg = max(outcome.fallback_world_error_deg, worst_fallback)
-
-
-class _Timing:
-    """The bundled exporter writes seconds = frame / (fps * fps_base); Blender's rate is
-    fps / fps_base (the 29.97 preset is fps 30, base 1.001). Every input is rescaled to the real
-    rate, so the channels the add-on leaves alone stay in step with its own: KHR_animation_pointer
-    ones too, which the exporter times alike (its data sampler's frame / fps is not what it
-    writes; measured in both animation modes that write them, 4.2 to 5.0)."""
-
-    def __init__(self, fps, fps_base):
-        self.bundled_rate, self.rate = fps * fps_base, fps / fps_base
-
-    def written(self, bundled_times):
-        """The times ``fix`` writes for an input of the bundled exporter's."""
-        return bundled_times * self.bundled_rate / self.rate
-
-    def fix(self, accessor, bundled_times):
-        if self.bundled_rate != self.rate and len(bundled_times):
-            gltf.replace_times(accessor, bundled_times * self.bundled_rate / self.rate)
 
 
 def _worlds(animations, jobs, scene, timing, options):

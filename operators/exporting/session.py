@@ -101,13 +101,16 @@ def rewrite(animations: list[Any], scene: exported.ExportedScene, options: Expor
     if rewrite_rotations is None:  # ``missing`` says why
         fail(missing)
         return
+    # Translation, scale and weights keys: reduced while the rotations' pass waits for its fits,
+    # written after it (never raises: a failure is the outcome's error).
+    reductions = export_compaction.Reductions(animations, scene, options)
     try:
-        last_outcome = rewrite_rotations(animations, scene, options)
+        last_outcome = rewrite_rotations(animations, scene, options, reductions.steps())
     except Exception as error:  # noqa: BLE001 - reported by the operator, never raised here
         traceback.print_exc()
         last_outcome = Outcome(error=f"{type(error).__name__}: {error}")
-    else:  # translation, scale and weights keys (never raises: a failure is the outcome's error)
-        export_compaction.compact(animations, scene, options, last_outcome)
+    else:
+        reductions.finish(last_outcome)
     _to_console(last_outcome)
 
 

@@ -23,9 +23,9 @@ whatever the errors are) nor below MIN_CHANNEL_DEG. The export reports the world
 last.
 """
 
-from __future__ import annotations  # the export's jobs, scene and timing: for the type checker only
+from __future__ import annotations  # the export's jobs, scene and fits: for the type checker only
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,11 +39,12 @@ from ...core.fitting import WorldCorrection
 from ...core.fitting import chain_shares, tightened_shares
 from ...core.fitting import ChannelKeys, ExportOptions, keys_player, sampler_player
 from ...bundled_gltf import export_accessors as gltf
+from .timing import Timing
 
 if TYPE_CHECKING:
     from ...bundled_gltf import exported as bundled_exported
     from .fitting import ChannelFits
-    from .rotations import _Job, _Timing
+    from .rotations import _Job
 
 # Rounds of tighter fallback shares after the pass down the tree.
 FALLBACK_ROUNDS = 2
@@ -67,7 +68,7 @@ class AnimationWorld:
     export's list) and every glTF node above them, composed over the animation's time range."""
 
     def __init__(self, animation: Any, jobs: Sequence[_Job], positions: Sequence[int],
-                 scene: bundled_exported.ExportedScene, timing: _Timing, options: ExportOptions):
+                 scene: bundled_exported.ExportedScene, timing: Timing, options: ExportOptions):
         """``animation``: the bundled exporter's animation object (untyped)."""
         self.jobs, self.positions = jobs, positions
         self.nodes: list[Any] = []  # the exporter's glTF node objects
@@ -218,8 +219,10 @@ class AnimationWorld:
         return {self.job_at[n]: float(new[n]) for n in of_job if new[n] < shares[n]}
 
     def _errors(self, world):
-        fallback = quat.max_angle_deg(world.fallback, world.exact) if world.fallback is not None else 0.0
-        return float(quat.max_angle_deg(world.written, world.exact)), float(fallback)
+        written = float(quat.max_angle_deg(world.written, world.exact))
+        if world.fallback is None or world.fallback is world.written:  # a core sampler alone: the same
+            return written, written if world.fallback is not None else 0.0
+        return written, float(quat.max_angle_deg(world.fallback, world.exact))
 
     def _compose(self, n, parent, written=None):
         """The _World of node ``n`` from its ``parent``'s (None at a root) and its own local
@@ -287,12 +290,14 @@ def _sampled_rotations(animation, timing):
 
 
 def hold(worlds: Sequence[AnimationWorld], jobs: Sequence[_Job], fitted: list[ChannelKeys], options: ExportOptions,
-         fits: ChannelFits, pending: set[int] | None = None) -> tuple[set[int], float | None, float | None]:
+         fits: ChannelFits, pending: set[int] | None = None,
+         idle: Iterator[bool] | None = None) -> tuple[set[int], float | None, float | None]:
     """Fit again the channels whose node's world rotation misses (in place in ``fitted``, by
     ``fits``, export_fitting.ChannelFits): to corrections for the extension, each as soon as its
     parent's keys are known, then at tighter shares for the fallback; returns (positions
     refitted, world max of the extension, of the fallback or None). ``pending``: positions not
-    fitted yet (PENDING in ``fitted``), each fitted on the way down to its correction."""
+    fitted yet (PENDING in ``fitted``), each fitted on the way down to its correction. ``idle``:
+    steps of other work taken while the pass waits for fits (export_fitting.Refits)."""
     if not options.world_space:
         return set(), None, None
     refitted: set[int] = set()
@@ -300,7 +305,7 @@ def hold(worlds: Sequence[AnimationWorld], jobs: Sequence[_Job], fitted: list[Ch
     for world in worlds:
         world.start(fitted, measure_fallback)
     pending = pending or set()
-    with fits.refits(len(pending)) as refits:
+    with fits.refits(len(pending), idle) as refits:
         # As per channel, FIT_MARGIN of the tolerance: the rest is Blender's own float32 evaluation.
         _correct_down(worlds, fitted, options.tolerance_deg * FIT_MARGIN, refits, pending, refitted)
     if options.fallback in ("AUTO", "LINEAR", "CUBICSPLINE"):
