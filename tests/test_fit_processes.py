@@ -141,7 +141,8 @@ def test_the_pass_takes_other_work_while_the_workers_fit(addon, monkeypatch, pro
         fits.results()
         assert bool(fits.pool) == processes
         with fits.refits(1, steps()) as refits:
-            refits.submit(Nap(0.3))
+            nap_task: Any = Nap(0.3)  # a task that takes its time, where a ChannelTask goes
+            refits.submit(nap_task)
             (_, nap), = refits.ended()
             task = euler_task(1)
             refits.submit(task)

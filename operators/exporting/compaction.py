@@ -79,7 +79,8 @@ class Reductions:
         self._steps: Iterator[bool] = self._reduce() if self.fraction else iter(())
 
     def steps(self) -> Iterator[bool]:
-        """One channel reduced per step (the first also reads them all)."""
+        """A channel reduced per step (before them: reading each animation's, the model's size,
+        each path's tolerances)."""
         return self._steps
 
     def finish(self, outcome: "Outcome") -> None:
@@ -125,16 +126,21 @@ class Reductions:
         timing = Timing(render.fps, render.fps_base)
         self.rate = timing.rate
         nodes = _Nodes(self.exported)
-        read = [_read_channels(gltf, animation, nodes, self.properties, timing) for animation in self.animations]
-        channels = self.channels = [channel for found in read for channel in found]
+        channels: list[_Channel] = []
+        for animation in self.animations:  # a step each: the pass takes its fits' keys between them
+            channels += _read_channels(gltf, animation, nodes, self.properties, timing)
+            yield True
+        self.channels = channels
         scales = ancestor_scales(nodes.parents, nodes.largest_scales(channels))
         points, origins = scene_points(self.exported)
+        yield True
         translations = [c.values for c in channels if c.result.path == "translation"]
         self.size = size = model_size(points, np.concatenate([origins, *translations]))
-        budgets = {path: _budgets(channels, nodes, scales, path, total_tolerance(path, self.fraction, size))
-                   for path in PATHS}
-        for channel in channels:
+        budgets = {}
+        for path in PATHS:
+            budgets[path] = _budgets(channels, nodes, scales, path, total_tolerance(path, self.fraction, size))
             yield True
+        for channel in channels:
             path = channel.result.path
             tolerance, norm = channel_tolerance(path, channel.values, budgets[path][channel.node],
                                                 scales[channel.node])
@@ -144,6 +150,7 @@ class Reductions:
                                               norm, check_counts(channel.times, self.rate))
             except ValueError as error:
                 channel.result.skipped = str(error)
+            yield True
 
 
 def summary_clause(properties: Sequence[PropertyOutcome]) -> str:
