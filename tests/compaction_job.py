@@ -8,6 +8,8 @@ size measured from its evaluated vertices and bones, exports it with ``export_sc
 to FOLDER/ours.glb and, with the add-on disabled, with the bundled exporter to FOLDER/bundled.glb,
 and prints one JSON line. The process ends with os._exit (child_job.finish): the bpy module of
 Blender 4.2 crashes at exit once its glTF exporter has run.
+
+``python compaction_job.py FOLDER 2997 threads|processes``: ``at_2997`` instead.
 """
 
 import json
@@ -167,5 +169,38 @@ def main(folder):
                       "properties": [vars(p) for p in outcome.properties]}))
 
 
+def at_2997(folder, fitting_in):
+    """At the 29.97 preset (fps 30, base 1.001): an empty moving (location and rotation keyed
+    every 6 frames, LINEAR: a polyline the reduction keeps the corners of) with a turning child,
+    exported with ``export_scene.gltf_sqlerp`` to FOLDER/moving.gltf, its channels fitted in
+    ``fitting_in`` "threads" or worker "processes" (there the child is fitted on the way down
+    the tree, and the translation keys are reduced while the pass waits). Prints the operator's
+    result, the export's summary and its PropertyOutcomes."""
+    fidelity = tool("tools/fidelity.py")
+    from gltf_sqlerp.operators.exporting import fitting, session as export_session
+    import bpy
+    fitting.PROCESS_MIN_CHECKS = 0 if fitting_in == "processes" else float("inf")
+    fidelity.enable_addon()
+    scene = fidelity.reset_scene(30, 1.001)
+    scene.frame_start, scene.frame_end = 1, 90
+    parent, child = bpy.data.objects.new("Parent", None), bpy.data.objects.new("Child", None)
+    for obj in (parent, child):
+        scene.collection.objects.link(obj)
+    child.parent = parent
+    frames = np.arange(1.0, 91.0, 6.0)
+    parent_curves, child_curves = new_curves(parent, "Moving", 'OBJECT'), new_curves(child, "Turning", 'OBJECT')
+    for index, values in enumerate((np.sin(frames / 9.0), 0.02 * frames, np.cos(frames / 13.0))):
+        write_linear(parent_curves, "location", index, frames, values)
+    write_linear(parent_curves, "rotation_euler", 2, frames, frames / 20.0)
+    write_linear(child_curves, "rotation_euler", 0, frames, frames / 15.0)
+    result = operator("export_scene.gltf_sqlerp")(filepath=str(Path(folder) / "moving.gltf"))
+    outcome = export_session.last_outcome
+    print(json.dumps({"result": sorted(result), "summary": export_session.summary(outcome),
+                      "properties": [vars(p) for p in outcome.properties] if outcome else []}))
+
+
 if __name__ == "__main__":
-    finish(lambda: main(*sys.argv[1:]))
+    if sys.argv[2:3] == ["2997"]:
+        finish(lambda: at_2997(sys.argv[1], sys.argv[3]))
+    else:
+        finish(lambda: main(*sys.argv[1:]))

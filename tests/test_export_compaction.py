@@ -177,3 +177,23 @@ def test_inputs_read_before_the_rotations_rewrite_are_what_it_writes(empty_scene
     assert np.array_equal(gltf.read(accessor), known)
     assert np.abs(known * 30.0 / 1.001 - frames).max() < 1e-4
     assert Timing(24.0, 1.0).fixed(bundled) is bundled
+
+
+@pytest.mark.parametrize("fitting_in", ["threads", "processes"])
+def test_reduced_keys_land_on_whole_frames_at_the_2997_preset(tmp_path, fitting_in):
+    """At the 29.97 preset (fps 30, base 1.001) the bundled exporter writes seconds = frame / (fps
+    · fps_base) and the export rescales every input once, to frame · fps_base / fps. A moving
+    empty's translation keys, reduced from the exporter's per-frame samples, land on whole
+    frames at that rate, whether they are reduced while the rotations' pass waits for worker
+    processes (compaction_job.at_2997) or after the rotations, with threads."""
+    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "2997", fitting_in], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    job = json.loads(done.stdout.strip().splitlines()[-1])
+    assert job["result"] == ["FINISHED"], job
+    translations = [c for a in load(str(tmp_path / "moving.gltf")).animations for c in a.channels
+                    if c.path == "translation"]
+    times = max((c.sampler.times for c in translations), key=len)
+    frames = np.asarray(times, dtype=np.float64) * 30.0 / 1.001
+    assert 2 < len(frames) <= 16, job["summary"]  # the polyline's corners, of the exporter's 90 keys
+    assert np.abs(frames - np.round(frames)).max() < 1e-3, frames

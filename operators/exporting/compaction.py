@@ -1,5 +1,5 @@
 """Fewer keys for the translation, scale and morph-weight channels the bundled exporter gathered
-(its gather_gltf_hook, after the rotations' rewrite).
+(its gather_gltf_hook: reduced while the rotations' pass waits for its fits, written after it).
 
 The bundled exporter samples these channels at every frame. Each LINEAR or STEP sampler is
 replaced by the fewest keys of the same interpolation, chosen among its own key times, that stay
@@ -62,25 +62,29 @@ class Reductions:
     """The translation, scale and weights channels of ``animations`` (the bundled exporter's,
     untyped) reduced a channel at a time by ``steps`` (the rotations' pass down the tree takes
     them while it waits for the workers' fits: RecursiveSkeletons' 1,680 channels, 0.26 s), the
-    rest and the writing by ``finish``. Reads the inputs as the rotations' rewrite leaves them
-    (export_timing.Timing.fixed), so it may start before that rewrite; writes nothing before
-    ``finish``. Never raises."""
+    rest and the writing by ``finish``. Made before the rotations' rewrite, which rescales the
+    inputs at the 29.97 preset: reads them there, as that rewrite will leave them
+    (export_timing.Timing.fixed); writes nothing before ``finish``. Never raises."""
 
     def __init__(self, animations: list[Any], exported: "bundled_exported.ExportedScene",
                  options: ExportOptions) -> None:
         self.animations, self.exported = animations, exported
         fraction = getattr(options, "property_tolerance", 0.0)  # 0 (or an older options object): per-frame keys kept
         self.fraction = float(fraction) if fraction and fraction > 0.0 else 0.0
-        self.rate = 0.0  # Blender's frames per second (read in the first step)
+        self.rate = 0.0  # Blender's frames per second
         self.channels: list[_Channel] = []
         self.properties: list[PropertyOutcome] = []
         self.size = 0.0
         self.error = ""
-        self._steps: Iterator[bool] = self._reduce() if self.fraction else iter(())
+        self._steps: Iterator[bool] = iter(())
+        if self.fraction:
+            try:  # here, before the rotations' rewrite rescales the inputs (Timing.fixed)
+                self._steps = self._reduce(self._read())
+            except Exception as error:  # noqa: BLE001 - reported by the operator, never raised in the hook
+                self._failed(error)
 
     def steps(self) -> Iterator[bool]:
-        """A channel reduced per step (before them: reading each animation's, the model's size,
-        each path's tolerances)."""
+        """A channel reduced per step (before them: the model's size, each path's tolerances)."""
         return self._steps
 
     def finish(self, outcome: "Outcome") -> None:
@@ -91,19 +95,17 @@ class Reductions:
         outcome.properties.extend(self.properties)
         if not self.fraction:
             return
+        if self.error:  # reading or a step failed
+            outcome.error = self.error
+            return
         try:
-            if self.error:
-                raise _Failed(self.error)
             from ...bundled_gltf import export_accessors as gltf
             for animation in self.animations:
                 _write(gltf, animation, [c for c in self.channels if c.animation is animation and c.keys is not None])
             outcome.model_size = self.size
-        except _Failed as failed:  # in a step: said there
-            outcome.error = str(failed)
-            return
         except Exception as error:  # noqa: BLE001 - reported by the operator, never raised in the hook
-            traceback.print_exc()
-            outcome.error = f"reducing translation, scale and weights keys: {type(error).__name__}: {error}"
+            self._failed(error)
+            outcome.error = self.error
             return
         try:
             from .pointers import compact_pointers  # it builds on this module
@@ -112,25 +114,29 @@ class Reductions:
             traceback.print_exc()
             outcome.error = f"reducing animation pointer keys: {type(error).__name__}: {error}"
 
-    def _reduce(self) -> Iterator[bool]:
-        try:
-            # Imported here: export_session imports this module also where the exporter's internals moved.
-            from ...bundled_gltf import export_accessors as gltf
-            yield from self._reduced(gltf)
-        except Exception as error:  # noqa: BLE001 - reported by the operator, never raised in the hook
-            traceback.print_exc()
-            self.error = f"reducing translation, scale and weights keys: {type(error).__name__}: {error}"
-
-    def _reduced(self, gltf: Any) -> Iterator[bool]:
+    def _read(self) -> "_Nodes":
+        """Every channel's keys (``channels``), their times as the rotations' rewrite will leave
+        them; returns the nodes they animate."""
+        # Imported here: export_session imports this module also where the exporter's internals moved.
+        from ...bundled_gltf import export_accessors as gltf
         render = current_scene().render
         timing = Timing(render.fps, render.fps_base)
-        self.rate = timing.rate
-        nodes = _Nodes(self.exported)
-        channels: list[_Channel] = []
-        for animation in self.animations:  # a step each: the pass takes its fits' keys between them
-            channels += _read_channels(gltf, animation, nodes, self.properties, timing)
-            yield True
-        self.channels = channels
+        self.rate, nodes = timing.rate, _Nodes(self.exported)
+        self.channels = [channel for animation in self.animations
+                         for channel in _read_channels(gltf, animation, nodes, self.properties, timing)]
+        return nodes
+
+    def _failed(self, error: Exception) -> None:
+        traceback.print_exc()
+        self.error = f"reducing translation, scale and weights keys: {type(error).__name__}: {error}"
+
+    def _reduce(self, nodes: "_Nodes") -> Iterator[bool]:
+        try:
+            yield from self._reduced(nodes, self.channels)
+        except Exception as error:  # noqa: BLE001 - reported by the operator, never raised in the hook
+            self._failed(error)
+
+    def _reduced(self, nodes: "_Nodes", channels: list["_Channel"]) -> Iterator[bool]:
         scales = ancestor_scales(nodes.parents, nodes.largest_scales(channels))
         points, origins = scene_points(self.exported)
         yield True
@@ -184,10 +190,6 @@ class _ReducedKeys(Protocol):
     def max_error(self) -> float: ...
     @property
     def constant(self) -> bool: ...
-
-
-class _Failed(Exception):
-    """A step's failure, told by ``Reductions.finish``."""
 
 
 @dataclass
