@@ -310,7 +310,9 @@ def peer_notes(paths: dict, errors: dict, rows: list[Row]) -> list[str]:
 
 # --- report ----------------------------------------------------------------------------------------
 
-HEADER = (f"{'clip':<18}{'mode':<18}{'ext/rot':>8}{'rot keys':>10}{'fb keys':>9}{'file B':>11}{'anim B':>10}"
+# The clip column fits the longest model name (AnimatedMorphSphere) and a space.
+CLIP_WIDTH = 21
+HEADER = (f"{'clip':<{CLIP_WIDTH}}{'mode':<18}{'ext/rot':>8}{'rot keys':>10}{'fb keys':>9}{'file B':>11}{'anim B':>10}"
           f"{'bundled/this':>13}{'time/bundled':>13}{'max deg':>10}{'fb max deg':>11}{'export s':>9}  worst")
 
 
@@ -328,7 +330,7 @@ def time_ratio(row: Row, bundled: Row) -> str:
 
 
 def format_row(row: Row, bundled: Row) -> str:
-    start = f"{row.clip:<18}{row.mode:<18}"
+    start = f"{row.clip:<{CLIP_WIDTH}}{row.mode:<18}"
     if row.failed:
         return f"{start}FAILED: {row.failed}"
     if row.mode == "no animation":
@@ -340,7 +342,7 @@ def format_row(row: Row, bundled: Row) -> str:
             f"{ratio(bundled.anim_bytes, row.anim_bytes) if not bundled.failed else 'n/a':>13}"
             f"{time_ratio(row, bundled):>13}{degrees(row.max_deg):>10}{degrees(row.fallback_max_deg):>11}"
             f"{row.export_s:>9.2f}  {row.worst}")
-    return text + "".join(f"\n{'':<36}problem: {p}" for p in row.problems)
+    return text + "".join(f"\n{'':<{CLIP_WIDTH + 18}}problem: {p}" for p in row.problems)
 
 
 def main() -> int:
