@@ -15,13 +15,14 @@ Editor type stubs (requirements-editor.txt) go to `.venv/editor-stubs`, a folder
 never imports from, so they cannot shadow the real bpy; pyproject.toml ([tool.pyright]) points pyright
 and editors at them.
 
-`test` also installs the tests' npm packages (the Khronos glTF-Validator, pyright, three.js and
-playwright-core, pinned by tests/validator/package.json and package-lock.json) into `.node/` with
-`npm ci`, re-done only when those two files change (a hash stamp like the venvs'), and tells the
-tests where they are through GLTF_SQLERP_VALIDATOR (the node_modules folder). That needs Node.js 18+
-and npm on PATH. The browser test (tests/test_three_page.py) needs Chromium: `chromium` on PATH or
-the CHROMIUM variable; where neither is found and apt-get can install Debian's package (as root),
-`test` installs it, else it stops and says how to get one.
+`test` also installs the tests' npm packages (the Khronos glTF-Validator, pyright, three.js,
+playwright-core and glTF-Transform's core, extensions, functions and cli, pinned by
+tests/validator/package.json and package-lock.json) into `.node/` with `npm ci`, re-done only when
+those two files change (a hash stamp like the venvs'), and tells the tests where they are through
+GLTF_SQLERP_VALIDATOR (the node_modules folder). That needs Node.js 18+ and npm on PATH. The
+browser test (tests/test_three_page.py) needs Chromium: `chromium` on PATH or the CHROMIUM variable;
+where neither is found and apt-get can install Debian's package (as root), `test` installs it, else
+it stops and says how to get one.
 
 Standard library only; Linux, macOS and Windows; Python 3.11 or 3.13.
 """
@@ -48,7 +49,8 @@ VALIDATOR_SPEC = [ROOT / "tests" / "validator" / name for name in ("package.json
 NODE_FOLDER = ROOT / ".node"
 VALIDATOR_VARIABLE = "GLTF_SQLERP_VALIDATOR"
 REQUIRED_NODE = 18
-NPM_PACKAGES = ("gltf-validator", "pyright", "three", "playwright-core")
+NPM_PACKAGES = ("gltf-validator", "pyright", "three", "playwright-core", "@gltf-transform/core",
+                "@gltf-transform/extensions", "@gltf-transform/functions", "@gltf-transform/cli")
 CHROMIUM_VARIABLE = "CHROMIUM"
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_HELP = (
@@ -111,8 +113,9 @@ commands:
                        Ends with one line per run (and per skipped Blender) and `N passed, N failed`;
                        exits non-zero if any run failed, or under CI if a Blender was skipped.
                        First installs the pinned npm packages (glTF-Validator, pyright, three.js,
-                       playwright-core) into .node (needs Node.js {REQUIRED_NODE}+) and, where none is
-                       found, Debian's chromium (apt-get, as root) for the browser test.
+                       playwright-core, glTF-Transform) into .node (needs Node.js {REQUIRED_NODE}+)
+                       and, where none is found, Debian's chromium (apt-get, as root) for the
+                       browser test.
   test --blender 4.2 [pytest args]
                        only the run of that Blender ({KEYS}; several: --blender 4.2,5.3), as
                        above: the main venv's Blender runs the whole suite (add -m blender for its
@@ -354,8 +357,9 @@ def ensure_validator() -> Path:
     if installed and stamp.exists() and stamp.read_text().strip() == wanted:
         return modules
     pinned = json.loads(VALIDATOR_SPEC[0].read_text())["dependencies"]["gltf-validator"]
-    say(f"installing glTF-Validator {pinned}, pyright, three.js and playwright-core (npm) into {NODE_FOLDER.name} "
-        f"({'first run' if not installed else 'pin changed, or the last install did not finish'}) ...")
+    why = 'first run' if not installed else 'pin changed, or the last install did not finish'
+    say(f"installing glTF-Validator {pinned}, pyright, three.js, playwright-core and glTF-Transform (npm) "
+        f"into {NODE_FOLDER.name} ({why}) ...")
     # npm ci installs exactly the lock file (and checks its integrity hashes) into .node/node_modules.
     # As for the venvs, the stamp goes only after a complete install.
     stamp.unlink(missing_ok=True)
