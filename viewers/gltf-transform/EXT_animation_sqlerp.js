@@ -21,6 +21,8 @@ import { Accessor, AnimationSampler, Extension, ExtensionProperty, PropertyType 
 
 export const EXT_ANIMATION_SQLERP = 'EXT_animation_sqlerp';
 export const CUBICSLERP = 'CUBICSLERP';
+const POINTER_NAME = 'KHR_animation_pointer';
+const NODE_ROTATION = /^\/nodes\/(0|[1-9][0-9]*)\/rotation$/;
 
 /**
  * The extension object of one animation channel: `sampler`, the channel's CUBICSLERP
@@ -101,7 +103,7 @@ export class EXTAnimationSqlerp extends Extension {
 		animationDefs.forEach((animationDef, a) => {
 			const animation = context.animations[a];
 			// The file's samplers, before any placeholder joins them: indices past them resolve to nothing.
-			const file = { animation, samplers: animation.listSamplers(), channels: animation.listChannels() };
+			const file = { animation, nodes: context.nodes, samplers: animation.listSamplers(), channels: animation.listChannels() };
 			(animationDef.channels || []).forEach((channelDef, c) => {
 				const def = channelDef.extensions && channelDef.extensions[EXT_ANIMATION_SQLERP];
 				if (def) this._readChannel(file, c, channelDef, def, `/animations/${a}/channels/${c}`);
@@ -121,6 +123,7 @@ export class EXTAnimationSqlerp extends Extension {
 				'the animation does not have; the extension object is dropped and the channel keeps its core sampler.');
 			return;
 		}
+		this._readPointer(file, channel, channelDef.target, pointer);
 		const problem = samplerProblem(sampler, channel.getTargetPath());
 		if (problem) {
 			// Kept as it is: a viewer that follows the extension's rules plays the core sampler
@@ -133,6 +136,22 @@ export class EXTAnimationSqlerp extends Extension {
 			logger.info(`${EXT_ANIMATION_SQLERP}: ${pointer} had no core sampler (the draft's required form); ` +
 				'it gets a one-key STEP sampler holding the first value, the schema-valid required form.');
 		}
+	}
+
+	/**
+	 * A KHR_animation_pointer target "/nodes/{i}/rotation" is the node channel {node: i, path:
+	 * rotation} (docs/EXT_animation_sqlerp, "Channels through KHR_animation_pointer"). glTF-Transform
+	 * 4.x does not read that extension: the channel would lose its target and prune would remove it.
+	 * So a channel of ours becomes the node channel it stands for.
+	 */
+	_readPointer(file, channel, target, pointer) {
+		const extension = target && target.path === 'pointer' && target.extensions ? target.extensions[POINTER_NAME] : undefined;
+		const match = extension && typeof extension.pointer === 'string' ? NODE_ROTATION.exec(extension.pointer) : null;
+		const node = match ? file.nodes[Number(match[1])] : undefined;
+		if (node === undefined) return;
+		channel.setTargetNode(node).setTargetPath('rotation');
+		this.document.getLogger().info(`${EXT_ANIMATION_SQLERP}: ${pointer} targets ${extension.pointer} through ` +
+			`${POINTER_NAME}, which glTF-Transform does not read; it becomes the node channel it stands for.`);
 	}
 
 	/**
