@@ -403,3 +403,27 @@ def test_a_sampler_that_breaks_the_rules(tmp_path):
             with pytest.raises(core.GltfError) as refused:
                 core.load(job["output"])
             assert case.code in {finding.code for finding in refused.value.findings}, case.name
+
+
+def _about_z(degrees: float) -> list[float]:
+    half = np.radians(degrees) / 2
+    return [0.0, 0.0, float(np.sin(half)), float(np.cos(half))]
+
+
+def test_a_script_builds_the_required_form(tmp_path):
+    # The README's script API (createExtension, createAnimationSqlerp, setSampler) in build.mjs: one
+    # node turned about Z, v_1 = 0 and v_2 = 90 degrees, b_1 = a_2 = 45 degrees. By hand (as in
+    # tests/test_three_player.py): at u the keys' slerp is 90u degrees, the tangents' 45, and the
+    # outer slerp goes 2u(1 - u) of the way: 30.9375 degrees at u = 1/4, 45 at 1/2, 59.0625 at 3/4.
+    path = tmp_path / "turned.gltf"
+    done = _run_node([str(HERE / "gltf_transform" / "build.mjs"), str(path)], tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    document = core.load(str(path))
+    assert document.json["extensionsRequired"] == [EXTENSION]
+    [channel] = document.animations[0].channels
+    assert channel.uses_extension and channel.fallback is not None and channel.fallback.interpolation == "STEP"
+    at = np.array([-0.5, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5])
+    wanted = np.array([_about_z(d) for d in (0.0, 0.0, 30.9375, 45.0, 59.0625, 90.0, 90.0)])
+    assert three_player.deviation(channel.evaluate(at), wanted).max() < 1e-7
+    [report] = validate_all([path])
+    assert errors(report) == []
