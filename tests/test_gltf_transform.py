@@ -30,6 +30,7 @@ from child_job import ROOT, tool
 from gltf_validator import errors, modules_folder, validate_all
 
 from gltf_sqlerp import core
+from gltf_sqlerp.core.gltf import read_file
 
 three_player = tool("tools/three_player.py")
 corpus = tool("tools/hostile_corpus.py")
@@ -427,3 +428,38 @@ def test_a_script_builds_the_required_form(tmp_path):
     assert three_player.deviation(channel.evaluate(at), wanted).max() < 1e-7
     [report] = validate_all([path])
     assert errors(report) == []
+
+
+# The CLI's compressing commands. The add-on's core does not read EXT_meshopt_compression, so
+# transform.mjs' decompress (glTF-Transform's own decoders, then no compression) writes a copy the
+# core can evaluate.
+COMPRESSING = ("meshopt", "draco", "optimize")
+COMPRESSED_INPUTS = ("fallback.glb", "required.gltf", "draft.gltf", "pointer.gltf")
+
+
+@pytest.fixture(scope="module")
+def compressed(inputs, tmp_path_factory) -> dict[tuple[str, str], tuple[Path, Path]]:
+    """(input, command) -> (the CLI's .glb, its decompressed copy)."""
+    folder = tmp_path_factory.mktemp("compressed")
+    result = {}
+    for name in COMPRESSED_INPUTS:
+        for command in COMPRESSING:
+            target = _output(folder, name.split(".")[0] + ".glb", command)
+            done = cli(command, inputs[name], target)
+            assert done.returncode == 0, (name, command, done.stdout[-2000:], done.stderr[-2000:])
+            result[(name, command)] = (target, target.with_name("decompressed.glb"))
+    jobs = [{"input": str(made), "output": str(plain), "operation": "decompress"} for made, plain in result.values()]
+    assert all("error" not in outcome for outcome in transform(jobs, folder))
+    return result
+
+
+@pytest.mark.parametrize("name, command", [(n, c) for n in COMPRESSED_INPUTS for c in COMPRESSING])
+def test_compressing_commands_keep_the_curves(inputs, compressed, name, command):
+    made, plain = compressed[(name, command)]
+    [report] = validate_all([made])
+    assert errors(report) == []
+    document = read_file(made).json
+    assert EXTENSION in document["extensionsUsed"]
+    assert (EXTENSION in document.get("extensionsRequired", [])) == (name in REQUIRED)
+    deviations = curve_deviations(inputs[name], plain)
+    assert len(deviations) == 3 and max(deviations.values()) <= TOLERANCE, deviations
