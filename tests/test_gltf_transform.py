@@ -81,10 +81,11 @@ def transform(jobs: list[dict], folder: Path) -> list[dict]:
     return json.loads(done.stdout)
 
 
-def cli(command: str, source: Path, target: Path) -> subprocess.CompletedProcess:
-    """`gltf-transform <command> source target --config gltf-transform.config.mjs`."""
+def cli(command: str, source: Path, target: Path, *options: str) -> subprocess.CompletedProcess:
+    """`gltf-transform <command> source target [options] --config gltf-transform.config.mjs`."""
     script = modules_folder() / "@gltf-transform" / "cli" / "bin" / "cli.js"
-    return _run_node([str(script), command, str(source), str(target), "--config", str(CONFIG)], target.parent)
+    arguments = [str(script), command, str(source), str(target), *options, "--config", str(CONFIG)]
+    return _run_node(arguments, target.parent)
 
 
 # ----- the input files ----------------------------------------------------------------------------
@@ -462,4 +463,20 @@ def test_compressing_commands_keep_the_curves(inputs, compressed, name, command)
     assert EXTENSION in document["extensionsUsed"]
     assert (EXTENSION in document.get("extensionsRequired", [])) == (name in REQUIRED)
     deviations = curve_deviations(inputs[name], plain)
+    assert len(deviations) == 3 and max(deviations.values()) <= TOLERANCE, deviations
+
+
+# More of the CLI's commands, each once on the sample's fallback form (.glb).
+OTHER_COMMANDS = [("sparse",), ("flatten",), ("join",), ("palette",), ("center",), ("dequantize",), ("unweld",),
+                  ("reorder",), ("partition", "--animations")]
+
+
+@pytest.mark.parametrize("command", OTHER_COMMANDS, ids=[c[0] for c in OTHER_COMMANDS])
+def test_other_commands_keep_the_curves(inputs, tmp_path, command):
+    target = tmp_path / ("out.gltf" if command[0] == "partition" else "out.glb")
+    done = cli(command[0], inputs["fallback.glb"], target, *command[1:])
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    [report] = validate_all([target])
+    assert errors(report) == []
+    deviations = curve_deviations(inputs["fallback.glb"], target)
     assert len(deviations) == 3 and max(deviations.values()) <= TOLERANCE, deviations
