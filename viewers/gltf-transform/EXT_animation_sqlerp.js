@@ -103,7 +103,9 @@ export class EXTAnimationSqlerp extends Extension {
 		animationDefs.forEach((animationDef, a) => {
 			const animation = context.animations[a];
 			// The file's samplers, before any placeholder joins them: indices past them resolve to nothing.
-			const file = { animation, nodes: context.nodes, samplers: animation.listSamplers(), channels: animation.listChannels() };
+			const file = {
+				animation, nodes: context.nodes, samplers: animation.listSamplers(), channels: animation.listChannels(),
+			};
 			(animationDef.channels || []).forEach((channelDef, c) => {
 				const def = channelDef.extensions && channelDef.extensions[EXT_ANIMATION_SQLERP];
 				if (def) this._readChannel(file, c, channelDef, def, `/animations/${a}/channels/${c}`);
