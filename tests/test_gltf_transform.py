@@ -201,7 +201,8 @@ def written(inputs, tmp_path_factory) -> dict[tuple[str, str], tuple[Path, dict]
     for name in INPUTS:
         target = _output(folder, name, "cli copy")
         done = cli("copy", inputs[name], target)
-        outcome = {"messages": [done.stdout + done.stderr]} if done.returncode == 0 else {"error": done.stderr}
+        said = done.stdout + done.stderr  # the CLI logs its errors to stdout
+        outcome = {"messages": [said]} if done.returncode == 0 else {"error": said}
         result[(name, "cli copy")] = (target, outcome)
     return result
 
