@@ -12,6 +12,7 @@ Blender 4.2 crashes at exit once its glTF exporter has run.
 ``python compaction_job.py FOLDER 2997 threads|processes``: ``at_2997`` instead.
 """
 
+import faulthandler
 import json
 import sys
 from pathlib import Path
@@ -176,6 +177,9 @@ def at_2997(folder, fitting_in):
     ``fitting_in`` "threads" or worker "processes" (there the child is fitted on the way down
     the tree, and the translation keys are reduced while the pass waits). Prints the operator's
     result, the export's summary and its PropertyOutcomes."""
+    # A second or two on any machine: should it ever stall, every thread's stack goes to stderr
+    # (the test prints it) and the job ends (once seen on Blender 5.3 under load, not reproduced).
+    faulthandler.dump_traceback_later(90.0, exit=True)
     fidelity = tool("tools/fidelity.py")
     from gltf_sqlerp.operators.exporting import fitting, session as export_session
     import bpy

@@ -187,7 +187,7 @@ def test_reduced_keys_land_on_whole_frames_at_the_2997_preset(tmp_path, fitting_
     frames at that rate, whether they are reduced while the rotations' pass waits for worker
     processes (compaction_job.at_2997) or after the rotations, with threads."""
     done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "2997", fitting_in], capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     job = json.loads(done.stdout.strip().splitlines()[-1])
     assert job["result"] == ["FINISHED"], job
