@@ -30,7 +30,7 @@ import sys
 import threading
 import types
 from collections import deque
-from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import replace
@@ -72,7 +72,7 @@ class FitProcesses:
 
     def __init__(self, count: int, options: ExportOptions, active: int | None = None) -> None:
         self._count, self._options = count, options
-        self._executor, self._starts, self._permits = _start(count)
+        self._executor, self._permits = _start(count)
         self._changed = threading.Condition()  # guards what follows, but the arrivals
         self._waiting: deque = deque()  # (index, task) not handed to the executor yet
         # Permits given (workers that may fit), batches the executor holds, tasks submit() took.
@@ -166,15 +166,16 @@ class FitProcesses:
         return self._outcome(index)
 
     def close(self) -> None:
-        """Stop the workers without waiting: idle ones exit by themselves; busy ones (results not
-        all read: a failure, a cancelled export) are terminated."""
+        """Stop the workers without waiting: every one is terminated, busy (a failure, a cancelled
+        export) or idle. An idle one left to exit by itself outlived a caller that ended with
+        os._exit right after (the command line, the tests' jobs): the executor's thread had no
+        time to tell it, and the workers kept each other alive (each holds the others' end of the
+        executor's queue), holding the caller's stdout and stderr open for ever."""
         with self._changed:
             self._closed = True
             self._changed.notify()
         self._feeder.join(timeout=1.0)  # it only waits for this lock and the executor's
-        with self._changed:
-            begun = [*self._starts, *(entry[0] for entry in self._futures.values() if isinstance(entry, tuple))]
-        _stop(self._executor, kill=any(isinstance(f, Future) and not f.done() for f in begun))
+        _stop(self._executor)
 
     def __enter__(self) -> FitProcesses:
         return self
@@ -297,10 +298,10 @@ def _fit_all(tasks: list[Task], options: ExportOptions) -> list[ChannelKeys | Ex
     return outcomes
 
 
-def _start(count: int) -> tuple[ProcessPoolExecutor, list[Future], Semaphore]:
-    """An executor of ``count`` workers, all of them starting now (while the caller goes on), the
-    futures of their first, empty tasks, and the fit permits they share (none given yet). Raises
-    WorkerError, leaving none running, when a worker cannot start."""
+def _start(count: int) -> tuple[ProcessPoolExecutor, Semaphore]:
+    """An executor of ``count`` workers, all of them starting now (while the caller goes on), and
+    the fit permits they share (none given yet). Raises WorkerError, leaving none running, when a
+    worker cannot start."""
     package = __name__.rsplit(".", 2)[0]  # the add-on's, whatever Blender named it
     folder = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     context = multiprocessing.get_context("spawn")
@@ -313,12 +314,13 @@ def _start(count: int) -> tuple[ProcessPoolExecutor, list[Future], Semaphore]:
                                            initargs=(boot.__file__, {boot.ARGUMENTS: start}, boot.RUN_NAME))
             # The executor spawns a worker per task while none is idle: these start every worker
             # here, where _spawning holds, and never later from another thread.
-            starts = [executor.submit(os.getpid) for _ in range(count)]
+            for _ in range(count):
+                executor.submit(os.getpid)
     except Exception as error:  # whatever stops a start: the caller fits in threads instead
         if executor is not None:
-            _stop(executor, kill=True)
+            _stop(executor)
         raise WorkerError(f"could not start a fit process ({error})") from error
-    return executor, starts, permits
+    return executor, permits
 
 
 def _parents(package: str) -> dict[str, list[str]]:
@@ -366,10 +368,10 @@ def _spawning(executable: str) -> Iterator[None]:
             sys.modules["__main__"] = main
 
 
-def _stop(executor: ProcessPoolExecutor, kill: bool) -> None:
-    """Shut ``executor`` down without waiting for it; with ``kill``, its busy workers too."""
-    # Before Python 3.14 (terminate_workers) the executor has no public way to stop a busy worker.
-    processes = list((getattr(executor, "_processes", None) or {}).values()) if kill else []
+def _stop(executor: ProcessPoolExecutor) -> None:
+    """Shut ``executor`` down without waiting for it, and terminate its workers."""
+    # Before Python 3.14 (terminate_workers) the executor has no public way to stop a worker.
+    processes = list((getattr(executor, "_processes", None) or {}).values())
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.terminate()

@@ -346,6 +346,37 @@ def test_closing_a_pool_stops_the_workers_that_fit():
     assert len(workers) == 2 and len(ended) == 2
 
 
+def running(pid):
+    """Whether process ``pid`` still runs (a zombie waiting for its parent does not, where /proc
+    tells)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc (macOS, Windows): whether the process id still answers
+        try:
+            os.kill(pid, 0)
+            return True
+        except OSError:
+            return False
+
+
+def test_a_process_that_ends_right_after_closing_its_pool_leaves_no_worker():
+    """A script that closes its pool and ends with os._exit (the command line; the tests' jobs):
+    no worker outlives it. Orphaned workers kept each other alive (each holds the others' end of
+    the executor's queue) and held the script's stdout and stderr open, so a caller reading them
+    waited for ever (seen once: a test job ran into its 600 s timeout)."""
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("pool_exit_job.py"))],
+                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+    pids = json.loads(done.stdout.strip().splitlines()[-1])
+    deadline = time.monotonic() + 5.0
+    while any(running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(pids) == 2 and not any(running(pid) for pid in pids)
+
+
 def test_ended_gives_each_task_once_and_together_what_ended_together():
     with FitProcesses(2, ExportOptions()) as pool:
         slow, quick = pool.submit(Nap(0.8)), pool.submit(Nap(0.05))
