@@ -178,7 +178,7 @@ def at_2997(folder, fitting_in):
     the tree, and the translation keys are reduced while the pass waits). Prints the operator's
     result, the export's summary and its PropertyOutcomes."""
     # A second or two on any machine: should it ever stall, every thread's stack goes to stderr
-    # (the test prints it) and the job ends (once seen on Blender 5.3 under load, not reproduced).
+    # (the test prints it) and the job ends, rather than the test waiting for its timeout.
     faulthandler.dump_traceback_later(90.0, exit=True)
     fidelity = tool("tools/fidelity.py")
     from gltf_sqlerp.operators.exporting import fitting, session as export_session
