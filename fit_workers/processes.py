@@ -48,7 +48,10 @@ if TYPE_CHECKING:  # importing it fails where the system has no semaphores: the 
 _permits: Semaphore | None = None  # in a worker: the pool's fit permits (worker_started)
 # A batch holds tasks of about this many check times in all (ChannelTask.check_count, each
 # counted with TASK_CHECKS more: a small fit's own cost, 1.2 ms, about 1.1 microseconds a check
-# time), some 20 ms of fitting; tasks that do not say their check count go alone.
+# time), some 20 ms of fitting; tasks that do not say their check count go alone. The smallest
+# fits' cost on purpose: a batch of larger ones (Rigify's sampled channels, 12 ms each, which
+# operators/exporting/fitting.CHANNEL_CHECKS counts when it decides to start the processes) is
+# only shorter than BATCH_CHECKS says, never longer.
 BATCH_CHECKS = 20_000
 TASK_CHECKS = 1_000
 
