@@ -50,7 +50,8 @@ NODE_FOLDER = ROOT / ".node"
 VALIDATOR_VARIABLE = "GLTF_SQLERP_VALIDATOR"
 REQUIRED_NODE = 18
 NPM_PACKAGES = ("gltf-validator", "pyright", "three", "playwright-core", "@gltf-transform/core",
-                "@gltf-transform/extensions", "@gltf-transform/functions", "@gltf-transform/cli")
+                "@gltf-transform/extensions", "@gltf-transform/functions", "@gltf-transform/cli", "typescript",
+                "@types/three")
 CHROMIUM_VARIABLE = "CHROMIUM"
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_HELP = (

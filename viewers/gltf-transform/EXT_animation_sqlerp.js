@@ -15,7 +15,7 @@
 // What the extension is: docs/EXT_animation_sqlerp/README.md (this repository). What each command
 // does to it, and what this module repairs on reading: README.md beside this file.
 //
-// SPDX-License-Identifier: MIT (viewers/gltf-transform/LICENSE; the Blender add-on around it is GPL-3.0).
+// SPDX-License-Identifier: MIT (viewers/LICENSE; the Blender add-on around it is GPL-3.0).
 
 import { Accessor, AnimationSampler, Extension, ExtensionProperty, PropertyType } from '@gltf-transform/core';
 

@@ -5,7 +5,7 @@
 // The CLI's own list is replaced by `extensions`, hence ALL_EXTENSIONS. Keep this file beside
 // EXT_animation_sqlerp.js, in a project where @gltf-transform/cli is installed (README.md).
 //
-// SPDX-License-Identifier: MIT (viewers/gltf-transform/LICENSE).
+// SPDX-License-Identifier: MIT (viewers/LICENSE).
 
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { EXTAnimationSqlerp } from './EXT_animation_sqlerp.js';
