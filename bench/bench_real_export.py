@@ -354,8 +354,7 @@ def main() -> int:
     args = parser.parse_args()
     devpath.ensure_bpy(__file__)
     started = time.perf_counter()
-    global rc
-    rc = devpath.load_module("gltf_sqlerp_real_clips", ROOT / "bench" / "real_clips.py")
+    load_real_clips()
     if not ASSETS.is_dir():
         sys.exit(f"no assets at {ASSETS}: clone the project with shared/ beside it or set GLTF_SQLERP_SHARED")
     wanted = {name.lower() for name in (args.clips or (QUICK if args.quick else ()))}
@@ -392,6 +391,13 @@ def main() -> int:
     missed = targets.print_targets(verdicts, targets.median_time_target(times), "clips")
     print(f"total {time.perf_counter() - started:.0f} s")
     return 1 if args.strict and missed else 0
+
+
+def load_real_clips() -> ModuleType:
+    """bench/real_clips.py, which imports bpy: loaded once bpy is there, for this module's functions."""
+    global rc
+    rc = devpath.load_module("gltf_sqlerp_real_clips", ROOT / "bench" / "real_clips.py")
+    return rc
 
 
 def warm_up(folder: Path) -> None:

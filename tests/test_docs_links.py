@@ -100,3 +100,12 @@ def test_the_slugs_are_githubs():
     assert slug("Export with `CUBICSLERP` rotations (AUTO)") == "export-with-cubicslerp-rotations-auto"
     assert slug("What it is") == "what-it-is"
     assert slug("Security, robustness and known limits") == "security-robustness-and-known-limits"
+
+
+def test_the_front_page_and_each_manual_page_stay_short():
+    """A README a newcomer reads in ten minutes (at most 250 lines) and manual pages of about 400
+    lines at most, one per audience (issue 37)."""
+    lengths = {page.relative_to(ROOT).as_posix(): len(page.read_text(encoding="utf-8").splitlines())
+               for page in [ROOT / "README.md", *(ROOT / "docs" / "manual").glob("*.md")]}
+    assert lengths["README.md"] <= 250, lengths
+    assert {page: n for page, n in lengths.items() if n > 400} == {}, lengths

@@ -29,7 +29,7 @@ JOB = Path(__file__).with_name("export_job.py")
 FPS = 24.0
 FIRST, LAST = 1, 72          # the job's frame range
 PER_FRAME = 8                # check times per frame: every frame and half frame among them
-FRACTION = 1e-4              # the property tolerance's default (docs/manual/blender.md, Exporting)
+FRACTION = 1e-4              # the property tolerance's default (docs/manual/export.md)
 POINTERS = {"/materials/0/pbrMetallicRoughness/baseColorFactor", "/materials/0/emissiveFactor",
             "/materials/0/pbrMetallicRoughness/roughnessFactor",
             "/extensions/KHR_lights_punctual/lights/0/color", "/extensions/KHR_lights_punctual/lights/0/intensity",

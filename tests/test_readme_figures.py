@@ -35,6 +35,33 @@ def test_the_check_sees_a_figure_that_differs():
     assert missing == ["converter", "corpus"]
 
 
+def _python_of(blender: str) -> Path:
+    """The interpreter of the pinned Blender ``blender`` (dev.py's key): the venv running this test
+    where that is its Blender, else the other venv dev.py made for it."""
+    import bpy
+    if bpy.app.version_string.startswith(blender + "."):
+        return Path(sys.executable)
+    sys.path.insert(0, str(ROOT))
+    dev = importlib.import_module("dev")
+    python = next(env for env in dev.ENVS if env.key == blender).python()
+    assert python.exists(), f"{python} is missing: `python dev.py test` makes it"
+    return python
+
+
+def test_the_readmes_bytes_error_picture_is_measured_now(tmp_path):
+    """docs/bytes_error.svg: the capture clip exported by the bundled exporter, the peers and ours,
+    measured now (tools/plot_bytes_error.py, with the Blender the picture names) and drawn again:
+    the same bytes. A changed export, peer or measurement changes the picture."""
+    plot = importlib.import_module("plot_bytes_error")
+    out = tmp_path / "bytes_error.svg"
+    done = subprocess.run([str(_python_of(plot.FIGURE_BLENDER)), str(ROOT / "tools" / "plot_bytes_error.py"), str(out)],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    drawn = out.read_text(encoding="utf-8")
+    assert f"Exported from Blender {plot.FIGURE_BLENDER}." in drawn
+    assert drawn == (ROOT / "docs" / "bytes_error.svg").read_text(encoding="utf-8"), done.stdout
+
+
 def test_every_marked_figure_is_one_the_tool_measures():
     marked = readme_figures.in_readme(readme_figures.documents_text())
     assert set(marked) == {"converter", "corpus", "curves_fallback", "curves_import", "curves_bundled"}
