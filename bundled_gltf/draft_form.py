@@ -10,8 +10,8 @@ parse in ``io_scene_gltf2.io.imp.gltf2_io_gltf`` through its module-level ``gltf
 import importlib
 import sys
 from typing import Any
+from ..core import EXTENSION_NAME
 
-EXTENSION = "EXT_animation_sqlerp"
 PARSER_MODULE = "io_scene_gltf2.io.imp.gltf2_io_gltf"
 
 
@@ -20,7 +20,7 @@ def fill_draft_channels(document: dict[str, Any]) -> None:
     for animation in document.get("animations") or []:
         samplers = animation.get("samplers") or []
         for channel in animation.get("channels") or []:
-            extension = (channel.get("extensions") or {}).get(EXTENSION)
+            extension = (channel.get("extensions") or {}).get(EXTENSION_NAME)
             index = extension.get("sampler") if isinstance(extension, dict) else None
             if "sampler" in channel or not isinstance(index, int) or not 0 <= index < len(samplers):
                 continue

@@ -17,6 +17,7 @@ from io_scene_gltf2.io.com import gltf2_io
 from io_scene_gltf2.io.com.gltf2_io_extensions import Extension
 
 from .versions import applies
+from ..core import EXTENSION_NAME
 
 if applies("binary_data_moved"):
     from io_scene_gltf2.io.exp.binary_data import BinaryData
@@ -24,7 +25,6 @@ else:  # Blender 4.2 only: pyright reads the main venv's newer add-on, which no 
     from io_scene_gltf2.io.exp.gltf2_io_binary_data import BinaryData  # pyright: ignore[reportMissingImports]
 
 FLOAT, SHORT = 5126, 5122
-EXTENSION_NAME = "EXT_animation_sqlerp"
 _WIDTH = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}
 
 

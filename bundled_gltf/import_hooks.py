@@ -13,6 +13,7 @@ session; the operator rolls the scene back when anything failed.
 from collections import namedtuple
 from typing import Any
 
+from ..core import EXTENSION_NAME
 from ..operators.importing import session as import_session
 from . import bone_children, draft_form
 from .imported import ImportedScene
@@ -32,7 +33,7 @@ class glTF2ImportUserExtension:
         # Declare the extension only when we will handle it: otherwise a file that requires it
         # would pass the importer's check and then crash it, instead of being refused cleanly.
         wanted = import_session.exact_wanted()
-        self.extensions = [_Declared(import_session.EXTENSION, {}, True)] if wanted else []
+        self.extensions = [_Declared(EXTENSION_NAME, {}, True)] if wanted else []
         if wanted:
             # Made just before the importer parses the file: the draft form needs help there.
             draft_form.patch_next_parse()

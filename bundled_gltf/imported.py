@@ -17,6 +17,7 @@ import numpy as np
 from .bone_children import tip_offset
 from .fed_samplers import DenseFeeds, FedAnimation
 from .versions import applies
+from ..core import EXTENSION_NAME
 
 if TYPE_CHECKING:
     import bpy
@@ -222,7 +223,7 @@ def managed_extensions() -> list[str]:
 
     from io_scene_gltf2.io.imp.gltf2_io_gltf import glTFImporter  # the same module from 4.2 to 5.3
     parser = glTFImporter("", {"import_user_extensions": [], "loglevel": logging.CRITICAL})
-    return [*parser.extensions_managed, "EXT_animation_sqlerp"]
+    return [*parser.extensions_managed, EXTENSION_NAME]
 
 
 def _is_bone(vnode) -> bool:

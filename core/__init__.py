@@ -11,8 +11,13 @@ Scripting API (documented in the README)::
     doc.mesh_positions(node, 0, 1.25)       # one (V, 3) array per primitive
 """
 
+from .constants import (CUBIC_INTERPOLATIONS, CUBICSLERP, EXTENSION_NAME, FALLBACK_TOLERANCE_DEG, INTERPOLATIONS,
+                        POINTER_EXTENSION_NAME, ROTATION_TOLERANCE_DEG)
 from .sampling import Animation, Channel, Sampler
 from .document import Document, load
 from .gltf import Finding, GltfError
 
-__all__ = ["load", "Document", "Animation", "Channel", "Sampler", "GltfError", "Finding"]
+__all__ = ["load", "Document", "Animation", "Channel", "Sampler", "GltfError", "Finding",
+           # the extension's names and the default tolerances (core/constants.py)
+           "EXTENSION_NAME", "CUBICSLERP", "POINTER_EXTENSION_NAME", "INTERPOLATIONS", "CUBIC_INTERPOLATIONS",
+           "ROTATION_TOLERANCE_DEG", "FALLBACK_TOLERANCE_DEG"]

@@ -18,6 +18,7 @@ from .gltf import ERROR, Finding, GltfError, GltfFile
 from .gltf import read_file
 from .sampling import Scene
 from .gltf.validation import validate
+from .constants import EXTENSION_NAME
 
 # A pose: local translation (N, 3), rotation (N, 4), scale (N, 3), and animated morph weights by node.
 Pose = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
@@ -25,7 +26,7 @@ Pose = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.fl
 
 # Extensions whose absence from this reader must not stop a file that lists them as required:
 # ours, and those that only change how data is stored in ways read_accessor already decodes.
-SUPPORTED_REQUIRED = {"EXT_animation_sqlerp", "KHR_mesh_quantization"}
+SUPPORTED_REQUIRED = {EXTENSION_NAME, "KHR_mesh_quantization"}
 # Extensions that store buffer data in a way read_accessor cannot decode: refused in every case.
 UNREADABLE = {"EXT_meshopt_compression", "KHR_meshopt_compression"}
 

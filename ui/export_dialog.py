@@ -8,6 +8,7 @@ import bpy
 
 from ..bundled_gltf import register_export_draw, unregister_export_draw
 from ..operators.exporting import ExportSettingsGroup, export_settings
+from ..core import EXTENSION_NAME
 
 
 def draw_export(context: bpy.types.Context, layout: bpy.types.UILayout) -> None:
@@ -19,7 +20,7 @@ def draw_export(context: bpy.types.Context, layout: bpy.types.UILayout) -> None:
                         layout.panel("GLTF_SQLERP_export_sqlerp", default_closed=False))
     header.use_property_split = False
     header.prop(settings, "enabled", text="")
-    header.label(text="EXT_animation_sqlerp")
+    header.label(text=EXTENSION_NAME)
     if body:
         draw_settings(body, settings)
 

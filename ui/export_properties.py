@@ -5,13 +5,14 @@
 import bpy
 
 from ..operators.exporting import options
+from ..core import EXTENSION_NAME
 
 PROPERTY = "gltf_sqlerp_export"
 
 
 class GLTF_SQLERP_PG_export(bpy.types.PropertyGroup):
     enabled: bpy.props.BoolProperty(
-        name="EXT_animation_sqlerp", default=True,
+        name=EXTENSION_NAME, default=True,
         description="Write rotations as CUBICSLERP samplers fitted to Blender's motion, with a fallback")
     tolerance: options.tolerance_property()
     precision: options.precision_property()

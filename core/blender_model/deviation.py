@@ -31,6 +31,7 @@ from .keyframes import Keyframes
 from ..sampling import SAMPLES_PER_FRAME, dense_times
 from ..sampling import PosePlayer
 from ..sampling import jump_times
+from ..constants import CUBICSLERP
 
 SOURCES = ("EXTENSION", "FALLBACK", "BLENDER")
 PAIRS = ("EXTENSION-FALLBACK", "EXTENSION-BLENDER", "FALLBACK-BLENDER")
@@ -343,7 +344,7 @@ def channel_deviations(records: Sequence[ChannelRecord], fcurve_keys: Sequence[C
 def _jump_notes(record):
     """A note naming where the record's CUBICSLERP curve jumps (the formula does, conventions
     section 1; the import keys both sides), or none."""
-    if record.sampler.interpolation != "CUBICSLERP":
+    if record.sampler.interpolation != CUBICSLERP:
         return []
     sampler = stored_sampler(record)
     jumps = jump_times(sampler.times, sampler.values)

@@ -30,7 +30,7 @@ from ..sampling import quaternions as quat
 from .fcurves import BEZIER, CONSTANT, LINEAR, Prepared, play  # noqa: F401 (play is public here)
 from .curve_slopes import arc_slope, end_slopes, sqlerp_end_slopes, value_and_slope
 from ..sampling import brackets, jump_times
-CUBIC = ("CUBICSPLINE", "CUBICSLERP")
+from ..constants import CUBICSLERP, CUBIC_INTERPOLATIONS
 
 # Blender stores key values as float32: a unit quaternion's components are rounded by up to 6e-8,
 # which turns it by up to ~1e-5 degrees. Tighter tolerances cannot be played; they are raised to
@@ -87,13 +87,13 @@ def keyframes_for(sampler: Sampler, tolerance_deg: float = 0.01, bake_times: npt
     if not tolerance_deg > 0.0:
         raise ValueError(f"tolerance_deg must be positive, got {tolerance_deg!r}")
     tolerance_deg = max(float(tolerance_deg), MIN_TOLERANCE_DEG)
-    rotation = sampler.path == "rotation" or sampler.interpolation == "CUBICSLERP"
+    rotation = sampler.path == "rotation" or sampler.interpolation == CUBICSLERP
     if bake_times is not None:
         return _baked(sampler, bake_times, rotation)
     times = np.asarray(sampler.times, dtype=np.float64).reshape(-1)
     values = np.asarray(sampler.values, dtype=np.float64)
     values = values[:, None] if values.ndim == 1 else values
-    cubic = sampler.interpolation in CUBIC
+    cubic = sampler.interpolation in CUBIC_INTERPOLATIONS
     # Equal key times (only in accessors without data) are a jump that F-curves cannot key: keep
     # the last key of each run, the value glTF plays from that time on.
     last = np.append(np.diff(times) > 0.0, True)
@@ -225,7 +225,7 @@ def rotation_start(sampler: Sampler, times: np.ndarray, values: np.ndarray, keys
     """The RefineStart of a rotation sampler (``times``, ``values``, ``keys`` as keyframes_for
     reads them): keys at the file's keys and jumps, slopes from the curve's one-sided derivatives."""
     gaps, jumps = np.zeros(len(times) - 1, dtype=bool), np.zeros(0)
-    if sampler.interpolation == "CUBICSLERP":
+    if sampler.interpolation == CUBICSLERP:
         times, keys, gaps, jumps = _with_jumps(sampler, times, values, keys, frames_per_second)
     continuous = quat.make_continuous(keys)
     flip = _signs(continuous, keys)
@@ -238,7 +238,7 @@ def rotation_start(sampler: Sampler, times: np.ndarray, values: np.ndarray, keys
         pending = ~gaps
     s = np.flatnonzero(pending)
     if s.size:
-        if sampler.interpolation == "CUBICSLERP" and not len(jumps):  # the file's own segments
+        if sampler.interpolation == CUBICSLERP and not len(jumps):  # the file's own segments
             out, into = sqlerp_end_slopes(values[2::3][s], values[0::3][s + 1], keys[s], keys[s + 1],
                                            times[s + 1] - times[s])
         else:

@@ -19,6 +19,7 @@ from ..sampling import quaternions as quat
 from .curve_slopes import arc_slope
 from .keyframes import ARC_ERROR_DEG, BEZIER, MIN_TOLERANCE_DEG, SPLIT_AT, Keyframes, keyframes_for
 from .keyframes_joined import continuous_runs, cubicslerp_channels
+from ..constants import CUBICSLERP
 
 
 # CUBICSLERP channels of at most this many keys are refined together. Each round of refine()
@@ -38,7 +39,7 @@ def keyframes_for_channels(samplers: Sequence[Sampler], tolerances_deg: Sequence
         raise ValueError(f"tolerances must be positive, got {list(tolerances_deg)!r}")
     out: list[Keyframes | None] = [None] * len(samplers)
     tolerances = [max(float(t), MIN_TOLERANCE_DEG) for t in tolerances_deg]
-    for kind, fit in (("LINEAR", _slerp_channels), ("CUBICSLERP", cubicslerp_channels)):
+    for kind, fit in (("LINEAR", _slerp_channels), (CUBICSLERP, cubicslerp_channels)):
         batch = [i for i, s in enumerate(samplers) if bake_times is None and _batched(s, kind)]
         if batch:
             fitted = fit([samplers[i] for i in batch], [tolerances[i] for i in batch], frames_per_second)
@@ -55,7 +56,7 @@ def _batched(sampler, interpolation):
     if sampler.interpolation != interpolation or (interpolation == "LINEAR" and sampler.path != "rotation"):
         return False
     times = np.asarray(sampler.times).reshape(-1)
-    if interpolation == "CUBICSLERP" and len(times) > JOINED_KEYS:
+    if interpolation == CUBICSLERP and len(times) > JOINED_KEYS:
         return False
     return len(times) > 1 and bool((times[1:] > times[:-1]).all())
 

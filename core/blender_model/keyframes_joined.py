@@ -18,6 +18,7 @@ from ..sampling import Sampler
 from .curve_slopes import sqlerp_end_slopes
 from .keyframes import Keyframes, RefineStart, _modes, _with_handles, chord2_limits, keyframes_for, refine
 from ..sampling import jump_times
+from ..constants import CUBICSLERP
 
 
 def cubicslerp_channels(samplers: Sequence[Sampler], tolerances: Sequence[float],
@@ -57,7 +58,7 @@ class _Line:
         for r in rows:  # b_n and a_1 serve only the segment between two channels: keep it smooth
             r[0], r[-1] = r[1], r[-2]
         self.rows = np.concatenate(rows)
-        self.sampler = Sampler("CUBICSLERP", self.times, self.rows, "rotation", "")
+        self.sampler = Sampler(CUBICSLERP, self.times, self.rows, "rotation", "")
         self.inside = np.ones(len(self.times) - 1, dtype=bool)  # segments within one channel
         self.inside[self.first[1:] - 1] = False
 

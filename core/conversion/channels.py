@@ -20,6 +20,7 @@ from ..sampling import quaternions as quat
 from ..gltf import COMPONENT_TYPES, TYPE_SIZES, as_stored
 from ..sampling import Evaluator
 from ..fitting import ChannelKeys, CubicSlerpFit, ExportOptions, export_keys
+from ..constants import CUBICSLERP
 
 # Check times per original interval (its start included): the error between a smooth curve and a
 # polyline peaks at the corners (the keys) or inside the intervals; on CesiumMan and 24-30 fps
@@ -136,7 +137,7 @@ def written_players(keys: ChannelKeys) -> tuple[Player, Player]:
         linear = _clamped(keys.interpolation, keys.linear.times, as_stored(keys.linear.values, keys.precision))
         return linear, linear
     fit = cubicslerp(keys)
-    extension = _clamped("CUBICSLERP", fit.times, quat.normalize(as_stored(fit.interleaved(), keys.precision)))
+    extension = _clamped(CUBICSLERP, fit.times, quat.normalize(as_stored(fit.interleaved(), keys.precision)))
     interpolation, times, values = fallback(keys)
     return extension, _clamped(interpolation, times, as_stored(values, keys.fallback_precision))
 

@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from ..sampling import EXTENSION
 from ..gltf import compact
 from ..document import Document
 from .channels import Unit, cubicslerp, fallback, key_count, old_bytes
@@ -18,6 +17,7 @@ from .samplers import SamplerWriter
 from .world import AnimationWorld, hold
 from ..gltf import pointer
 from ..gltf import BufferBuilder
+from ..constants import CUBICSLERP, EXTENSION_NAME
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class ChannelReport:
 
     @property
     def cubicslerp_keys(self) -> int | None:
-        return self.keys if self.form == "CUBICSLERP" else None
+        return self.keys if self.form == CUBICSLERP else None
 
 
 @dataclass
@@ -103,7 +103,7 @@ def _plan(document):
         found = [(c, channel, core) for c, channel, core in found if core is not None and core.path == "rotation"]
         # The draft's required form has no core sampler (-1).
         extended = {int(channel.get("sampler", -1)) for _, channel, core in found
-                    if core.fallback is not None or EXTENSION in channel.get("extensions", {})}
+                    if core.fallback is not None or EXTENSION_NAME in channel.get("extensions", {})}
         for c, channel, core in found:
             note, s = _why_not(core, channel, extended), int(channel.get("sampler", -1))
             if not note:
@@ -121,12 +121,12 @@ def _plan(document):
 def _why_not(core, channel, extended):
     """Why a rotation channel is not rewritten ('' when it is a candidate)."""
     source = core.fallback or core.sampler
-    if core.fallback is not None or EXTENSION in channel.get("extensions", {}):
-        return f"has {EXTENSION} already"
+    if core.fallback is not None or EXTENSION_NAME in channel.get("extensions", {}):
+        return f"has {EXTENSION_NAME} already"
     if source.interpolation != "LINEAR":
         return f"{source.interpolation}: only LINEAR is rewritten"
     if int(channel.get("sampler", -1)) in extended:
-        return f"its sampler is the fallback of a channel with {EXTENSION}"
+        return f"its sampler is the fallback of a channel with {EXTENSION_NAME}"
     if len(source.times) < 2:
         return "one key: nothing to reduce"
     return ""
@@ -149,7 +149,7 @@ def _report(row, unit):
                              max_error_deg=float(keys.linear.max_error_deg), share=unit.share)
     interpolation, times, _ = fallback(keys)
     return ChannelReport(
-        core.pointer, core.node, len(source.times), source.interpolation, form="CUBICSLERP",
+        core.pointer, core.node, len(source.times), source.interpolation, form=CUBICSLERP,
         keys=key_count(keys), fallback=interpolation, fallback_keys=len(times), precision=keys.precision,
         max_error_deg=float(cubicslerp(keys).max_error_deg), share=unit.share)
 

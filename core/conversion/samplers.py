@@ -14,10 +14,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..gltf import as_stored
-from ..sampling import EXTENSION
 from ..fitting import ChannelKeys
 from ..gltf import BufferBuilder
 from .channels import Unit, cubicslerp, fallback
+from ..constants import CUBICSLERP, EXTENSION_NAME
 
 SHORT = 5122  # signed 16-bit components, normalized: core glTF for rotation outputs
 FLOAT = 5126
@@ -41,18 +41,18 @@ class SamplerWriter:
             return
         fit = cubicslerp(keys)
         times = self._times(fit.times)
-        animation["samplers"].append({"input": times, "interpolation": "CUBICSLERP",
+        animation["samplers"].append({"input": times, "interpolation": CUBICSLERP,
                                       "output": self._values(fit.interleaved(), keys.precision)})
         for c in unit.channels:
             extensions = animation["channels"][c].setdefault("extensions", {})
-            extensions[EXTENSION] = {"sampler": len(animation["samplers"]) - 1}
+            extensions[EXTENSION_NAME] = {"sampler": len(animation["samplers"]) - 1}
         interpolation, fallback_times, values = fallback(keys)
         sampler["input"] = self._times(fallback_times)
         sampler["output"] = self._values(values, keys.fallback_precision)
         sampler["interpolation"] = interpolation
         used = self.gltf.setdefault("extensionsUsed", [])
-        if EXTENSION not in used:
-            used.append(EXTENSION)
+        if EXTENSION_NAME not in used:
+            used.append(EXTENSION_NAME)
 
     def _times(self, times: npt.ArrayLike) -> int:
         data = np.asarray(times, dtype=np.float32)

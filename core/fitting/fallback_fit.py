@@ -18,6 +18,7 @@ from ..gltf import as_stored
 from ..sampling import Evaluator, segment_index
 from .hermite_tangents import hermite_rows
 from .sqlerp_fit import CubicSlerpFit
+from ..constants import CUBICSLERP
 
 MAX_ROUNDS = 32
 # A segment still over the tolerance after a round gets SPLIT_MARGIN x sqrt(error / tolerance)
@@ -164,7 +165,7 @@ class _OnCurve:
     once (a round adds a few keys to thousands)."""
 
     def __init__(self, fit):
-        self.evaluate = Evaluator("CUBICSLERP", fit.times, quat.normalize(fit.interleaved()))
+        self.evaluate = Evaluator(CUBICSLERP, fit.times, quat.normalize(fit.interleaved()))
         self.times, self.values = np.zeros(0), np.zeros((0, 4))
 
     def __call__(self, times):

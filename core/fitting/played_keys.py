@@ -12,6 +12,7 @@ from ..gltf import as_stored
 from ..sampling import Evaluator, slerp_keys
 from ..sampling import quaternions as quat
 from .rotation_export import ChannelKeys
+from ..constants import CUBICSLERP
 
 # seconds -> (T, 4) unit quaternions
 Player = Callable[[np.ndarray], np.ndarray]
@@ -30,7 +31,7 @@ def keys_player(keys: ChannelKeys, fallback: bool) -> Player | None:
     if keys.fit is None:
         raise ValueError("keys_player: the keys write nothing (skipped)")
     precision = "FLOAT" if keys.precision == "KEPT" else keys.precision
-    return sampler_player("CUBICSLERP", keys.fit.times, quat.normalize(as_stored(keys.fit.interleaved(), precision)))
+    return sampler_player(CUBICSLERP, keys.fit.times, quat.normalize(as_stored(keys.fit.interleaved(), precision)))
 
 
 def sampler_player(interpolation: str, times: np.ndarray, values: np.ndarray) -> Player:

@@ -28,6 +28,7 @@ from ..sampling import SAMPLES_PER_FRAME
 from .spline_alone import fit_spline_alone
 from .sqlerp_fit import CubicSlerpFit, fit_cubicslerp
 from .sqlerp_tangents import Target
+from ..constants import CUBICSLERP
 
 # The fit is checked as written (float32 times; float32 or 16-bit normalized quaternions) within
 # FIT_MARGIN x tolerance of the emulated motion: the rest is room for Blender's own float32
@@ -369,7 +370,7 @@ def _kept(stored, check_times, expected, tolerance_deg):
     times, values = (as_stored(a, "FLOAT") for a in stored)
     if len(times) < 2 or np.any(np.diff(times) <= 0.0) or times[0] < 0.0:
         return None
-    played = evaluate("CUBICSLERP", times, quat.normalize(values), check_times, rotation=True)
+    played = evaluate(CUBICSLERP, times, quat.normalize(values), check_times, rotation=True)
     error = quat.max_angle_deg(played, expected)
     if error > tolerance_deg:
         return None

@@ -26,6 +26,7 @@ from . import screening
 from ..gltf import as_stored
 from ..sampling import Evaluator, jumping_segments, nearest_index
 from .sqlerp_tangents import EVEN_PROBES, Probes, Target, uniform_probes, unit as _unit
+from ..constants import CUBICSLERP
 
 # Probe errors (first order in the error of s: within 0.5 % of the exact angle) above this share of
 # the tolerance make a C1 segment refitted and a fitted segment go through Lawson rounds; below it,
@@ -58,7 +59,7 @@ class CubicSlerpFit:
     def evaluate(self, times: npt.ArrayLike) -> np.ndarray:
         """The curve at ``times`` as a reader plays it: rows normalized first, as core.sampling.animation
         reads rotations (decoded 16-bit quaternions are a little off unit length)."""
-        return Evaluator("CUBICSLERP", self.times, quat.normalize(self.interleaved()))(times)
+        return Evaluator(CUBICSLERP, self.times, quat.normalize(self.interleaved()))(times)
 
 
 def fit_cubicslerp(target: Target, key_times: npt.ArrayLike, check_times: npt.ArrayLike,
@@ -314,7 +315,7 @@ class _Check:
         squared chords and runs (index, chord2, offsets, lengths)."""
         index, offsets, lengths = screening.runs(self._starts(curve), len(self.times), segments)
         key_times, rows = curve.sampler_of(segments)
-        played = Evaluator("CUBICSLERP", key_times, rows)(np.take(self.times, index))
+        played = Evaluator(CUBICSLERP, key_times, rows)(np.take(self.times, index))
         chord2 = quat.chord2(played, np.take(self.q, index, axis=0))
         self.worst[segments] = screening.group_max(chord2, offsets, lengths)
         self.exact[segments] = True

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from ..constants import EXTENSION_NAME
 
 # Extensions known to hold no accessor, buffer view or buffer index (materials, textures, lights,
 # metadata; images and textures are never renumbered here). Every KHR_materials_* is such.
@@ -26,7 +27,7 @@ NO_BUFFER_REFERENCES = {
     "KHR_animation_pointer", "EXT_lights_image_based"}
 # Extensions whose references ``compact`` rewrites (EXT_animation_sqlerp names samplers, which
 # are never renumbered).
-REWRITTEN = {"KHR_draco_mesh_compression", "EXT_mesh_gpu_instancing", "EXT_animation_sqlerp"}
+REWRITTEN = {"KHR_draco_mesh_compression", "EXT_mesh_gpu_instancing", EXTENSION_NAME}
 DRACO, INSTANCING = "KHR_draco_mesh_compression", "EXT_mesh_gpu_instancing"
 
 

@@ -5,7 +5,7 @@ channel of a clip at once (``pose_player`` and its ``pose_kernels``), where a CU
 jumps (``sqlerp_jumps``) and the angle measure of conventions section 4 (``metrics``)."""
 
 from . import quaternions
-from .animation import Animation, Channel, EXTENSION, Sampler, read_animations
+from .animation import Animation, Channel, Sampler, read_animations
 from .interpolation import (
     Arcs, CHUNK, Evaluator, Gather, evaluate, nearer_end, nearest_index, segment_index,
     segment_parameters, slerp_keys, turned,
@@ -18,7 +18,7 @@ from .scene import Scene, depth_levels
 from .sqlerp_jumps import brackets, jump_times, jumping_segments
 
 __all__ = [
-    'Animation', 'Arcs', 'CHUNK', 'Channel', 'EXTENSION', 'Evaluator', 'Gather', 'PointerChannel', 'PosePlayer',
+    'Animation', 'Arcs', 'CHUNK', 'Channel', 'Evaluator', 'Gather', 'PointerChannel', 'PosePlayer',
     'SAMPLES_PER_FRAME', 'Sampler', 'Scene', 'angle_between', 'brackets', 'dense_times',
     'depth_levels', 'evaluate', 'jump_times', 'jumping_segments', 'make_continuous', 'nearer_end', 'nearest_index',
     'normalize', 'quaternions', 'read_animations', 'segment_index', 'segment_parameters', 'slerp_keys', 'turned'

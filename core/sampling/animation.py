@@ -11,14 +11,13 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from . import interpolation
 from ..gltf import read_accessor
 from ..gltf import GltfFile, node_target, pointer
 from .pointer_channels import PointerChannel, mesh_weight_channels, read_pointer_channels
 from .quaternions import normalize
-from .sampler import CUBIC, Sampler
+from .sampler import Sampler
+from ..constants import CUBICSLERP, CUBIC_INTERPOLATIONS, EXTENSION_NAME, INTERPOLATIONS
 
-EXTENSION = "EXT_animation_sqlerp"
 PATHS = ("translation", "rotation", "scale", "weights")
 
 
@@ -34,7 +33,7 @@ class Channel:
 
     @property
     def uses_extension(self) -> bool:
-        return self.sampler.interpolation == "CUBICSLERP"
+        return self.sampler.interpolation == CUBICSLERP
 
     def evaluate(self, times: npt.ArrayLike, use_fallback: bool = False) -> npt.NDArray[np.float64]:
         """Values at ``times`` (seconds): (len(times), k). ``use_fallback`` plays what viewers
@@ -107,9 +106,9 @@ def _read_channel(builder, a, c, channel):
     if node is None or path not in PATHS:
         return None
     node = int(node)  # JSON allows 1.0 for 1, and the validator accepts it
-    extension = channel.get("extensions", {}).get(EXTENSION)
+    extension = channel.get("extensions", {}).get(EXTENSION_NAME)
     core = builder.sampler(int(channel["sampler"]), path, node) if "sampler" in channel else None
-    if core is not None and core.interpolation not in interpolation.INTERPOLATIONS:
+    if core is not None and core.interpolation not in INTERPOLATIONS:
         # An interpolation from an extension we do not know: a validator warning, and viewers
         # without that extension ignore the sampler (kept beside ours, it raised ValueError when
         # played: the fuzzer).
@@ -142,7 +141,7 @@ class _SamplerBuilder:
         times = self.accessor(int(spec["input"]))[:, 0].astype(np.float64)
         values = self.accessor(int(spec["output"])).astype(np.float64)
         if path == "weights":
-            rows = len(times) * (3 if name in CUBIC else 1)
+            rows = len(times) * (3 if name in CUBIC_INTERPOLATIONS else 1)
             values = values.reshape(rows, -1)
         elif path == "rotation":
             values = _repair_rotations(values, name)
@@ -158,7 +157,7 @@ def _repair_rotations(values, name):
     if name == "CUBICSPLINE":
         rows[:] = False
         rows[1::3] = True
-    elif name == "CUBICSLERP":
+    elif name == CUBICSLERP:
         rows[[0, -1]] = False
     values[rows] = normalize(values[rows])
     # A zero quaternion has no rotation to repair to; it only passes validation as an accessor

@@ -16,9 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import quaternions as quat
-
-INTERPOLATIONS = ("STEP", "LINEAR", "CUBICSPLINE", "CUBICSLERP")
-_CUBIC = ("CUBICSPLINE", "CUBICSLERP")
+from ..constants import CUBICSLERP, CUBIC_INTERPOLATIONS, INTERPOLATIONS
 
 
 # Samples per block. Per-sample temporaries (a few (4, CHUNK) float64 arrays) then stay in the
@@ -74,7 +72,7 @@ class Evaluator:
             values = values[:, None]
         _check_shapes(interpolation, self.times, values, rotation)
         self.step = interpolation == "STEP"
-        self.keys = values[1::3] if interpolation in _CUBIC else values
+        self.keys = values[1::3] if interpolation in CUBIC_INTERPOLATIONS else values
         self.durations = np.diff(self.times)
         self.kernel: Kernel | None = None
         if len(self.times) > 1 and not self.step:
@@ -127,11 +125,11 @@ def _check_shapes(interpolation, times, values, rotation):
     n = len(times)
     if n == 0:
         raise ValueError("a sampler needs at least one key")
-    rows = 3 * n if interpolation in _CUBIC else n
+    rows = 3 * n if interpolation in CUBIC_INTERPOLATIONS else n
     if values.ndim != 2 or values.shape[0] != rows:
         raise ValueError(f"{interpolation} with {n} keys needs {rows} value rows, "
                          f"got {values.shape}")
-    if (rotation or interpolation == "CUBICSLERP") and values.shape[1] != 4:
+    if (rotation or interpolation == CUBICSLERP) and values.shape[1] != 4:
         raise ValueError(f"rotations are (x, y, z, w) quaternions, "
                          f"got {values.shape[1]} components")
 

@@ -17,11 +17,11 @@ import numpy.typing as npt
 
 from . import quaternions as quat
 from .interpolation import _hermite_coefficients
+from ..constants import CUBICSLERP, CUBIC_INTERPOLATIONS
 
 if TYPE_CHECKING:  # pose_player imports this module
     from .pose_player import PlayerChannel
 
-CUBIC = ("CUBICSPLINE", "CUBICSLERP")
 # Lookup keeps every channel's segment for every position in the union of key times when that
 # table has at most this many entries per key (4 bytes each, small beside the kernels' tables of
 # 100 to 400 bytes per key): channels sampled at shared times, as exporters bake them.
@@ -146,7 +146,7 @@ class _Constant(_Group):
 
     def __init__(self, channels, rows, first_end):
         super().__init__(channels, rows, first_end)
-        keys = np.stack([c.mapped()[1 if c.interpolation in CUBIC else 0] for c in channels])
+        keys = np.stack([c.mapped()[1 if c.interpolation in CUBIC_INTERPOLATIONS else 0] for c in channels])
         self.value = quat.normalize(keys)[:, None] if self.rotation else keys[:, None]
 
     def play(self, k, t, query, samples):
@@ -233,8 +233,8 @@ class _Slerp(_Group):
         self.premapped = None not in scales
         values = [c.mapped(c.matrix / s) if self.premapped else c.values
                   for c, s in zip(channels, scales)]
-        self.cubic = sum(c.interpolation == "CUBICSLERP" for c in channels)
-        keys = np.concatenate([v[1::3] if c.interpolation in CUBIC else v
+        self.cubic = sum(c.interpolation == CUBICSLERP for c in channels)
+        keys = np.concatenate([v[1::3] if c.interpolation in CUBIC_INTERPOLATIONS else v
                                for c, v in zip(channels, values)])
         following = np.append(keys[1:], keys[-1:], axis=0)
         arcs = quat.slerp_ends(keys, following)          # starts, e (2, n, 4); angle, tiny (2, n)

@@ -27,7 +27,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .interpolation import INTERPOLATIONS
-from .pose_kernels import CUBIC, KINDS, Lookup
+from .pose_kernels import KINDS, Lookup
+from ..constants import CUBICSLERP, CUBIC_INTERPOLATIONS
 
 SOURCES = ("EXTENSION", "FALLBACK")
 # over() evaluates blocks of times: channels x block stays near core.sampling.interpolation.CHUNK samples.
@@ -81,18 +82,18 @@ class PlayerChannel:
         if self.interpolation not in INTERPOLATIONS:
             raise ValueError(f"unknown interpolation {self.interpolation!r}")
         n = len(self.times)
-        rows = 3 * n if self.interpolation in CUBIC else n
+        rows = 3 * n if self.interpolation in CUBIC_INTERPOLATIONS else n
         if n == 0 or self.values.shape[0] != rows:
             raise ValueError(f"{self.interpolation} with {n} keys needs {rows} value rows, "
                              f"got {self.values.shape}")
-        if (self.path == "rotation" or self.interpolation == "CUBICSLERP") and (
+        if (self.path == "rotation" or self.interpolation == CUBICSLERP) and (
                 self.path != "rotation" or width != 4):
             raise ValueError(f"CUBICSLERP and rotations need (x, y, z, w) quaternions on the "
                              f"rotation path, got {self.path} with {width} components")
 
     @property
     def keys(self) -> npt.NDArray[np.float64]:
-        return self.values[1::3] if self.interpolation in CUBIC else self.values
+        return self.values[1::3] if self.interpolation in CUBIC_INTERPOLATIONS else self.values
 
     def mapped(self, matrix: npt.NDArray[np.float64] | None = None) -> npt.NDArray[np.float64]:
         """The sampler's values in Blender's space: keys through matrix and offset, tangents
@@ -100,7 +101,7 @@ class PlayerChannel:
         the rotation without its scale, which normalization removes anyway)."""
         values = self.values @ (self.matrix if matrix is None else matrix).T
         if matrix is None:
-            values[slice(1, None, 3) if self.interpolation in CUBIC else slice(None)] += self.offset
+            values[slice(1, None, 3) if self.interpolation in CUBIC_INTERPOLATIONS else slice(None)] += self.offset
         return values
 
     def rotation_scale(self) -> float | None:
@@ -120,7 +121,7 @@ class PosePlayer:
         for index, channel in enumerate(self.channels):
             batches.setdefault(_batch(channel), []).append(index)
         for members in batches.values():  # CUBICSLERP first: their tangents extend the slerps
-            members.sort(key=lambda i: self.channels[i].interpolation != "CUBICSLERP")
+            members.sort(key=lambda i: self.channels[i].interpolation != CUBICSLERP)
         played = [i for batch, m in batches.items() if batch[0] != "CONSTANT" for i in m]
         self._lookup = Lookup([self.channels[i] for i in played]) if played else None
         self._groups, grouped, row, key = [], [], 0, 0
@@ -189,6 +190,6 @@ def _batch(channel):
     """Channels played by one kernel: same kind and width, and for slerps the same map form."""
     rotation = channel.path == "rotation"
     kind = "CONSTANT" if len(channel.times) == 1 else "SLERP" if rotation and \
-        channel.interpolation in ("LINEAR", "CUBICSLERP") else channel.interpolation
+        channel.interpolation in ("LINEAR", CUBICSLERP) else channel.interpolation
     premapped = kind != "SLERP" or channel.rotation_scale() is not None
     return kind, channel.values.shape[1], rotation, premapped

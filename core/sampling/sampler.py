@@ -4,8 +4,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import interpolation
-
-CUBIC = ("CUBICSPLINE", "CUBICSLERP")
+from ..constants import CUBIC_INTERPOLATIONS
 
 
 class Sampler:
@@ -27,7 +26,7 @@ class Sampler:
     @property
     def keys(self) -> npt.NDArray[np.float64]:
         """The key values without tangents: (key count, components)."""
-        return self.values[1::3] if self.interpolation in CUBIC else self.values
+        return self.values[1::3] if self.interpolation in CUBIC_INTERPOLATIONS else self.values
 
     def evaluate(self, times: npt.ArrayLike) -> npt.NDArray[np.float64]:
         if self._evaluator is None:  # set up once: fitting and previews evaluate many times

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import bpy
 
 from ...core.fitting import ExportOptions  # re-exported for the operators
+from ...core import CUBICSLERP
 
 if TYPE_CHECKING:
     from ...bundled_gltf import exported
@@ -41,7 +42,7 @@ class ChannelOutcome:
     # the tolerance: shear, which glTF's translation/rotation/scale cannot hold (core.fitting.shear)
     unheld_deg: float = 0.0
     # "LINEAR" or "CUBICSPLINE": a core sampler alone was smaller (no extension); "STEP": jumps
-    form: str = "CUBICSLERP"
+    form: str = CUBICSLERP
     # Bytes of the channel's samplers with the extension's JSON, and of the bundled exporter's
     # per-frame sampler it replaced (with its share of the key times)
     bytes: int = 0

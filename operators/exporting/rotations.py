@@ -38,6 +38,7 @@ from .outcome import ChannelOutcome, Outcome
 from .stored import stored_keys
 from .timing import Timing
 from .world import AnimationWorld, hold
+from ...core import CUBICSLERP
 
 if TYPE_CHECKING:
     from ...bundled_gltf import exported as bundled_exported
@@ -287,7 +288,7 @@ class _Job:
         result.kept = keys.precision == "KEPT"
         index = len(animation.samplers)
         output = gltf.accessor(fit.interleaved(), short=keys.precision == "SHORT")
-        animation.samplers.append(gltf.sampler(inputs.get(fit.times), output, "CUBICSLERP"))
+        animation.samplers.append(gltf.sampler(inputs.get(fit.times), output, CUBICSLERP))
         if keys.fallback is not None:
             interpolation, times, values = keys.fallback
             output = gltf.accessor(values, short=keys.fallback_precision == "SHORT")

@@ -18,6 +18,7 @@ import bpy
 
 from . import compaction as export_compaction, fitting as export_fitting
 from .outcome import ExportOptions, Outcome, bundled_rewrite
+from ...core import CUBICSLERP
 
 if TYPE_CHECKING:
     from ...bundled_gltf import exported
@@ -131,7 +132,7 @@ def summary(outcome: Outcome | None) -> str:
     if not fitted:
         text = "EXT_animation_sqlerp: no rotation channel to fit"
     else:
-        cubic = [c for c in fitted if c.form == "CUBICSLERP"]
+        cubic = [c for c in fitted if c.form == CUBICSLERP]
         linear = [c for c in fitted if c.form == "LINEAR"]
         stepped = [c for c in fitted if c.form == "STEP"]
         splines = [c for c in fitted if c.form == "CUBICSPLINE"]

@@ -16,6 +16,7 @@ from ...core.sampling import quaternions as quat
 from ...core.blender_model import ChannelRecord, from_blender_quaternion
 from ...core.fitting import ChannelTarget
 from .. import action_data
+from ...core import CUBICSLERP
 
 
 def stored_keys(action: bpy.types.Action | None, obj: bpy.types.Object, bone_name: str | None,
@@ -33,7 +34,7 @@ def stored_keys(action: bpy.types.Action | None, obj: bpy.types.Object, bone_nam
     if record is None:
         return None
     sampler = next((s for s in (record.sampler, record.fallback)
-                    if s is not None and s.interpolation == "CUBICSLERP"), None)
+                    if s is not None and s.interpolation == CUBICSLERP), None)
     if sampler is None:
         return None
     frames = sampler.times * data.frames_per_second

@@ -12,8 +12,7 @@ from bpy_extras.io_utils import ImportHelper
 
 from ...core import Document, Finding, GltfError
 from . import session as import_session
-
-CUBICSLERP = "CUBICSLERP"
+from ...core import CUBICSLERP
 
 
 def _plural(count, noun):

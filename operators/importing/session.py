@@ -29,7 +29,6 @@ from .rig_match import MisfitError, RigMatch
 if TYPE_CHECKING:  # the bundled importer's view imports the operators
     from ...bundled_gltf import imported
 
-EXTENSION = "EXT_animation_sqlerp"
 _SLIDER_SLACK = 1e-5  # how far a weight may leave its shape key's slider range before it is widened
 
 

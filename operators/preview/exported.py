@@ -30,6 +30,7 @@ from ..exporting import rotation_motion
 from ..exporting import bundled_rewrite
 from ..fcurves import layered
 from ..blender_context import current_scene
+from ...core import CUBICSLERP
 
 if TYPE_CHECKING:  # preview_clips imports this module
     from ...core.fitting import ExportOptions, RotationMotion
@@ -80,7 +81,7 @@ def _record(obj: bpy.types.Object, bone: str | None, slot: str | None, motion: R
     written = keys.fit  # as a file stores it; played normalized, as an import reads it
     if written is None:  # skipped: nothing fitted
         raise ValueError(f"{prefix + prop}: no CUBICSLERP keys were fitted")
-    extension = _sampler("CUBICSLERP", written.times, normalize(written.interleaved()))
+    extension = _sampler(CUBICSLERP, written.times, normalize(written.interleaved()))
     if keys.fallback is not None:
         interpolation, times, values = keys.fallback
         if interpolation == "LINEAR":

@@ -12,15 +12,14 @@ from typing import TYPE_CHECKING, Any
 from ..animation_pointer import node_target
 from ..errors import WARNING, pointer
 from .json_checks import Report, check_common, get_index, get_object, get_object_list, get_string, object_list, show
+from ...constants import CUBICSLERP, EXTENSION_NAME
 
 if TYPE_CHECKING:  # links imports this module
     from .links import AccessorFacts
 
-EXTENSION = "EXT_animation_sqlerp"
 ANIMATION_POINTER = "KHR_animation_pointer"
 PATHS = ("translation", "rotation", "scale", "weights")
 INTERPOLATIONS = ("LINEAR", "STEP", "CUBICSPLINE")
-CUBICSLERP = "CUBICSLERP"
 
 
 @dataclass
@@ -123,13 +122,13 @@ def _animation(report, a, item):
 def _channel(report, animation_where, c, item):
     where = f"{animation_where}/channels/{c}"
     extensions = check_common(report, item, where, ("target", "sampler"))
-    extension = _sqlerp_link(report, extensions.get(EXTENSION), where)
+    extension = _sqlerp_link(report, extensions.get(EXTENSION_NAME), where)
     # The draft form omits the core sampler; accepted only when the extension is declared.
-    draft = extension is not None and EXTENSION in report.extensions_used and "sampler" not in item
+    draft = extension is not None and EXTENSION_NAME in report.extensions_used and "sampler" not in item
     sampler = get_index(report, item, "sampler", where, required=not draft)
-    if draft and EXTENSION not in report.extensions_required:
+    if draft and EXTENSION_NAME not in report.extensions_required:
         report.add("SQLERP_NOT_REQUIRED", where,
-                   f"Channel has no core 'sampler' (the {EXTENSION} draft form) but {EXTENSION} is "
+                   f"Channel has no core 'sampler' (the {EXTENSION_NAME} draft form) but {EXTENSION_NAME} is "
                    "not in extensionsRequired: viewers without the extension cannot play it.",
                    WARNING)
     target_item = get_object(report, item, "target", where, required=True)
@@ -140,7 +139,7 @@ def _channel(report, animation_where, c, item):
 def _sqlerp_link(report, item, channel_where):
     if item is None:
         return None
-    where = f"{channel_where}/extensions/{EXTENSION}"
+    where = f"{channel_where}/extensions/{EXTENSION_NAME}"
     check_common(report, item, where, ("sampler",))
     return SqlerpLink(get_index(report, item, "sampler", where, required=True), where)
 
