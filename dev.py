@@ -16,13 +16,13 @@ never imports from, so they cannot shadow the real bpy; pyproject.toml ([tool.py
 and editors at them.
 
 `test` also installs the tests' npm packages (the Khronos glTF-Validator, pyright, three.js,
-playwright-core and glTF-Transform's core, extensions, functions and cli, pinned by
-tests/validator/package.json and package-lock.json) into `.node/` with `npm ci`, re-done only when
-those two files change (a hash stamp like the venvs'), and tells the tests where they are through
-GLTF_SQLERP_VALIDATOR (the node_modules folder). That needs Node.js 18+ and npm on PATH. The
-browser test (tests/test_three_page.py) needs Chromium: `chromium` on PATH or the CHROMIUM variable;
-where neither is found and apt-get can install Debian's package (as root), `test` installs it, else
-it stops and says how to get one.
+Babylon.js' core and loaders, playwright-core and glTF-Transform's core, extensions, functions and
+cli, pinned by tests/validator/package.json and package-lock.json) into `.node/` with `npm ci`,
+re-done only when those two files change (a hash stamp like the venvs'), and tells the tests where
+they are through GLTF_SQLERP_VALIDATOR (the node_modules folder). That needs Node.js 18+ and npm on
+PATH. The browser tests (tests/test_three_page.py, test_babylon_page.py) need Chromium: `chromium`
+on PATH or the CHROMIUM variable; where neither is found and apt-get can install Debian's package
+(as root), `test` installs it, else it stops and says how to get one.
 
 Standard library only; Linux, macOS and Windows; Python 3.11 or 3.13.
 """
@@ -50,14 +50,15 @@ NODE_FOLDER = ROOT / ".node"
 VALIDATOR_VARIABLE = "GLTF_SQLERP_VALIDATOR"
 REQUIRED_NODE = 18
 NPM_PACKAGES = ("gltf-validator", "pyright", "three", "playwright-core", "@gltf-transform/core",
-                "@gltf-transform/extensions", "@gltf-transform/functions", "@gltf-transform/cli", "typescript",
-                "@types/three")
+                "@gltf-transform/extensions", "@gltf-transform/functions", "@gltf-transform/cli",
+                "@babylonjs/core", "@babylonjs/loaders", "babylonjs-gltf2interface", "typescript", "@types/three")
 CHROMIUM_VARIABLE = "CHROMIUM"
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_HELP = (
-    "The browser test plays the sample in headless Chromium (tests/test_three_page.py). Install\n"
-    "Chromium or Google Chrome (e.g. `apt install chromium`, `brew install --cask chromium`, `winget\n"
-    "install Google.Chrome`) and put it on PATH, or set CHROMIUM to its executable, and run this again.")
+    "The browser tests play the sample in headless Chromium (tests/test_three_page.py,\n"
+    "test_babylon_page.py). Install Chromium or Google Chrome (e.g. `apt install chromium`, `brew\n"
+    "install --cask chromium`, `winget install Google.Chrome`) and put it on PATH, or set CHROMIUM to\n"
+    "its executable, and run this again.")
 NODE_HELP = (
     "The tests check glTF files with the Khronos glTF-Validator, an npm package, so they need Node.js\n"
     f"{REQUIRED_NODE} or newer with npm. Get it from https://nodejs.org/ (Windows/macOS installers), your\n"
@@ -114,7 +115,7 @@ commands:
                        Ends with one line per run (and per skipped Blender) and `N passed, N failed`;
                        exits non-zero if any run failed, or under CI if a Blender was skipped.
                        First installs the pinned npm packages (glTF-Validator, pyright, three.js,
-                       playwright-core, glTF-Transform) into .node (needs Node.js {REQUIRED_NODE}+)
+                       Babylon.js, playwright-core, glTF-Transform) into .node (needs Node.js {REQUIRED_NODE}+)
                        and, where none is found, Debian's chromium (apt-get, as root) for the
                        browser test.
   test --blender 4.2 [pytest args]
@@ -359,8 +360,8 @@ def ensure_validator() -> Path:
         return modules
     pinned = json.loads(VALIDATOR_SPEC[0].read_text())["dependencies"]["gltf-validator"]
     why = 'first run' if not installed else 'pin changed, or the last install did not finish'
-    say(f"installing glTF-Validator {pinned}, pyright, three.js, playwright-core and glTF-Transform (npm) "
-        f"into {NODE_FOLDER.name} ({why}) ...")
+    say(f"installing glTF-Validator {pinned}, pyright, three.js, Babylon.js, playwright-core and "
+        f"glTF-Transform (npm) into {NODE_FOLDER.name} ({why}) ...")
     # npm ci installs exactly the lock file (and checks its integrity hashes) into .node/node_modules.
     # As for the venvs, the stamp goes only after a complete install.
     stamp.unlink(missing_ok=True)
