@@ -1,15 +1,19 @@
-"""three.js playing glTF files, for the tests and the export benchmarks: ``played = play([path], [times])``.
+"""Web engines playing glTF files, for the tests and the export benchmarks: ``played = play([path], [times])``.
 
-tests/three/play.mjs loads each file with three.js' GLTFLoader and our plugin
-(viewers/three/EXT_animation_sqlerp.js), steps an AnimationMixer to every given time of every given
-animation and returns every node's quaternion. ``expected`` gives the same from the add-on's core
+``player="three"`` (the default): tests/three/play.mjs loads each file with three.js' GLTFLoader
+and our plugin (viewers/three/EXT_animation_sqlerp.js), steps an AnimationMixer to every given time
+of every given animation and returns every node's quaternion. ``player="babylon"``: tests/babylon/
+play.mjs does the same with Babylon.js (NullEngine, its glTF loader and viewers/babylon/
+EXT_animation_sqlerp.js), sending each animation group to every time's frame. ``plugin=False``
+plays with the engine alone. ``expected`` gives the same from the add-on's core
 (each rotation channel's sampler, the CUBICSLERP one where the channel has the extension; the
 node's own rotation elsewhere), and ``deviation`` compares the two, sign-blind (q and -q are one
 rotation).
 
-three.js is the npm package ``three``, pinned in tests/validator/package.json beside glTF-Validator
-and installed by ``python dev.py test`` into .node/ (GLTF_SQLERP_VALIDATOR names its node_modules);
-a missing Node.js or package raises ThreeUnavailable, which fails the test instead of skipping it.
+three.js and Babylon.js are the npm packages ``three`` and ``@babylonjs/core`` + ``@babylonjs/loaders``,
+pinned in tests/validator/package.json beside glTF-Validator and installed by ``python dev.py test``
+into .node/ (GLTF_SQLERP_VALIDATOR names its node_modules); a missing Node.js or package raises
+ThreeUnavailable, which fails the test instead of skipping it.
 """
 
 import json
@@ -23,7 +27,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-PLAYER = ROOT / "tests" / "three" / "play.mjs"
+# Per engine: the Node.js script that plays files, and the npm package whose pinned version it needs.
+PLAYERS = {"three": (ROOT / "tests" / "three" / "play.mjs", "three"),
+           "babylon": (ROOT / "tests" / "babylon" / "play.mjs", "@babylonjs/core")}
 HOOKS = ROOT / "tests" / "three" / "resolve_three.mjs"
 PACKAGE_JSON = ROOT / "tests" / "validator" / "package.json"
 # The node_modules folder dev.py installs the tests' npm packages into, as tests/gltf_validator.py.
@@ -33,62 +39,69 @@ SAMPLES_PER_SECOND = 240  # 8 per frame at 30 fps
 
 
 class ThreeUnavailable(RuntimeError):
-    """Node.js or the pinned three package is missing, or the player could not run."""
+    """Node.js or the engine's pinned package is missing, or the player could not run."""
 
 
 @dataclass
 class Played:
-    """One file as three.js played it: ``quaternions[animation]`` is (times, nodes, 4)."""
+    """One file as the engine played it: ``quaternions[animation]`` is (times, nodes, 4)."""
     nodes: int
     missing: list[int]
     clips: list[str]
     quaternions: dict[int, np.ndarray]
 
 
+def pinned(package: str) -> str:
+    return json.loads(PACKAGE_JSON.read_text())["dependencies"][package]
+
+
 def pinned_three() -> str:
-    return json.loads(PACKAGE_JSON.read_text())["dependencies"]["three"]
+    return pinned("three")
 
 
 def modules_folder() -> Path:
     return Path(os.environ.get(VARIABLE) or ROOT / ".node" / "node_modules")
 
 
-def _node() -> tuple[str, Path]:
+def _node(package: str) -> tuple[str, Path]:
     node = shutil.which("node")
     if node is None:
-        raise ThreeUnavailable("Node.js (`node`) is not on PATH; `python dev.py test` needs it and installs three.js")
-    modules, pinned = modules_folder(), pinned_three()
-    manifest = modules / "three" / "package.json"
+        raise ThreeUnavailable(f"Node.js (`node`) is not on PATH; `python dev.py test` needs it and installs {package}")
+    modules, wanted = modules_folder(), pinned(package)
+    manifest = modules / package / "package.json"
     installed = json.loads(manifest.read_text()).get("version") if manifest.exists() else None
-    if installed != pinned:
-        raise ThreeUnavailable(f"{modules} holds three {installed}, the tests pin {pinned}; "
+    if installed != wanted:
+        raise ThreeUnavailable(f"{modules} holds {package} {installed}, the tests pin {wanted}; "
                                "`python dev.py test` installs it")
     return node, modules
 
 
-def play(paths: list[Path], times: list[dict[int, np.ndarray]], plugin: bool = True) -> list[Played]:
-    """Every node's quaternion as three.js plays ``times[i][animation]`` of ``paths[i]``."""
-    node, modules = _node()
+def play(paths: list[Path], times: list[dict[int, np.ndarray]], plugin: bool = True,
+         player: str = "three") -> list[Played]:
+    """Every node's quaternion as the engine ``player`` plays ``times[i][animation]`` of ``paths[i]``."""
+    script, package = PLAYERS[player]
+    node, modules = _node(package)
     with tempfile.TemporaryDirectory(prefix="gltf_sqlerp_three_") as folder:
         job = {"plugin": plugin, "out": folder, "files": [
             {"path": str(path), "times": {str(a): [float(t) for t in ts] for a, ts in by_animation.items()}}
             for path, by_animation in zip(paths, times)]}
         job_path = Path(folder) / "job.json"
         job_path.write_text(json.dumps(job))
-        command = [node, "--import", HOOKS.as_uri(), str(PLAYER), str(job_path)]
+        command = [node, "--import", HOOKS.as_uri(), str(script), str(job_path)]
         try:
             done = subprocess.run(command, env={**os.environ, VARIABLE: str(modules)}, capture_output=True,
                                   text=True, encoding="utf-8", timeout=TIMEOUT, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
-            raise ThreeUnavailable(f"three.js did not finish within {TIMEOUT} s on {paths}") from None
+            raise ThreeUnavailable(f"{player} did not finish within {TIMEOUT} s on {paths}") from None
         if done.returncode != 0:
-            raise ThreeUnavailable(f"play.mjs failed (exit code {done.returncode}):\n{done.stderr.strip()}")
-        return [_played(result, path) for result, path in zip(json.loads(done.stdout), paths)]
+            raise ThreeUnavailable(f"{script.relative_to(ROOT)} failed (exit code {done.returncode}):\n"
+                                   f"{done.stderr.strip()}")
+        return [_played(result, path, player) for result, path in zip(json.loads(done.stdout), paths)]
 
 
-def _played(result: dict, path: Path) -> Played:
+def _played(result: dict, path: Path, player: str) -> Played:
     if "error" in result:
-        raise AssertionError(f"three.js could not load {path}: {result['error']}")
+        raise AssertionError(f"{player} could not load {path}: {result['error']}")
     count = result["nodes"]
     # float64 in the machine's byte order, written by the Node.js process on this machine
     quaternions = {int(a): np.fromfile(data, dtype=np.float64).reshape(-1, count, 4)
@@ -134,16 +147,16 @@ class Comparison:
     """One file: the largest deviation from the core over every animation, node and time."""
     worst: float
     samples: int      # quaternions compared
-    missing: list[int]  # nodes three.js did not put in the scene
+    missing: list[int]  # nodes the engine did not put in the scene
 
 
-def compare(paths: list[Path], plugin: bool = True) -> list[Comparison]:
-    """three.js against the core on every animation of every file, at check_times."""
+def compare(paths: list[Path], plugin: bool = True, player: str = "three") -> list[Comparison]:
+    """The engine ``player`` against the core on every animation of every file, at check_times."""
     from gltf_sqlerp import core  # the package is importable wherever the tests and benches run
     documents = [core.load(str(path)) for path in paths]
     times = [{a: check_times(d, a) for a in range(len(d.animations))} for d in documents]
     result = []
-    for document, by_animation, file in zip(documents, times, play(paths, times, plugin=plugin)):
+    for document, by_animation, file in zip(documents, times, play(paths, times, plugin=plugin, player=player)):
         worst, samples = 0.0, 0
         for animation, at in by_animation.items():
             wanted, known = expected(document, animation, at)

@@ -1,4 +1,5 @@
-// Node.js module hooks for the three.js tests: resolve the bare specifier `three` (and `three/...`)
+// Node.js module hooks for the web players' tests: resolve the bare specifiers `three`, `three/...` and
+// `@babylonjs/...`
 // from the pinned node_modules folder that dev.py installs (GLTF_SQLERP_VALIDATOR, by default
 // <repository>/.node/node_modules), as a browser's import map does for viewers/three/. Without this,
 // Node.js would look for node_modules beside viewers/three/ and tests/three/, where there is none.
