@@ -1,9 +1,10 @@
-"""viewers/three/example.html in headless Chromium: the sample arm played by three.js and our plugin.
+"""viewers/three/example.html (or viewers/babylon/'s) in headless Chromium: the sample arm played by our players.
 
     python dev.py run tools/three_page.py docs/three_arm.png [--time 0.6]   # the README's screenshot
 
-``capture(time, png)`` serves the repository on a free localhost port (with the pinned three.js of
-.node/node_modules at /node_modules/, as the page's import map expects), opens the page posed at
+``capture(time, png)`` serves the repository on a free localhost port (with the pinned three.js and
+Babylon.js of .node/node_modules at /node_modules/, as the pages' import maps expect), opens the
+page (``page``: PAGE, three.js', or BABYLON_PAGE) posed at
 ``time`` in Chromium driven by playwright-core (tests/three/screenshot.mjs), saves a screenshot
 and returns what the page reports: ``{"sqlerp": {"time", "revision", "quaternions"}, "errors"}``,
 every node's quaternion as three.js posed it and the page's errors. Chromium is CHROMIUM or
@@ -29,6 +30,7 @@ import devpath
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOT = ROOT / "tests" / "three" / "screenshot.mjs"
 PAGE = "/viewers/three/example.html"
+BABYLON_PAGE = "/viewers/babylon/example.html"
 MODULE_PAGE = "/tests/three/module.html"
 SAMPLE = "/samples/sqlerp_arm.glb"
 README_TIME = 0.6  # seconds into the sample's clip: the arm bent at both joints
@@ -50,10 +52,18 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A browser closing while module requests are in flight (the page reported, the screenshot
+        # taken) breaks their connections: not an error of the page. Others print as usual.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @contextmanager
 def served() -> Iterator[str]:
     """The repository served on 127.0.0.1 at a free port: yields its base URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(ROOT)))
+    server = _Server(("127.0.0.1", 0), functools.partial(_Handler, directory=str(ROOT)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -70,14 +80,14 @@ def chromium() -> str:
     return found
 
 
-def capture(time: float, png: Path, file: str = SAMPLE, size: tuple[int, int] = (960, 540)) -> dict:
+def capture(time: float, png: Path, file: str = SAMPLE, size: tuple[int, int] = (960, 540), page: str = PAGE) -> dict:
     """Open the page posed at ``time`` s, save its screenshot to ``png``; the page's report."""
-    return open_page(f"{PAGE}?file={file}&t={time!r}", png, size)
+    return open_page(f"{page}?file={file}&t={time!r}", png, size)
 
 
 def run_module(module: str, png: Path) -> dict:
     """Run the ES module at ``module`` (a path under the repository) in the browser, as a page with
-    three.js in its import map would (tests/three/module.html); ``sqlerp`` is ``{"ok": bool,
+    three.js and Babylon.js in its import map would (tests/three/module.html); ``sqlerp`` is ``{"ok": bool,
     "error"?}``."""
     return open_page(f"{MODULE_PAGE}?module={module}", png, (320, 180))
 

@@ -59,18 +59,33 @@ class SqlerpKeyValue extends Quaternion {
 
 }
 
+/**
+ * Whether start and end are consecutive keys of one curve. Not so between a key and the copy
+ * AnimationGroup.normalize adds of it at the group's ends (the same value object): there the curve
+ * holds the key's value, as glTF holds the first and last key outside the key range.
+ */
+function isInterval(start, end) {
+	return start instanceof SqlerpKeyValue && end.curve === start.curve && end.index === start.index + 1;
+}
+
 /** A rotation Animation whose LINEAR and CUBICSLERP intervals play ../EXT_animation_sqlerp.js. */
 export class SqlerpAnimation extends Animation {
 
 	quaternionInterpolateFunction(start, end, gradient) {
-		// Keys Babylon added itself (AnimationGroup.normalize repeats the first and last key's value
-		// at the group's ends) hold that value; so do keys of any other origin.
-		if (!(start instanceof SqlerpKeyValue) || end.curve !== start.curve || end.index !== start.index + 1) {
-			return super.quaternionInterpolateFunction(start, end, gradient);
+		if (!isInterval(start, end)) {
+			return start instanceof SqlerpKeyValue ? start.clone() : super.quaternionInterpolateFunction(start, end, gradient);
 		}
 		const out = [0, 0, 0, 0];
 		(start.curve.sqlerp ? cubicSlerpInto : slerpKeysInto)(out, 0, start.curve.keys, start.index, gradient);
 		return new Quaternion(out[0], out[1], out[2], out[3]);
+	}
+
+	quaternionInterpolateFunctionWithTangents(start, outTangent, end, inTangent, gradient) {
+		// Babylon's Hermite curve, but a key Babylon added holds its value: AnimationGroup.normalize
+		// copies the first and last key, tangents and all, to the group's ends, and Babylon alone
+		// plays a CUBICSPLINE curve from a key to its copy (up to 4e-5 off the still pose there).
+		if (start instanceof SqlerpKeyValue && !isInterval(start, end)) return start.clone();
+		return super.quaternionInterpolateFunctionWithTangents(start, outTangent, end, inTangent, gradient);
 	}
 
 	clone() {
