@@ -3,10 +3,11 @@
 The page loads samples/sqlerp_arm.glb with Babylon.js' glTF loader and our loader extension (Babylon's
 ES modules resolved through the page's import map from the pinned .node/node_modules), poses the
 animation group with goToFrame and renders it; TestBabylonPage runs every example page's tests
-(web_page_checks.PageTests: every node's quaternion the core's within 1e-6, the arm drawn and moving).
+(web_player_checks.PageTests: every node's quaternion the core's within 1e-6, the draft's required
+form too, the arm drawn and moving).
 """
 
-import web_page_checks as checks
+import web_player_checks as checks
 
 
 class TestBabylonPage(checks.PageTests):

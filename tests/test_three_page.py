@@ -1,16 +1,16 @@
 """The sample arm played in a web page: viewers/three/example.html in headless Chromium.
 
 The page loads samples/sqlerp_arm.glb with three.js' GLTFLoader and our plugin; TestThreePage runs
-every example page's tests (web_page_checks.PageTests: every node's quaternion the core's within
-1e-6, the arm drawn and moving). The manual (docs/manual/web.md) shows the page's screenshot
-(docs/three_arm.png, written by tools/three_page.py).
+every example page's tests (web_player_checks.PageTests: every node's quaternion the core's within
+1e-6, the draft's required form too, the arm drawn and moving). The manual (docs/manual/web.md)
+shows the page's screenshot (docs/three_arm.png, written by tools/three_page.py).
 """
 
 import struct
 
 from child_job import ROOT
 
-import web_page_checks as checks
+import web_player_checks as checks
 
 SCREENSHOT = ROOT / "docs" / "three_arm.png"
 

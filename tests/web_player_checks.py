@@ -1,6 +1,12 @@
 """What every web player must do with EXT_animation_sqlerp files (not a test module): PlayerTests, the
 tests tests/test_three_player.py and tests/test_babylon_player.py run (each subclasses it with its
-engine, ``PLAYER``: "three" or "babylon", which tools/three_player.py runs under Node.js).
+engine, ``PLAYER``: "three" or "babylon", which tools/three_player.py runs under Node.js), and
+PageTests, what tests/test_three_page.py and tests/test_babylon_page.py run on each engine's example
+page in headless Chromium (Debian's, driven by the pinned playwright-core, WebGL in software;
+tools/three_page.py serves the repository and the pinned npm packages): the page loads the sample
+with its engine and our player, poses the clip at a given time and reports every node's quaternion,
+which must be the core's within 1e-6, and where its mesh is on the canvas, which must move between
+two times.
 
 The reference is the add-on's core, itself checked against the spec's formulas
 (test_interpolation.py), and values worked by hand here. The export benchmark's files are written by
@@ -24,6 +30,7 @@ from gltf_sqlerp import core
 from gltf_sqlerp.core.sampling import jump_times
 
 web_player = tool("tools/three_player.py")
+three_page = tool("tools/three_page.py")
 pointer_files = tool("tools/pointer_files.py")
 corpus = tool("tools/hostile_corpus.py")
 
@@ -42,6 +49,7 @@ BROKEN_SAMPLER = {"TYPE_MISMATCH", "SQLERP_UNRESOLVED_SAMPLER", "SQLERP_TOO_FEW_
                   "SQLERP_INVALID_COUNT", "SQLERP_INVALID_FORMAT", "SQLERP_NOT_CUBICSLERP"}
 HOSTILE = [case for case in corpus.CASES if case.code.startswith("SQLERP_") or "sqlerp" in case.name]
 HAND_FORMS = ("float", "int16", "zero ends", "negated", "pointer", "placeholder")
+PAGE_TIMES = (three_page.README_TIME, 1.4)
 
 
 def play_like_the_core(paths, player, plugin=True):
@@ -227,3 +235,39 @@ class PlayerTests:
     @pytest.mark.blender
     def test_the_export_benchmark_files_play_as_the_core(self, tmp_path):
         export_benchmark_files_play_as_the_core(tmp_path, self.PLAYER)
+
+
+def page_plays_as_the_core(report, path, time):
+    assert report["errors"] == [] and report["sqlerp"] is not None, report["errors"]
+    wanted, known = web_player.expected(core.load(str(path)), 0, np.array([time]))
+    played = np.array(report["sqlerp"]["quaternions"], dtype=np.float64)[None]
+    assert known.all() and played.shape == wanted.shape
+    assert web_player.deviation(played, wanted).max() <= 1e-6
+
+
+class PageTests:
+    """Every example page's tests: a test module subclasses this with PAGE, the page's path."""
+    PAGE = ""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def reports(cls, tmp_path_factory):
+        folder = tmp_path_factory.mktemp("page")
+        return {time: three_page.capture(time, folder / f"arm_{time}.png", page=cls.PAGE) for time in PAGE_TIMES}
+
+    @pytest.mark.parametrize("time", PAGE_TIMES)
+    def test_the_page_plays_the_sample_as_the_core(self, reports, time):
+        page_plays_as_the_core(reports[time], SAMPLES / "sqlerp_arm.glb", time)
+
+    def test_the_page_plays_the_drafts_required_form(self, tmp_path):
+        # No core sampler on any channel: the page plays the CUBICSLERP samplers or nothing.
+        time = PAGE_TIMES[0]
+        report = three_page.capture(time, tmp_path / "required.png", file="/samples/sqlerp_arm_required.gltf",
+                                    page=self.PAGE)
+        page_plays_as_the_core(report, SAMPLES / "sqlerp_arm_required.gltf", time)
+
+    def test_the_arm_is_drawn_and_moves(self, reports):
+        # Software WebGL drew the mesh: thousands of its pixels, in cells that differ between the times.
+        first, second = (reports[time]["sqlerp"] for time in PAGE_TIMES)
+        assert first["armPixels"] > 2000 and second["armPixels"] > 2000
+        assert sum(a != b for a, b in zip(first["armCells"], second["armCells"])) >= 3
