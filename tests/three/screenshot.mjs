@@ -1,5 +1,6 @@
 // Open a page in headless Chromium (Debian's, driven by playwright-core), wait for window.sqlerp,
-// save a screenshot and print {sqlerp, errors} as JSON.
+// save a screenshot and print {sqlerp, errors} as JSON; where the page draws into a canvas, sqlerp
+// also says where the (orange) mesh is on it (armPixels, armCells).
 //
 //   node tests/three/screenshot.mjs URL OUT.png [WIDTH HEIGHT]
 //
@@ -30,8 +31,35 @@ try {
 	await page.goto(url);
 	await page.waitForFunction(() => window.sqlerp !== undefined, null, { timeout: 60000 }).catch(() => {});
 	const sqlerp = await page.evaluate(() => window.sqlerp ?? null);
+	const coverage = await page.evaluate(armCoverage);
+	if (sqlerp && coverage) Object.assign(sqlerp, coverage);
 	await page.screenshot({ path: out });
 	process.stdout.write(JSON.stringify({ sqlerp, errors }));
 } finally {
 	await browser.close();
+}
+
+/**
+ * Runs in the page: where the (orange) mesh is on its canvas, the pixel count and which of 16 x 9
+ * cells hold any (null without a canvas). The canvas keeps its drawing (preserveDrawingBuffer).
+ */
+function armCoverage() {
+	const source = document.querySelector('canvas');
+	if (!source) return null;
+	const copy = document.createElement('canvas');
+	copy.width = source.width; copy.height = source.height;
+	const context = copy.getContext('2d');
+	context.drawImage(source, 0, 0);
+	const { data } = context.getImageData(0, 0, copy.width, copy.height);
+	const cells = new Array(16 * 9).fill(0);
+	let armPixels = 0;
+	for (let i = 0; i < copy.width * copy.height; i++) {
+		const r = data[4 * i], g = data[4 * i + 1], b = data[4 * i + 2];
+		if (r > 90 && r > g + 30 && g > b) {
+			armPixels++;
+			const x = i % copy.width, y = Math.floor(i / copy.width);
+			cells[Math.floor(y * 9 / copy.height) * 16 + Math.floor(x * 16 / copy.width)] = 1;
+		}
+	}
+	return { armPixels, armCells: cells };
 }
