@@ -8,7 +8,9 @@ differs per Blender version: a new Blender release means reading that table and 
 
 - ``versions``: the table of changes in the bundled add-on per Blender version, and ``applies``.
 - ``import_hooks`` / ``export_hooks``: the user-extension classes it instantiates, which unpack
-  its hook arguments and hand views to ``operators.importing.session`` / ``operators.exporting.session``.
+  its hook arguments and hand views to the handlers in ``handlers``.
+- ``handlers``: whom the hooks hand their views to, registered by ``operators.register()``
+  (its import and export sessions and the live preview): this package never imports operators.
 - ``imported``: a view of one running import (nodes, stashed actions, rest corrections).
 - ``bone_children``: its misplaced objects parented to bones, and the correction.
 - ``draft_form``: the one-parse patch of its parser for the draft form of EXT_animation_sqlerp.
@@ -29,5 +31,5 @@ from .dialogs import register_export_draw, unregister_export_draw
 
 # Modules the rest of the add-on uses, imported by name when needed (each needs bpy but the views'
 # ``exported`` and ``imported``, which the rest of the add-on names as types).
-__all__ = ['draft_form', 'export_accessors', 'export_hooks', 'exported', 'import_hooks', 'imported', 'node_objects',
-           'register_export_draw', 'unregister_export_draw', 'versions']
+__all__ = ['draft_form', 'export_accessors', 'export_hooks', 'exported', 'handlers', 'import_hooks', 'imported',
+           'node_objects', 'register_export_draw', 'unregister_export_draw', 'versions']

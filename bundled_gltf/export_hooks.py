@@ -4,9 +4,10 @@ The exporter makes a ``glTF2ExportUserExtension`` (the package root forwards the
 each export, calls its ``gather_gltf_hook(..., animations, export_settings)`` once everything is
 gathered and ``gather_gltf_extensions_hook(gltf, export_settings)`` just before the JSON is made,
 and calls ``glTF2_pre_export_callback`` / ``glTF2_post_export_callback`` around a successful
-export. Each unpacks the arguments and hands views to ``operators.exporting.session`` (and the
-preview). The exporter logs and swallows hook exceptions (versions: critical_hooks is not set), so
-nothing here raises: a failure is the export's outcome.
+export. Each unpacks the arguments and hands views to the handlers the operators registered
+(``handlers``: ``operators.exporting.session`` and the live preview). The exporter logs and
+swallows hook exceptions (versions: critical_hooks is not set), so nothing here raises: a failure
+is the export's outcome.
 """
 
 import traceback
@@ -14,9 +15,7 @@ from typing import Any
 
 import bpy
 
-from ..operators.exporting import session as export_session
-from ..operators.preview import live as preview
-from . import export_views
+from . import export_views, handlers
 from .exported import ExportedScene, animation_pointers, meshopt
 from .versions import applies
 
@@ -24,7 +23,8 @@ from .versions import applies
 # The exporter's arguments are its own objects (io_scene_gltf2 has no types): Any below.
 class glTF2ExportUserExtension:
     def __init__(self) -> None:
-        self.options = export_session.start()
+        self.handler = handlers.exporting()
+        self.options = self.handler.start()
 
     def gather_gltf_hook(self, *args: Any) -> None:
         """(active_scene_idx, scenes, animations, export_settings) from 4.2 to 5.3; taken by
@@ -33,23 +33,23 @@ class glTF2ExportUserExtension:
             return
         animations, export_settings = (args[-2], args[-1]) if len(args) >= 2 else (None, None)
         if not (isinstance(animations, list) and isinstance(export_settings, dict)):
-            export_session.fail(f"Blender {bpy.app.version_string}: gather_gltf_hook got unexpected "
+            self.handler.fail(f"Blender {bpy.app.version_string}: gather_gltf_hook got unexpected "
                                 f"arguments ({', '.join(type(a).__name__ for a in args)})")
             return
         if meshopt(export_settings):
             # Meshopt-compressed samplers hold their float bytes under a 16-bit accessor until
             # the file is written, and the file then requires an extension this add-on's reader
             # (and its checks of what it wrote) cannot read.
-            export_session.fail("EXT_animation_sqlerp is not written with meshopt compression: "
+            self.handler.fail("EXT_animation_sqlerp is not written with meshopt compression: "
                                 "turn compression off for CUBICSLERP rotations")
             return
         try:
             scene = ExportedScene(export_settings)
         except Exception as error:  # noqa: BLE001 - its tree or settings moved: said, not raised
-            export_session.fail(f"Blender {bpy.app.version_string}: the bundled exporter's node "
+            self.handler.fail(f"Blender {bpy.app.version_string}: the bundled exporter's node "
                                 f"tree is not as expected ({type(error).__name__}: {error})")
             return
-        export_session.rewrite(animations, scene, self.options)
+        self.handler.rewrite(animations, scene, self.options)
         # Our importer fails on a pointer sampler that shares its input with a TRS sampler
         # (docs: blender-notes), so inputs are shared only in files without pointer channels.
         if export_views.SHARE_INPUTS and not animation_pointers(export_settings):
@@ -104,8 +104,8 @@ def drop_idle_iridescence(gltf: Any, animation_pointers: bool) -> int:
 
 def glTF2_pre_export_callback(export_settings: dict[str, Any]) -> None:
     """The exporter samples the scene with frame_set: it must see Blender's own evaluation."""
-    preview.hold_for_export()
+    handlers.previewing().hold_for_export()
 
 
 def glTF2_post_export_callback(export_settings: dict[str, Any]) -> None:
-    preview.release_after_export()
+    handlers.previewing().release_after_export()

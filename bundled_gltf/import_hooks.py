@@ -3,7 +3,8 @@
 The importer looks up ``glTF2ImportUserExtension`` on every enabled add-on module (the package
 root forwards the name here), makes one before it parses a file, and calls its hooks as
 ``hook(*args, gltf)``. Each hook here unpacks the arguments, wraps ``gltf`` in an
-``imported.ImportedScene`` and hands that to ``operators.importing.session``, which does the work.
+``imported.ImportedScene`` and hands that to the import handler the operators registered
+(``handlers.importing()``: ``operators.importing.session``), which does the work.
 
 An exception escaping a hook crashes the importer's error logger and aborts the import half-way
 (versions: hook_errors_crash_logger), so each hook catches everything and records it on the
@@ -14,8 +15,7 @@ from collections import namedtuple
 from typing import Any
 
 from ..core import EXTENSION_NAME
-from ..operators.importing import session as import_session
-from . import bone_children, draft_form
+from . import bone_children, draft_form, handlers
 from .imported import ImportedScene
 
 # The importer accepts a file that requires an extension when a user extension declares it
@@ -28,11 +28,12 @@ class glTF2ImportUserExtension:
     arguments are its own objects (io_scene_gltf2 has no types): Any below."""
 
     def __init__(self) -> None:
-        self.session = import_session.current()
+        self.handler = handlers.importing()
+        self.session = self.handler.current()
         self.anim_idx = -1  # the animation the importer builds
         # Declare the extension only when we will handle it: otherwise a file that requires it
         # would pass the importer's check and then crash it, instead of being refused cleanly.
-        wanted = import_session.exact_wanted()
+        wanted = self.handler.exact_wanted()
         self.extensions = [_Declared(EXTENSION_NAME, {}, True)] if wanted else []
         if wanted:
             # Made just before the importer parses the file: the draft form needs help there.
@@ -41,7 +42,7 @@ class glTF2ImportUserExtension:
     def gather_import_gltf_before_hook(self, gltf: Any) -> None:
         draft_form.unpatch()
         if self.session is None:
-            self.session = import_session.session_for_bundled_dialog(ImportedScene.of(gltf))
+            self.session = self.handler.session_for_bundled_dialog(ImportedScene.of(gltf))
 
     def gather_import_scene_after_nodes_hook(self, *args: Any) -> None:
         if self.session is None:
@@ -51,7 +52,7 @@ class glTF2ImportUserExtension:
         except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             self.session.fail("placing objects parented to bones")
         try:
-            import_session.bind_rig(self.session, ImportedScene.of(args[-1]))
+            self.handler.bind_rig(self.session, ImportedScene.of(args[-1]))
         except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             self.session.fail("matching the file with the rig")
 
@@ -63,7 +64,7 @@ class glTF2ImportUserExtension:
         anim_idx, gltf = args[0], args[-1]
         self.anim_idx = anim_idx
         try:
-            import_session.prepare_animation(self.session, ImportedScene.of(gltf), anim_idx)
+            self.handler.prepare_animation(self.session, ImportedScene.of(gltf), anim_idx)
         except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             self.session.fail(f"preparing animation {anim_idx}")
 
@@ -72,7 +73,7 @@ class glTF2ImportUserExtension:
         if self.session is None:
             return
         try:
-            import_session.pointer_channel_starts(self.session, ImportedScene.of(args[-1]), self.anim_idx, args[-2])
+            self.handler.pointer_channel_starts(self.session, ImportedScene.of(args[-1]), self.anim_idx, args[-2])
         except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             self.session.fail("following a pointer channel")
 
@@ -93,7 +94,7 @@ class glTF2ImportUserExtension:
         if self.session is None:
             return
         try:
-            import_session.finish_bundled_onto(self.session, ImportedScene.of(args[-1]))
+            self.handler.finish_bundled_onto(self.session, ImportedScene.of(args[-1]))
         except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             self.session.fail("adding the clips to the rig")
 
@@ -105,7 +106,7 @@ class glTF2ImportUserExtension:
         scene = ImportedScene.of(gltf)
         scene.animation_done()
         try:
-            import_session.rewrite_animation(session, scene, anim_idx, track_name)
+            self.handler.rewrite_animation(session, scene, anim_idx, track_name)
             session.animations_done += 1
         except Exception:  # noqa: BLE001 - recorded; a raised one would abort the import half-way
             session.fail(f"animation {anim_idx} '{track_name}'")

@@ -397,11 +397,15 @@ def test_meshopt_compression_turns_the_extension_off_with_a_clear_message():
     """Blender 5.2+'s bundled dialog offers meshopt compression; its samplers then hold float bytes
     under 16-bit accessors and the file requires an extension our reader cannot read. The hook
     must say so instead of failing on the accessors (called as the bundled exporter calls it)."""
-    from gltf_sqlerp.bundled_gltf import export_hooks
+    from gltf_sqlerp.bundled_gltf import export_hooks, handlers
     from gltf_sqlerp.operators.exporting import session as export_session
     from gltf_sqlerp.operators.exporting.outcome import ExportOptions
-    with export_session.Override(ExportOptions(0.01, "LINEAR", 0.1, "SHORT")):
-        hook = export_hooks.glTF2ExportUserExtension()
-        hook.gather_gltf_hook(0, [], [], {"gltf_meshopt_compression": True})
+    handlers.register(exporting=export_session)  # as operators.register() does
+    try:
+        with export_session.Override(ExportOptions(0.01, "LINEAR", 0.1, "SHORT")):
+            hook = export_hooks.glTF2ExportUserExtension()
+            hook.gather_gltf_hook(0, [], [], {"gltf_meshopt_compression": True})
+    finally:
+        handlers.unregister()
     outcome = export_session.last_outcome
     assert outcome is not None and "meshopt" in outcome.error

@@ -81,3 +81,13 @@ def test_operators_never_import_ui():
     found = [f"{p.relative_to(ROOT)}:{line}" for p in sorted((ROOT / "operators").rglob("*.py"))
              for line, target, _ in _imports(p) if target[:1] == ["ui"]]
     assert found == []
+
+
+
+def test_the_bundled_seam_never_imports_operators():
+    """The seam runs one way: bundled_gltf's hooks hand their views to the handlers operators
+    register (bundled_gltf/handlers.py), as the bundled add-on hands its work to user extensions."""
+    found = [f"{p.relative_to(ROOT)}:{line}" for p in sorted((ROOT / "bundled_gltf").rglob("*.py"))
+             for line, target, _ in _imports(p) if target[:1] == ["operators"]]
+    assert found == []
+
