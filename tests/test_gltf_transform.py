@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -481,3 +482,33 @@ def test_other_commands_keep_the_curves(inputs, tmp_path, command):
     assert errors(report) == []
     deviations = curve_deviations(inputs["fallback.glb"], target)
     assert len(deviations) == 3 and max(deviations.values()) <= TOLERANCE, deviations
+
+
+# Files the add-on exports from Blender (bench/bench_export.py's keyed rigs with CUBICSLERP channels,
+# every fallback form, 16-bit keys), written by the same child job as the web players' tests.
+EXPORT_JOB = HERE / "three_export_job.py"
+EXPORTED_RIGS = "a1,a2,a3"
+
+
+@pytest.mark.blender
+def test_files_the_add_on_exports_survive_optimize(tmp_path):
+    done = subprocess.run([sys.executable, str(EXPORT_JOB), str(tmp_path), "--rigs", EXPORTED_RIGS],
+                          capture_output=True, text=True, cwd=HERE, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    written = [Path(p) for p in json.loads(done.stdout.strip().splitlines()[-1])]
+    exported = [path for path in written if cubic_curves(core.load(str(path)))]
+    assert len(exported) >= 6, [p.name for p in written]  # a1-a3 with a fallback and required
+    (tmp_path / "optimized").mkdir()
+    made = {path: _output(tmp_path / "optimized", path.name, "optimize") for path in exported}
+    for source, target in made.items():
+        done = cli("optimize", source, target)
+        assert done.returncode == 0, (source.name, done.stdout[-2000:], done.stderr[-2000:])
+    plain = {source: target.with_name("decompressed.glb") for source, target in made.items()}
+    jobs = [{"input": str(made[s]), "output": str(p), "operation": "decompress"} for s, p in plain.items()]
+    assert all("error" not in outcome for outcome in transform(jobs, tmp_path))
+    assert [errors(report) for report in validate_all(list(made.values()))] == [[]] * len(made)
+    for source, target in made.items():
+        required = EXTENSION in read_file(source).json.get("extensionsRequired", [])
+        assert (EXTENSION in read_file(target).json.get("extensionsRequired", [])) == required, source.name
+        deviations = curve_deviations(source, plain[source])
+        assert max(deviations.values()) <= TOLERANCE, (source.name, deviations)

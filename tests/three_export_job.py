@@ -1,8 +1,10 @@
-"""Child process of tests/test_three_player.py (not a test module itself): the export benchmark's files.
+"""Child process of the web players' and glTF-Transform's tests (not a test module itself): the
+export benchmark's files.
 
-``python three_export_job.py FOLDER [CLIP ...]`` writes, with ``export_scene.gltf_sqlerp``, the files
-bench/bench_export.py measures for its keyed rigs (a1 to a6: every fallback it exports; the
-100-bone rig (c) takes minutes per export and is checked by the benchmark itself), and the files
+``python three_export_job.py FOLDER [--rigs KEY,...] [CLIP ...]`` writes, with
+``export_scene.gltf_sqlerp``, the files bench/bench_export.py measures for its keyed rigs (a1 to
+a6, or the keys given: every fallback it exports; the 100-bone rig (c) takes minutes per export
+and is checked by the benchmark itself), and the files
 bench/bench_real_export.py measures for the named clips of ../shared/assets (imported with
 Blender's bundled importer, exported with every fallback). The exports go through the benchmarks'
 own code (bench/export_modes.py), so these are the same files. Prints one JSON line: the written
@@ -17,7 +19,8 @@ from child_job import finish, tool
 
 
 
-def main(folder: Path, clips: list[str]) -> None:
+def main(folder: Path, clips: list[str], rigs: set[str] | None = None) -> None:
+    """The keyed rigs' files (only ``rigs`` when given: bench_export's keys) and the clips'."""
     modes = tool("bench/export_modes.py")
     bench = tool("bench/bench_export.py")
     keyed_rig = tool("tools/keyed_rig.py")
@@ -30,7 +33,7 @@ def main(folder: Path, clips: list[str]) -> None:
         modes.export(modes.Mode(f"ours {fallback}", "ours", fallback), path, clock)
         written.append(str(path))
 
-    for rig in (r for r in bench.RIGS if r.keyed):
+    for rig in (r for r in bench.RIGS if r.keyed and (rigs is None or r.key in rigs)):
         modes.rc.fidelity.reset_scene()
         rig.build(keyed_rig)
         for fallback in rig.fallbacks:
@@ -44,5 +47,12 @@ def main(folder: Path, clips: list[str]) -> None:
     print(json.dumps(written))
 
 
+def _arguments(argv: list[str]) -> tuple[Path, list[str], set[str] | None]:
+    folder, rest = Path(argv[0]), argv[1:]
+    if rest[:1] == ["--rigs"]:
+        return folder, rest[2:], set(rest[1].split(","))
+    return folder, rest, None
+
+
 if __name__ == "__main__":
-    finish(lambda: main(Path(sys.argv[1]), sys.argv[2:]))
+    finish(lambda: main(*_arguments(sys.argv[1:])))

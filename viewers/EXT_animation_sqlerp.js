@@ -11,7 +11,7 @@
 // rounding (tests/test_three_player.py, tests/test_babylon_player.py: within 1e-6 on every file of
 // the export benchmarks).
 //
-// SPDX-License-Identifier: MIT (the Blender add-on around it is GPL-3.0).
+// SPDX-License-Identifier: MIT (viewers/LICENSE; the Blender add-on around it is GPL-3.0).
 
 export const EXTENSION_NAME = 'EXT_animation_sqlerp';
 export const CUBICSLERP = 'CUBICSLERP';

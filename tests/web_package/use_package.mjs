@@ -5,8 +5,9 @@
 //
 //   node use_package.mjs SAMPLE.glb OUT.glb > result.json
 //
-// {"entries": {"<specifier>": ["export", ...]}, "three": {"times": [...], "quaternions": [[x, y, z, w], ...],
-//  "handWorked": [[x, y, z, w], ...]}, "gltfTransform": {"written": "OUT.glb", "extensionChannels": N}}
+// {"entries": {"<specifier>": ["export", ...]}, "three" and "babylon": {"node": 1, "times": [...],
+//  "quaternions": [[x, y, z, w], ...], "handWorked": [[x, y, z, w], ...]},
+//  "gltfTransform": {"written": "OUT.glb", "extensionChannels": N}}
 
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -53,6 +54,44 @@ async function three() {
 	return { node: 1, times, quaternions, handWorked };
 }
 
+/** The sample's first clip played by Babylon.js (NullEngine) with the extension, and the shared
+ * arithmetic of the package's root on the hand-worked keys. */
+async function babylon() {
+	const { NullEngine } = await import('@babylonjs/core/Engines/nullEngine.js');
+	const { Scene } = await import('@babylonjs/core/scene.js');
+	const { Logger } = await import('@babylonjs/core/Misc/logger.js');
+	const { LoadAssetContainerAsync } = await import('@babylonjs/core/Loading/sceneLoader.js');
+	await import('@babylonjs/loaders/glTF/2.0/index.js');
+	const { registerSqlerpExtension } = await import('ext-animation-sqlerp/babylon');
+	const { cubicSlerpInto, cubicSlerpKeys } = await import('ext-animation-sqlerp');
+	Logger.LogLevels = Logger.WarningLogLevel | Logger.ErrorLogLevel;
+	registerSqlerpExtension();
+	const engine = new NullEngine(), scene = new Scene(engine);
+	const container = await LoadAssetContainerAsync(new Uint8Array(fs.readFileSync(sample)), scene,
+		{ pluginExtension: '.glb' });
+	container.addAllToScene();
+	const [group] = container.animationGroups;
+	const node = scene.getTransformNodeByName(JSON.parse(readJson(sample)).nodes[1].name);
+	const times = [0, 0.3, 0.6, 1.25], quaternions = [];
+	group.start(false);
+	group.pause();
+	for (const time of times) {
+		group.goToFrame(time * 60); // the loader's targetFps
+		quaternions.push(node.rotationQuaternion.asArray());
+	}
+	engine.dispose();
+	const z = (degrees) => [0, 0, Math.sin(degrees * Math.PI / 360), Math.cos(degrees * Math.PI / 360)];
+	const keys = cubicSlerpKeys([z(0), z(0), z(45), z(45), z(90), z(90)].flat());
+	const handWorked = [0.25, 0.5, 0.75].map((u) => { const out = [0, 0, 0, 0]; cubicSlerpInto(out, 0, keys, 0, u); return out; });
+	return { node: 1, times, quaternions, handWorked };
+}
+
+/** The JSON chunk of a .glb. */
+function readJson(file) {
+	const bytes = fs.readFileSync(file);
+	return bytes.subarray(20, 20 + bytes.readUInt32LE(12)).toString('utf8');
+}
+
 /** The sample read and written by glTF-Transform with the extension registered. */
 async function gltfTransform() {
 	const { NodeIO } = await import('@gltf-transform/core');
@@ -66,4 +105,6 @@ async function gltfTransform() {
 	return { written: out, extensionChannels: channels.filter((c) => c.getExtension('EXT_animation_sqlerp')).length };
 }
 
-process.stdout.write(JSON.stringify({ entries: await entries(), three: await three(), gltfTransform: await gltfTransform() }));
+process.stdout.write(JSON.stringify({
+	entries: await entries(), three: await three(), babylon: await babylon(), gltfTransform: await gltfTransform(),
+}));

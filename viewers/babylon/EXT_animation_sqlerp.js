@@ -26,7 +26,7 @@
 // (the accessor data Babylon's animations use) and a glTF node's `_babylonTransformNode`, both in
 // the loader's type declarations.
 //
-// SPDX-License-Identifier: MIT (the Blender add-on around it is GPL-3.0).
+// SPDX-License-Identifier: MIT (viewers/LICENSE; the Blender add-on around it is GPL-3.0).
 
 import { Animation } from '@babylonjs/core/Animations/animation.js';
 import { Quaternion } from '@babylonjs/core/Maths/math.vector.js';

@@ -18,7 +18,7 @@
 // (tests/test_three_player.py: within 1e-6 on every file of the export benchmarks). No dependency
 // but three.
 //
-// SPDX-License-Identifier: MIT (viewers/three/LICENSE; the Blender add-on around it is GPL-3.0).
+// SPDX-License-Identifier: MIT (viewers/LICENSE; the Blender add-on around it is GPL-3.0).
 
 import { Interpolant, QuaternionKeyframeTrack, AnimationClip } from 'three';
 
