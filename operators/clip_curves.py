@@ -90,7 +90,7 @@ def channel_keys(action: bpy.types.Action, record: ChannelRecord) -> list[CurveK
             continue
         fcurve = curves.find(data_path, index=index) if curves is not None else None
         if fcurve is not None and len(fcurve.keyframe_points):
-            reason = _not_emulated(fcurve)
+            reason = not_emulated(fcurve)
             if reason:
                 return reason
             result.append(keys_of(fcurve))
@@ -115,14 +115,16 @@ def pointer_keys(action: bpy.types.Action, record: PointerRecord) -> list[CurveK
         if fcurve is None or not len(fcurve.keyframe_points):
             result.append(None)
             continue
-        reason = _not_emulated(fcurve)
+        reason = not_emulated(fcurve)
         if reason:
             return reason
         result.append(keys_of(fcurve))
     return result
 
 
-def _not_emulated(fcurve):
+def not_emulated(fcurve: bpy.types.FCurve) -> str:
+    """Why the preview cannot play ``fcurve`` as Blender does (muted, modifiers, extrapolation),
+    or "" when it can."""
     name = f"{fcurve.data_path}[{fcurve.array_index}]"
     if fcurve.mute:
         return f"{name} is muted"

@@ -102,13 +102,13 @@ def keyframes_for(sampler: Sampler, tolerance_deg: float = 0.01, bake_times: npt
         values = values.reshape(len(last), -1, values.shape[1])[last].reshape(-1, values.shape[1])
     keys = values[1::3] if cubic else values
     if len(times) == 1:
-        return _with_handles(times, keys[:1], None, None, CONSTANT)
+        return with_handles(times, keys[:1], None, None, CONSTANT)
     if sampler.interpolation == "STEP":
         return _straight(times, quat.make_continuous(keys) if rotation else keys, CONSTANT)
     if not rotation:
         if sampler.interpolation == "LINEAR":
             return _straight(times, keys, LINEAR)
-        return _with_handles(times, keys, values[0::3], values[2::3], BEZIER)
+        return with_handles(times, keys, values[0::3], values[2::3], BEZIER)
     if sampler.interpolation == "LINEAR":
         return _slerp_keyframes(times, keys, tolerance_deg)
     return _rotation_keyframes(sampler, times, values, keys, tolerance_deg, frames_per_second)
@@ -116,7 +116,8 @@ def keyframes_for(sampler: Sampler, tolerance_deg: float = 0.01, bake_times: npt
 
 # --- key sets -------------------------------------------------------------------------------------
 
-def _with_handles(times, values, arriving, leaving, modes) -> Keyframes:
+def with_handles(times: np.ndarray, values: np.ndarray, arriving: np.ndarray | None, leaving: np.ndarray | None,
+                 modes: object) -> Keyframes:
     """Keys with handles one third of the adjacent segment away in time, along the given slopes
     (value per second: ``arriving`` at a key from the left, ``leaving`` it to the right). The first
     key's left and the last key's right handle are never played (constant extrapolation): they
@@ -155,7 +156,7 @@ def _baked(sampler, bake_times, rotation):
     if rotation:
         values = quat.make_continuous(values)
     if len(times) == 1:
-        return _with_handles(times, values, None, None, CONSTANT)
+        return with_handles(times, values, None, None, CONSTANT)
     return _straight(times, values, LINEAR)
 
 
@@ -187,7 +188,7 @@ def _slerp_keyframes(times, keys, tolerance_deg):
     m = len(new_times)
     arrive, leave = np.empty((m, 4)), np.empty((m, 4))
     leave[:-1], arrive[1:] = leaving, arriving
-    return _with_handles(new_times, np.vstack([new_values, v[-1:]]), arrive, leave, BEZIER)
+    return with_handles(new_times, np.vstack([new_values, v[-1:]]), arrive, leave, BEZIER)
 
 
 @dataclass
@@ -215,7 +216,7 @@ def _rotation_keyframes(sampler, times, values, keys, tolerance_deg, frames_per_
     start = rotation_start(sampler, times, values, keys, frames_per_second)
     limits = chord2_limits(tolerance_deg)
     times, values, arriving, leaving, gaps = refine(sampler, start, lambda times, segments: limits)
-    refined = _with_handles(times, values, arriving, leaving, _modes(gaps))
+    refined = with_handles(times, values, arriving, leaving, gap_modes(gaps))
     refined.jumps = start.jumps
     return refined
 
@@ -293,7 +294,7 @@ def refine(sampler: Sampler, start: RefineStart,
         if not segments.size:
             break
         sure, limit = limits(times, segments)
-        keys = Prepared(_with_handles(times, values, arriving, leaving, _modes(gaps)))
+        keys = Prepared(with_handles(times, values, arriving, leaving, gap_modes(gaps)))
         screened = _worst_chord2(sampler, keys, times, segments, SCREEN_PROBES)
         unsure = np.flatnonzero((screened > sure) & (screened <= limit))
         worst = screened.copy()
@@ -319,7 +320,8 @@ def _worst_chord2(sampler, keys, times, segments, probes):
     return quat.chord2(played, sampler.evaluate(at)).reshape(len(segments), -1).max(axis=1)
 
 
-def _modes(gaps):
+def gap_modes(gaps: np.ndarray) -> np.ndarray:
+    """Each segment's Blender interpolation: CONSTANT across a gap (a STEP hold), else BEZIER."""
     return np.where(gaps, CONSTANT, BEZIER)
 
 

@@ -105,7 +105,7 @@ def _slerp_channels(samplers, tolerances, frames_per_second=None):
 
 
 def _split_with_handles(times, values, arriving, leaving, rows):
-    """keyframes._with_handles for each channel's rows[k]:rows[k + 1], computed once for all:
+    """keyframes.with_handles for each channel's rows[k]:rows[k + 1], computed once for all:
     handles a third of the adjacent segment away, the ends mirroring their inner side."""
     third = np.append(np.diff(times), 0.0) / 3.0
     before, after = np.roll(third, 1), third.copy()

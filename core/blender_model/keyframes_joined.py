@@ -16,7 +16,7 @@ import numpy as np
 from ..sampling import quaternions as quat
 from ..sampling import Sampler
 from .curve_slopes import sqlerp_end_slopes
-from .keyframes import Keyframes, RefineStart, _modes, _with_handles, chord2_limits, keyframes_for, refine
+from .keyframes import Keyframes, RefineStart, gap_modes, with_handles, chord2_limits, keyframes_for, refine
 from ..sampling import jump_times
 from ..constants import CUBICSLERP
 
@@ -95,8 +95,8 @@ def _refined(line, tolerances):
         i, j = bounds[c], bounds[c + 1]
         # refine() chains signs along the whole line; each channel starts in its first key's sign.
         sign = -1.0 if float(np.dot(values[i], line.rows[3 * line.first[c] + 1])) < 0.0 else 1.0
-        keys = _with_handles(_restored(times[i:j] - line.shift[c], own), sign * values[i:j],
-                             sign * arriving[i:j], sign * leaving[i:j], _modes(gaps[i:j - 1]))
+        keys = with_handles(_restored(times[i:j] - line.shift[c], own), sign * values[i:j],
+                             sign * arriving[i:j], sign * leaving[i:j], gap_modes(gaps[i:j - 1]))
         keys.jumps = np.zeros(0)
         out.append(keys)
     return out

@@ -114,7 +114,7 @@ def _kernel(interpolation, times, values, keys, rotation):
             _store_normalized(arc.at(Gather(j, ordered), u), out)
         return slerp
     if interpolation == "CUBICSPLINE":
-        coeffs = _hermite_coefficients(times, values)
+        coeffs = hermite_coefficients(times, values)
         if rotation:
             return lambda k, t, out, ordered: _store_normalized(_horner(coeffs, k, t).T, out)
         return lambda k, t, out, ordered: np.copyto(out, _horner(coeffs, k, t))
@@ -303,7 +303,7 @@ def nearer_end(k: npt.NDArray[np.intp],
     return j, u
 
 
-def _hermite_coefficients(times, values):
+def hermite_coefficients(times: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Appendix C cubic Hermite spline, tangents scaled by the segment duration td:
 
     p(t) = (2t^3-3t^2+1) v_k + (t^3-2t^2+t) td b_k + (-2t^3+3t^2) v_{k+1} + (t^3-t^2) td a_{k+1},

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import quaternions as quat
-from .interpolation import _hermite_coefficients
+from .interpolation import hermite_coefficients
 from ..constants import CUBICSLERP, CUBIC_INTERPOLATIONS
 
 if TYPE_CHECKING:  # pose_player imports this module
@@ -196,7 +196,7 @@ class _Hermite(_Group):
         times = np.concatenate([c.times for c in channels])
         values = np.concatenate([c.values if self.rotation else c.mapped() for c in channels])
         keys = values[1::3]
-        coeffs = _hermite_coefficients(times, values)                       # (n - 1, 4, k)
+        coeffs = hermite_coefficients(times, values)                       # (n - 1, 4, k)
         coeffs = np.concatenate([coeffs, coeffs[-1:]]).reshape(len(keys), -1)
         following = np.append(keys[1:], keys[-1:], axis=0)
         self.table = np.concatenate([coeffs, following], axis=1)

@@ -17,7 +17,7 @@ import numpy as np
 from ...core.blender_model import rotation_modes
 from ...core.fitting import RotationMotion
 from ...core.blender_model import CurveKeys
-from ..clip_curves import _not_emulated, keys_of
+from ..clip_curves import not_emulated, keys_of
 from ..fcurves import ActionSlot, SlotUser, layered
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def rotation_motion(obj: bpy.types.Object, bone_name: str | None,
         if fcurve is None or not len(fcurve.keyframe_points):
             curves.append(CurveKeys.constant(current[index]))
             continue
-        reason = _not_emulated(fcurve)
+        reason = not_emulated(fcurve)
         if reason:
             return reason
         keys = keys_of(fcurve)

@@ -60,7 +60,7 @@ def rewrite(animations: list[Any], scene: "bundled_exported.ExportedScene", opti
     outcome = Outcome()
     # id(accessor) -> (accessor, bundled times): shared accessors are fixed once
     inputs: dict[int, tuple[Any, np.ndarray]] = {}
-    jobs: list[_Job] = []
+    jobs: list[Job] = []
     later: list[_Sampled] = []  # channels Blender is sampled for, all at once
     with ChannelFits(options) as fits:
         for animation in animations:
@@ -142,7 +142,7 @@ def _worlds(animations, jobs, scene, timing, options):
 
 
 def _channel(animation, channel, scene, timing, fits):
-    """(ChannelOutcome, the channel's _Job or None when it keeps the bundled sampler)."""
+    """(ChannelOutcome, the channel's Job or None when it keeps the bundled sampler)."""
     node = scene.by_gltf_node(channel.target.node)
     name = getattr(channel.target.node, "name", "?")
     result = ChannelOutcome(animation.name, name)
@@ -176,7 +176,7 @@ def _channel(animation, channel, scene, timing, fits):
         return result, None
     stored = stored_keys(action, obj, bone, target)
     task = ChannelTask(target, start, end, stored, samples)
-    return result, _Job(animation, channel, task, result, key)
+    return result, Job(animation, channel, task, result, key)
 
 
 @dataclass
@@ -255,13 +255,13 @@ def _sampled_jobs(later, scene, timing):
             continue
         result.skipped, result.sampled = "", entry.reason
         task = ChannelTask(target, request.start, request.end, None, samples)
-        jobs.append(_Job(entry.animation, entry.channel, task, result,
+        jobs.append(Job(entry.animation, entry.channel, task, result,
                          (request.obj.name, request.bone, request.action.name if request.action else "")))
     return jobs, unheld
 
 
 @dataclass
-class _Job:
+class Job:
     """One channel to fit: its Blender-free task, and where ``write`` puts the result."""
     animation: Any  # the bundled exporter's animation and channel objects (untyped)
     channel: Any

@@ -44,7 +44,7 @@ from .timing import Timing
 if TYPE_CHECKING:
     from ...bundled_gltf import exported as bundled_exported
     from .fitting import ChannelFits
-    from .rotations import _Job
+    from .rotations import Job
 
 # Rounds of tighter fallback shares after the pass down the tree.
 FALLBACK_ROUNDS = 2
@@ -64,10 +64,10 @@ class _World:
 
 
 class AnimationWorld:
-    """One glTF animation's rotation jobs (export_rotations._Job, at ``positions`` in the
+    """One glTF animation's rotation jobs (export_rotations.Job, at ``positions`` in the
     export's list) and every glTF node above them, composed over the animation's time range."""
 
-    def __init__(self, animation: Any, jobs: Sequence[_Job], positions: Sequence[int],
+    def __init__(self, animation: Any, jobs: Sequence[Job], positions: Sequence[int],
                  scene: bundled_exported.ExportedScene, timing: Timing, options: ExportOptions):
         """``animation``: the bundled exporter's animation object (untyped)."""
         self.jobs, self.positions = jobs, positions
@@ -289,7 +289,7 @@ def _sampled_rotations(animation, timing):
     return result
 
 
-def hold(worlds: Sequence[AnimationWorld], jobs: Sequence[_Job], fitted: list[ChannelKeys], options: ExportOptions,
+def hold(worlds: Sequence[AnimationWorld], jobs: Sequence[Job], fitted: list[ChannelKeys], options: ExportOptions,
          fits: ChannelFits, pending: set[int] | None = None,
          idle: Iterator[bool] | None = None) -> tuple[set[int], float | None, float | None]:
     """Fit again the channels whose node's world rotation misses (in place in ``fitted``, by
