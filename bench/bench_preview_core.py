@@ -38,7 +38,7 @@ def import_package():
 
 def make_channel(pose_player, quat, rng, interpolation):
     """A smooth random rotation walk (~29 degree steps) at uneven times; CUBICSLERP gets the
-    time-aware control points of conventions section 2 as both tangents."""
+    time-aware control points of spec "Tangents a writer starts from" as both tangents."""
     increments = quat.exp(rng.normal(0.0, 0.25, (KEYS, 3)))
     keys = np.empty((KEYS, 4))
     keys[0] = quat.exp(rng.normal(0.0, 1.0, 3))

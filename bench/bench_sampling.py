@@ -93,7 +93,7 @@ def mathutils_cubicslerp(times, keys, values, query):
     """The same CUBICSLERP work per sample in Python with mathutils (float32 C math).
 
     Segment by bisect, t, three Quaternion.slerp calls (Blender's interp_qt_qtqt takes the short
-    path by the sign of the dot product, as the conventions require), normalize; clamping and
+    path by the sign of the dot product, as the spec requires), normalize; clamping and
     exact key times return the key, like the core.
     """
     from mathutils import Quaternion

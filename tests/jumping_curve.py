@@ -1,4 +1,4 @@
-"""A one-segment CUBICSLERP curve that jumps (conventions section 1), shared by tests (not a test
+"""A one-segment CUBICSLERP curve that jumps (spec "Where the curve is discontinuous"), shared by tests (not a test
 module): its keys, and the time of its jump found here by scalar bisection on the inner dot
 p(u) . s(u) with glTF 2.0 Appendix C's slerp written out in plain Python, not the core's."""
 

@@ -150,7 +150,7 @@ def test_a_smooth_dense_rotation_gets_far_fewer_cubicslerp_keys_within_the_toler
     assert fallback <= report.fallback_tolerance_deg and fallback <= 1.01 * report.world_max_fallback_deg
 
 
-def test_the_fallback_is_reduced_the_old_data_gone_and_the_keys_follow_the_conventions(tmp_path):
+def test_the_fallback_is_reduced_the_old_data_gone_and_the_keys_follow_the_spec(tmp_path):
     # Changed on purpose (issue 17): the channel's own sampler used to stay untouched as the
     # fallback; now it holds the reduced fallback and the dense keys leave the file.
     source, destination = tmp_path / "dense.gltf", tmp_path / "sparse.gltf"
@@ -186,7 +186,7 @@ def test_the_fallback_is_reduced_the_old_data_gone_and_the_keys_follow_the_conve
     assert len(v) == len(key_times) and np.allclose(a[0], v[0], atol=1e-4) and np.allclose(b[-1], v[-1], atol=1e-4)
     assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-6)
     for left, right in ((v[:-1], v[1:]), (v[:-1], b[:-1]), (v[1:], a[1:]), (b[:-1], a[1:])):
-        assert (np.sum(left * right, axis=1) >= 0.0).all()  # conventions §2 sign rules
+        assert (np.sum(left * right, axis=1) >= 0.0).all()  # spec "Sign rules for writers" sign rules
 
 
 def test_a_lively_motion_becomes_linear_keys_alone_without_the_extension(tmp_path):
@@ -276,7 +276,7 @@ def test_converted_files_pass_the_khronos_validator_and_load_without_warnings(tm
     for (_, destination), before, after in zip(pairs, reports[0::2], reports[1::2]):
         assert errors(after) == [], destination
         assert core.load(destination).warnings == [], destination
-        # What conventions §3 predicts for the fallback form, per CUBICSLERP sampler, and nothing
+        # What spec "Channel forms" predicts for the fallback form, per CUBICSLERP sampler, and nothing
         # else that the source did not have already.
         samplers = sum(s["interpolation"] == "CUBICSLERP"
                        for a in gltf_json(destination)["animations"] for s in a["samplers"])

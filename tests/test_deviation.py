@@ -317,7 +317,7 @@ def arm(fidelity):
 @pytest.mark.blender
 def test_report_after_import_matches_the_core(arm):
     """Every bone's curves within the import tolerance of the extension; EXT-FALLBACK equal to
-    the core's own evaluation of the file (local rotations, conventions §4 angle, same times)."""
+    the core's own evaluation of the file (local rotations, spec "Error measure" angle, same times)."""
     from gltf_sqlerp import core
     from gltf_sqlerp.core.sampling.metrics import dense_times, rotation_deviation
     from gltf_sqlerp.operators.preview.deviation import report

@@ -109,3 +109,27 @@ def test_the_front_page_and_each_manual_page_stay_short():
                for page in [ROOT / "README.md", *(ROOT / "docs" / "manual").glob("*.md")]}
     assert lengths["README.md"] <= 250, lengths
     assert {page: n for page, n in lengths.items() if n > 400} == {}, lengths
+
+
+SPEC = ROOT / "docs" / "EXT_animation_sqlerp" / "README.md"
+# spec "<a heading>", on one line (a citation broken across lines is reported as one).
+CITATION = re.compile(r'spec "(?P<title>[A-Z][^"\n]*)(?P<end>"|$)', re.MULTILINE)
+OUTSIDE = {".git", "node_modules", "example_out", "dist", "build", "fuzz_escapes"}
+
+
+def _code_files():
+    return [path for path in ROOT.rglob("*") if path.suffix in (".py", ".js", ".mjs")
+            and not any(part in OUTSIDE or part.startswith((".venv", ".node")) for part in path.parts)]
+
+
+def test_every_spec_citation_in_the_code_names_a_section_of_the_spec():
+    """Comments cite the extension's settled text as ``spec "<heading>"``: a heading of
+    docs/EXT_animation_sqlerp/README.md, which a clone has (not a file outside the repository)."""
+    titles = {match["title"] + '"' for line in SPEC.read_text(encoding="utf-8").splitlines()
+              if (match := HEADING.match(line))}
+    cited = [(path.relative_to(ROOT).as_posix(), match["title"] + match["end"]) for path in _code_files()
+             for match in CITATION.finditer(path.read_text(encoding="utf-8"))]
+    assert len(cited) >= 40  # the pattern finds them
+    assert [(path, title) for path, title in cited if title not in titles] == []  # unclosed ones too
+    assert [p.relative_to(ROOT).as_posix() for p in _code_files()
+            if "sqlerp-" + "conventions" in p.read_text(encoding="utf-8")] == []  # the project's own file

@@ -96,7 +96,7 @@ def test_the_file_passes_the_khronos_validator_and_reads_back_without_warnings(j
                    if not c.uses_extension)
     else:
         assert len(sqlerp) == 7
-    for channel in sqlerp:  # conventions section 2, on the data as written
+    for channel in sqlerp:  # spec "Sign rules for writers", on the data as written
         a, v, b = (channel.sampler.values.reshape(-1, 3, 4)[:, i] for i in range(3))
         dot = lambda p, q: np.einsum("ij,ij->i", p, q)  # noqa: E731
         assert (dot(v[:-1], v[1:]) >= 0).all() and (dot(v[:-1], b[:-1]) >= 0).all()
@@ -129,7 +129,7 @@ def test_our_import_plays_blenders_original_motion_in_every_mode(job):
 def test_the_linear_file_passes_the_validator_with_only_the_predicted_warnings(linear_job):
     report = gltf_validator.validate(linear_job["path"])
     assert gltf_validator.errors(report) == []
-    # What the conventions (section 3) predict for the fallback form, and nothing else of ours.
+    # What spec "Channel forms" predict for the fallback form, and nothing else of ours.
     animation_warnings = {(m["code"], m["pointer"].rsplit("/", 1)[-1]) for m in report["issues"]["messages"]
                           if m["severity"] == 1 and m["pointer"].startswith("/animations")}
     assert animation_warnings <= {("VALUE_NOT_IN_LIST", "interpolation")}
@@ -175,7 +175,7 @@ def test_reexporting_an_imported_cubicslerp_file_keeps_its_keys_and_tangents(tmp
     for name, (times, values) in original.items():
         new_times, new_values = again[name]
         assert np.array_equal(new_times, times)
-        # Same rotations to float32; a_1 and b_n are written as v_1 and v_n (conventions section 2).
+        # Same rotations to float32; a_1 and b_n are written as v_1 and v_n (spec "CUBICSLERP Interpolation").
         same = np.minimum(np.abs(new_values - values), np.abs(new_values + values)).max(axis=1)
         assert same[1:-1].max() < 1e-7
         assert np.allclose(new_values[0], new_values[1]) and np.allclose(new_values[-1], new_values[-2])

@@ -1,11 +1,11 @@
 """The real Khronos glTF-Validator (the pinned npm package) on our samples and on its own test cases.
 
 This checks the tool that later tests use to hold every file the exporter writes to 0 errors, and
-what ../shared/docs/sqlerp-conventions.md section 3 says the validator reports for each channel form
+what spec "Channel forms" says the validator reports for each channel form
 of EXT_animation_sqlerp. The validator does not know the extension: it sees the CUBICSLERP samplers
 as core samplers with an unknown interpolation. Beyond the animation, the samples also get warnings
 and hints about their mesh and skin (ACCESSOR_JOINTS_USED_ZERO_WEIGHT, NODE_SKINNED_MESH_NON_ROOT,
-BUFFER_VIEW_TARGET_MISSING): no errors, and not what the conventions doc is about, so they are not
+BUFFER_VIEW_TARGET_MISSING): no errors, and not what the spec's channel forms are about, so they are not
 asserted here.
 
 No test here needs Blender. A missing Node.js or validator fails them (see gltf_validator.py).

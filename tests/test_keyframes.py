@@ -3,7 +3,7 @@
 Expected values come from outside the module: a plain-Python F-curve evaluator written here from
 the Bezier definition (control points, x(s) = t solved by bisection, y(s) by de Casteljau) plus the
 handle limit of Blender's fcurve.cc (BKE_fcurve_correct_bezpart); Appendix C's Hermite, slerp and
-the conventions' CUBICSLERP formula in scalar Python; numbers worked by hand; and an angle formula
+the spec's CUBICSLERP formula in scalar Python; numbers worked by hand; and an angle formula
 other than the core's (4 asin(|q1 - q2'| / 2), q2' = q2 in q1's hemisphere).
 """
 
@@ -101,7 +101,7 @@ def slerp(a, b, t):
 
 
 def sqlerp(v0, b0, a1, v1, t):
-    """Conventions section 1."""
+    """The formula of spec "CUBICSLERP Interpolation"."""
     return unit(slerp(slerp(v0, v1, t), slerp(b0, a1, t), 2.0 * t * (1.0 - t)))
 
 
@@ -356,7 +356,7 @@ def test_random_cubicslerp_curves_within_tolerance(seed, count, step):
     v = chain(step, count, seed)
     times = list(np.cumsum(rng.uniform(0.1, 1.0, count)) - 0.05)
     # Tangents up to 30 degrees from their keys, each independent, so keys have corners
-    # (a_i != b_i); with steps up to 100 degrees every dot of the conventions' sign rules stays
+    # (a_i != b_i); with steps up to 100 degrees every dot of the spec's sign rules stays
     # positive, so the curve has no jump that keys could not follow.
     a = [qmul(q, about(rng.normal(size=3), rng.uniform(0.0, 30.0))) for q in v]
     b = [qmul(q, about(rng.normal(size=3), rng.uniform(0.0, 30.0))) for q in v]

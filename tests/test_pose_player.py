@@ -167,7 +167,7 @@ def test_hand_worked_translation_and_quarter_turn():
 
 def test_cubicslerp_with_equal_tangents_is_slerp():
     # a_i = b_i = v_i: the tangent arc equals the key arc, so the outer slerp stays on it
-    # (conventions section 1): z(0) -> z(90) at t = 0.5 is z(45).
+    # (spec "CUBICSLERP Interpolation"): z(0) -> z(90) at t = 0.5 is z(45).
     keys = np.array([[0, 0, 0, 1], [0, 0, R2, R2]])
     values = np.repeat(keys, 3, axis=0)
     channel = PlayerChannel("CUBICSLERP", np.array([0.0, 1.0]), values, "rotation", np.eye(4), np.zeros(4))

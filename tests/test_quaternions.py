@@ -237,7 +237,7 @@ def test_make_continuous_gives_nonnegative_dots_and_same_rotations(quats, flips)
     assert np.all(np.abs(np.abs(out) - np.abs(q)) == 0.0)   # each row is +q or -q
 
 
-# --- CUBICSLERP (conventions section 1) ---------------------------------------------------------
+# --- CUBICSLERP (spec "CUBICSLERP Interpolation") ---------------------------------------------------------
 
 def random_walk(seed, n, step=1.0):
     """n unit keys, consecutive rotations at most `step` radians of half angle apart, dot >= 0."""

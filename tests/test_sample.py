@@ -1,7 +1,7 @@
-"""Our own EXT_animation_sqlerp sample follows the conventions doc.
+"""Our own EXT_animation_sqlerp sample follows the spec (docs/EXT_animation_sqlerp/README.md).
 
 The expected values are computed here with plain ``math`` on one quaternion at a time, independent
-of the numpy core, from the formulas of ``shared/docs/sqlerp-conventions.md``; the file is read
+of the numpy core, from the spec's formulas; the file is read
 with ``json`` and ``numpy.frombuffer``, independent of the core's reader.
 """
 
@@ -113,7 +113,7 @@ def sample(request):
     return SAMPLES / request.param
 
 
-def test_layout_and_tangents_follow_the_conventions(sample):
+def test_layout_and_tangents_follow_the_spec(sample):
     document, accessor = read_plain(sample)
     assert "EXT_animation_sqlerp" in document["extensionsUsed"]
     turns = []
@@ -123,7 +123,7 @@ def test_layout_and_tangents_follow_the_conventions(sample):
         out = [tuple(float(c) for c in row) for row in accessor(cubic["output"])]
         a, v, b = out[0::3], out[1::3], out[2::3]
         assert len(out) == 3 * len(times) >= 6
-        assert a[0] == v[0] and b[-1] == v[-1]  # conventions §2: unit ends, not zeros
+        assert a[0] == v[0] and b[-1] == v[-1]  # spec "CUBICSLERP Interpolation": unit ends, not zeros
         for i in range(1, len(times) - 1):
             h_p, h_n = times[i] - times[i - 1], times[i + 1] - times[i]
             l_prev = qlog(qmul(qinv(v[i]), v[i - 1]))

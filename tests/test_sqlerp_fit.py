@@ -224,7 +224,7 @@ def test_b_needs_two_key_times():
 
 
 def test_c1_control_points_are_kept_where_they_follow_the_motion():
-    # The conventions' time-aware control points s_i give a C1 curve; measured here with the
+    # The time-aware control points s_i (spec "Tangents a writer starts from") give a C1 curve; measured here with the
     # reference evaluator, it stays within 0.2 degrees of this slow motion, so with a 0.5 degree
     # tolerance the fit keeps a_i = b_i = s_i everywhere.
     slow = lambda t: moving_axis(np.asarray(t) / 6.0)  # noqa: E731

@@ -1,4 +1,4 @@
-"""The CUBICSLERP fit never writes a curve that jumps (conventions section 1), and
+"""The CUBICSLERP fit never writes a curve that jumps (spec "Where the curve is discontinuous"), and
 core.sampling.jumping_segments finds the segments that do.
 
 The reference is tests/jumping_curve.py's Appendix C slerp in plain Python: p(u) . s(u), with

@@ -1,10 +1,10 @@
 """core.gltf.validation on small glTF documents built here: the EXT_animation_sqlerp checks
-(conventions §3) and validator checks that the validator's own test cases do not cover.
+(spec "Channel forms") and validator checks that the validator's own test cases do not cover.
 
 Each document is JSON plus one ``data:`` URI buffer packed with numpy, read through
-``gltf_file.parse_bytes`` like a file. Expected codes and pointers come from conventions §1-§3,
-the draft extension text and glTF-Validator's source (lib/src/base/animation.dart), not from
-the code under test.
+``gltf_file.parse_bytes`` like a file. Expected codes and pointers come from the spec
+(docs/EXT_animation_sqlerp/README.md), the draft extension text and glTF-Validator's source
+(lib/src/base/animation.dart), not from the code under test.
 """
 
 import base64
@@ -97,7 +97,7 @@ def of(findings, code):
     return [f for f in findings if f.code == code]
 
 
-# --- channel forms (conventions §3) ------------------------------------------------------------
+# --- channel forms (spec "Channel forms") ------------------------------------------------------------
 
 def test_fallback_form_is_valid():
     asset = Asset()
@@ -230,7 +230,7 @@ def test_normalized_integer_quaternions_are_accepted(component, scale):
     assert asset.validate([anim], required=(EXT,)) == []
 
 
-# --- quaternion lengths (conventions §1: a_1 and b_n are never used) ---------------------------
+# --- quaternion lengths (spec "CUBICSLERP Interpolation": a_1 and b_n are never used) ---------------------------
 
 def test_non_unit_value_is_a_warning():
     rows = cubic_rows(3)

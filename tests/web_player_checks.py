@@ -143,7 +143,8 @@ def hand_worked_file(folder, form):
     # v1 = identity, v2 = 90 degrees about Z, b1 = a2 = 45 degrees about Z. "zero ends" stores a1
     # and b2 (never used) as zero; "negated" stores a2 and v2 as -q, the same rotations: the
     # shortest-path rule plays the same. "pointer" hangs the extension off a KHR_animation_pointer
-    # channel to "/nodes/0/rotation" (conventions: allowed, and played as the node channel).
+    # channel to "/nodes/0/rotation" (spec "Channels through KHR_animation_pointer": allowed, and
+    # played as the node channel).
     first, last = ([0.0] * 4, [0.0] * 4) if form == "zero ends" else (about_z(0), about_z(90))
     sign = -1.0 if form == "negated" else 1.0
     values = [first, about_z(0), about_z(45), list(sign * np.array(about_z(45))),
@@ -193,7 +194,7 @@ def export_benchmark_files_play_as_the_core(folder, player):
     for path, (deviation, samples) in zip(written, play_like_the_core(written, player)):
         assert samples > 1000 and deviation <= TOLERANCE, (path.name, deviation, samples)
         worst = max(worst, deviation)
-    # Conventions section 1: the export's own curves never jump (p . s keeps its sign across every
+    # spec "Where the curve is discontinuous": the export's own curves never jump (p . s keeps its sign across every
     # segment), so every player, flipping or not, plays them alike.
     for path, document in zip(written, loaded):
         cubic = [c.sampler for a in document.animations for c in a.channels if c.uses_extension]

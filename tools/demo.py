@@ -2,7 +2,7 @@
 
 1. Core: loads a glTF file (by default the project's own EXT_animation_sqlerp sample), validates
    it, and for every rotation channel with both the CUBICSLERP extension and a fallback, evaluates
-   both over dense samples and prints how far apart they are (conventions §4).
+   both over dense samples and prints how far apart they are (spec "Error measure").
 2. Blender (the real ``bpy`` module): imports the file with this add-on and, for comparison, with
    Blender's bundled glTF importer alone, plays every clip at every frame and half frame, and
    prints how far each is from the spec (world rotations in degrees, vertices as a fraction of

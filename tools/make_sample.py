@@ -2,7 +2,7 @@
 
 No public file uses EXT_animation_sqlerp, so we author one. The arm's rotations are CUBICSLERP with
 uneven key spacing and large turns (over 120 degrees between some keys), tangents set to the
-time-aware control points of the conventions doc (a_i = b_i = s_i, a_1 = v_1, b_n = v_n), and a
+time-aware control points of spec "Tangents a writer starts from" (a_i = b_i = s_i, a_1 = v_1, b_n = v_n), and a
 LINEAR fallback resampled to stay within 0.1 degrees of the CUBICSLERP curve.
 
 Writes into samples/ (or the folder given as the first argument):
@@ -32,7 +32,7 @@ from gltf_sqlerp.core.gltf.writer import BufferBuilder, write_glb, write_gltf  #
 # Key times in seconds (uneven on purpose) and, per bone, key rotations as (axis, degrees).
 KEY_TIMES = np.array([0.0, 0.35, 1.0, 1.25, 2.0])
 # Large turns (126-135 degrees between some keys) keep one direction, so the C1 control points
-# satisfy the sign rules of conventions §2 without extra keys; reversals are small.
+# satisfy the sign rules of spec "Sign rules for writers" without extra keys; reversals are small.
 BONE_KEYS = {
     "Shoulder": [((0, 0, 1), 0), ((0, 0, 1), 60), ((0.2, 0, 1), 185), ((0, 0, 1), 230), ((0, 0, 1), 300)],
     "Elbow": [((1, 0, 0), 0), ((1, 0, 0), 35), ((1, 0.3, 0), 165), ((1, 0, 0), 175), ((1, 0, 0), 310)],
@@ -62,12 +62,12 @@ def cubicslerp_output(times, values):
 
 
 def check_sign_rules(values, output):
-    """Conventions §2: v_k.v_k+1, v_k.b_k, v_k+1.a_k+1 and b_k.a_k+1 all >= 0, so that evaluators
-    that flip to the short path and those that never flip play the same curve."""
+    """The sign rules (spec "Sign rules for writers"): v_k.v_k+1, v_k.b_k, v_k+1.a_k+1 and
+    b_k.a_k+1 all >= 0, so that evaluators that flip to the short path and those that never flip play the same curve."""
     a, b = output[0::3], output[2::3]
     pairs = [(values[:-1], values[1:]), (values[:-1], b[:-1]), (values[1:], a[1:]), (b[:-1], a[1:])]
     if min(quat.dot(x, y).min() for x, y in pairs) < 0.0:
-        raise ValueError("sign rules of conventions §2 do not hold; split the segment with a key")
+        raise ValueError("the spec's sign rules for writers do not hold; split the segment with a key")
 
 
 def arm_mesh():

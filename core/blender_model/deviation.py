@@ -9,7 +9,7 @@ The three sources (Blender target space, the values the F-curves drive):
   emulation), quaternions normalized as Blender does when it builds the pose.
 
 For each pair the largest difference over dense times and where it peaks: the angle in degrees
-(conventions section 4) for rotations, the largest absolute component difference otherwise.
+(spec "Error measure") for rotations, the largest absolute component difference otherwise.
 Angles are the same in glTF and Blender space: the map between them is left and right
 multiplication by fixed unit quaternions, which keeps the angle between two rotations.
 Records are core.blender_model.clip_record.ChannelRecord (what an import stores on its Action).
@@ -342,8 +342,8 @@ def channel_deviations(records: Sequence[ChannelRecord], fcurve_keys: Sequence[C
 
 
 def _jump_notes(record):
-    """A note naming where the record's CUBICSLERP curve jumps (the formula does, conventions
-    section 1; the import keys both sides), or none."""
+    """A note naming where the record's CUBICSLERP curve jumps (the formula does, as
+    spec "Where the curve is discontinuous" says; the import keys both sides), or none."""
     if record.sampler.interpolation != CUBICSLERP:
         return []
     sampler = stored_sampler(record)

@@ -2,7 +2,7 @@
 
 A unit (core.conversion.channels.Unit) with LINEAR keys alone replaces its sampler's input and output:
 the channels need no extension. One with CUBICSLERP keys turns its sampler into the fallback
-(LINEAR or CUBICSPLINE, conventions section 3) and gets a new CUBICSLERP sampler, which every
+(LINEAR or CUBICSPLINE, spec "Channel forms") and gets a new CUBICSLERP sampler, which every
 channel that used the sampler names in ``extensions.EXT_animation_sqlerp``. Samplers keep their
 indices (nothing else has to be renumbered); the data they no longer use is left for
 core.gltf.compaction. Key times already written (the same float32 values) are shared.

@@ -1,4 +1,4 @@
-"""World-space tolerances for the converter's rotation channels (conventions section 4): errors add
+"""World-space tolerances for the converter's rotation channels (spec "Error measure"): errors add
 up along chains of animated nodes, so a tolerance held per channel is not held per node.
 
 The same rounds as the Blender exporter's (operators/export_world), on a file's own hierarchy:

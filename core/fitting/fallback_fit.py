@@ -1,4 +1,4 @@
-"""Core-spec fallback samplers for a fitted CUBICSLERP curve (conventions section 3).
+"""Core-spec fallback samplers for a fitted CUBICSLERP curve (spec "Channel forms").
 
 Viewers without EXT_animation_sqlerp play the channel's core sampler, so it should follow the
 CUBICSLERP curve as closely as its interpolation allows:

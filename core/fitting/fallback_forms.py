@@ -1,4 +1,4 @@
-"""Which core-spec fallback sampler a CUBICSLERP channel writes (conventions section 3), and its bytes.
+"""Which core-spec fallback sampler a CUBICSLERP channel writes (spec "Channel forms"), and its bytes.
 
 The fallback is what every viewer without EXT_animation_sqlerp plays, so it must follow the
 CUBICSLERP curve within the fallback tolerance; it is also most of a file's cost when it is fitted
@@ -119,7 +119,7 @@ def _cubicspline(fit, check_times, precision, keep=None):
 
 def _first_key(fit):
     """The required form's fallback: one STEP key holding v_1 (the schema needs channel.sampler,
-    conventions section 3). Its error is reported only (tens of degrees): |p - v|^2 = 2 - 2 |p.v|
+    spec "Channel forms"). Its error is reported only (tens of degrees): |p - v|^2 = 2 - 2 |p.v|
     for unit p and v, worked in the played curve's dtype (float32 from the fit: no float64 copy)."""
     played = np.asarray(fit.played)
     dot = np.abs(played @ quat.normalize(fit.values[0]).astype(played.dtype)).min(initial=1.0)

@@ -1,6 +1,6 @@
 """One rotation channel's export, free of Blender: the CUBICSLERP keys as a file stores them,
 fitted to a motion and checked at every dense check time, and the core-spec fallback keys that
-viewers without EXT_animation_sqlerp play (conventions section 3).
+viewers without EXT_animation_sqlerp play (spec "Channel forms").
 
 operators/export_rotations feeds it the motion Blender plays and writes the results into the
 bundled exporter's objects (many channels at once, in threads: nothing here touches Blender);
@@ -376,7 +376,7 @@ def _kept(stored, check_times, expected, tolerance_deg):
         return None
     v = quat.make_continuous(values[1::3])
     a, b = _same_side(values[0::3], v), _same_side(values[2::3], v)
-    a[0], b[-1] = v[0], v[-1]  # never used; written as the conventions say (section 2)
+    a[0], b[-1] = v[0], v[-1]  # never used; written as spec "CUBICSLERP Interpolation" says
     if np.any(np.einsum("ij,ij->i", b[:-1], a[1:]) < 0.0):
         return None  # the 4th sign rule fails: fitted anew, with a split key
     return CubicSlerpFit(times, a, v, b, error, check_times, played)

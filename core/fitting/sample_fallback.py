@@ -1,7 +1,7 @@
 """The LINEAR fallback of the project's sample (tools/make_sample.py): slerp keys that follow a
 rotation curve within a tolerance, the animator's keys kept, segments split where a probe misses.
 
-Only the sample is made this way (conventions §3: a fallback stays within the user's tolerance of
+Only the sample is made this way (spec "Channel forms": a fallback stays within the user's tolerance of
 the CUBICSLERP curve); exports and the converter fit theirs with core.fitting.rotation_export and
 core.fitting.fallback_fit.
 """

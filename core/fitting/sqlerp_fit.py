@@ -1,4 +1,5 @@
-"""Fitting CUBICSLERP keys (conventions sections 1, 2 and 4) to a rotation motion.
+"""Fitting CUBICSLERP keys to a rotation motion (spec "CUBICSLERP Interpolation", "Sign rules for
+writers", "Error measure").
 
 The animator's key times are kept and keys are added only where a segment cannot follow the motion
 within the tolerance. A segment's curve depends only on v_k, v_{k+1}, b_k and a_{k+1}, so tangents
@@ -10,10 +11,10 @@ the caller's dense check times, after a float32 first pass (core.fitting.screeni
 segments far enough below the tolerance.
 
 Quaternion signs never change the curve this project's evaluator plays (every slerp takes the short
-path), so the fit ignores them; each round then flips tangents to the conventions' sign rules, which
+path), so the fit ignores them; each round then flips tangents to the spec's sign rules, which
 make evaluators that never flip play the same curve, and splits a segment whose tangents cannot
 satisfy b_k . a_{k+1} >= 0, or whose curve jumps between the keys (p . s changes sign inside it:
-conventions section 1), which the dense check may not see between two check times.
+spec "CUBICSLERP Interpolation"), which the dense check may not see between two check times.
 """
 
 from dataclasses import dataclass
@@ -104,7 +105,7 @@ def fit_cubicslerp(target: Target, key_times: npt.ArrayLike, check_times: npt.Ar
         curve.fix_signs()
         over, at = check.errors(curve, dirty, locate=split_at == "worst")
         unsigned = dirty & (quat.dot(curve.b, curve.a) < 0.0)  # 4th sign rule, after fix_signs
-        # Conventions section 1: p . s keeps its sign across every segment written, so that the
+        # spec "Where the curve is discontinuous": p . s keeps its sign across every segment written, so that the
         # curve never jumps, also between check times (seen: 82 of 19,704 random fits jumped, some
         # with 7 check times per segment).
         jumping = dirty & curve.jumping()
@@ -201,7 +202,7 @@ class _Segments:
         self.a *= np.where(quat.dot(self.values[1:], self.a) < 0.0, -1.0, 1.0)[:, None]
 
     def result(self, max_error_deg=0.0, check_times=None, played=None):
-        """The keys, with a_1 = v_1 and b_n = v_n (conventions section 2), as written."""
+        """The keys, with a_1 = v_1 and b_n = v_n (spec "CUBICSLERP Interpolation"), as written."""
         rows = self._rows(np.arange(len(self.times)))
         return CubicSlerpFit(self.times.copy(), rows[:, 0], rows[:, 1], rows[:, 2], max_error_deg,
                              check_times, played)

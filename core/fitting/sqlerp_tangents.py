@@ -1,7 +1,7 @@
 """Tangents of CUBICSLERP segments fitted to a motion (core.fitting.sqlerp_fit's per-segment step).
 
 Each segment k is slerp(p(t), s(t), 2t(1-t)) with p(t) = slerp(v_k, v_{k+1}, t) and
-s(t) = slerp(b_k, a_{k+1}, t) (conventions section 1), so its two tangents only shape the great
+s(t) = slerp(b_k, a_{k+1}, t) (spec "CUBICSLERP Interpolation"), so its two tangents only shape the great
 circle s(t). Given target samples at a few interior parameters, the points that s must pass
 through follow in closed form, and fitting the tangents becomes fitting a uniformly parametrized
 great circle to points: a weighted least-squares problem, solved for all segments at once.

@@ -2,7 +2,7 @@
 whole arrays of times (``interpolation``), unit quaternions (``quaternions``), animations and
 channels with EXT_animation_sqlerp wired in (``animation``), the node hierarchy (``scene``), every
 channel of a clip at once (``pose_player`` and its ``pose_kernels``), where a CUBICSLERP curve
-jumps (``sqlerp_jumps``) and the angle measure of conventions section 4 (``metrics``)."""
+jumps (``sqlerp_jumps``) and the angle measure of spec "Error measure" (``metrics``)."""
 
 from . import quaternions
 from .animation import Animation, Channel, Sampler, read_animations

@@ -2,7 +2,7 @@
 
 A channel carrying ``extensions.EXT_animation_sqlerp.sampler`` plays that CUBICSLERP sampler by
 default and keeps its core ``sampler`` as the fallback that viewers without the extension play
-(conventions §3). The draft's form without a core ``sampler`` is accepted and has no fallback.
+(spec "Channel forms"). The draft's form without a core ``sampler`` is accepted and has no fallback.
 This module assumes ``core.gltf.validation`` passed: it reshapes and repairs data, it does not re-check it.
 """
 

@@ -1,5 +1,5 @@
 """Sampler evaluation: glTF 2.0 STEP, LINEAR, CUBICSPLINE (Appendix C) and EXT_animation_sqlerp
-CUBICSLERP (docs/sqlerp-conventions.md section 1), for whole arrays of query times at once.
+CUBICSLERP (spec "CUBICSLERP Interpolation"), for whole arrays of query times at once.
 
 Rules shared by every interpolation (core spec, "Animations"): before the first key and after the
 last the value is clamped; at a key time the key's value is returned as stored (bit for bit); a

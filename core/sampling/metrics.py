@@ -1,4 +1,4 @@
-"""The error measure of conventions §4: angles between rotations over dense samples.
+"""The error measure of spec "Error measure": angles between rotations over dense samples.
 
 Used by the main job, the preview's deviation readout, the fitter and the benchmarks, so that every
 figure the project prints is measured the same way.

@@ -217,7 +217,7 @@ class _Hermite(_Group):
 
 
 class _Slerp(_Group):
-    """Rotations by Appendix C slerp (LINEAR) and CUBICSLERP (conventions section 1): every
+    """Rotations by Appendix C slerp (LINEAR) and CUBICSLERP (spec "CUBICSLERP Interpolation"): every
     channel slerps its keys; the CUBICSLERP channels (the first ``cubic`` rows) also slerp their
     tangents b_k -> a_{k+1} and join both with the outer slerp of parameter 2t(1 - t).
 

@@ -3,7 +3,7 @@
 Every function takes arrays of shape (..., 4) (rotation vectors (..., 3), parameters (...)) and
 broadcasts, so a channel's keys or a million samples go through one call. float64 throughout.
 
-Conventions (docs/sqlerp-conventions.md): slerp is the glTF 2.0 Appendix C slerp (shortest path by
+The spec (docs/EXT_animation_sqlerp/README.md): slerp is the glTF 2.0 Appendix C slerp (shortest path by
 the sign of the dot product); ``log`` is the half-angle vector of the shorter of q and -q, so
 ``log(-q) == log(q)`` and every formula built on it ignores quaternion signs.
 """
@@ -178,7 +178,7 @@ def slerp(a: npt.ArrayLike, b: npt.ArrayLike, t: npt.ArrayLike) -> npt.NDArray[n
 
 def sqlerp(v0: npt.ArrayLike, b0: npt.ArrayLike, a1: npt.ArrayLike, v1: npt.ArrayLike,
            t: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """CUBICSLERP segment (conventions section 1):
+    """CUBICSLERP segment (spec "CUBICSLERP Interpolation"):
     slerp(slerp(v0, v1, t), slerp(b0, a1, t), 2t(1-t))."""
     t = _f64(t)
     return slerp(slerp(v0, v1, t), slerp(b0, a1, t), 2.0 * t * (1.0 - t))
@@ -248,7 +248,7 @@ def chord2_limit(degrees: float) -> float:
 
 
 def angle_between(q1: npt.ArrayLike, q2: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Angle between two rotations in degrees (conventions section 4); ignores signs and lengths."""
+    """Angle between two rotations in degrees (spec "Error measure"); ignores signs and lengths."""
     r = multiply(conjugate(q1), q2)
     return np.degrees(2.0 * np.arctan2(_norm(r[..., :3]), np.abs(r[..., 3])))
 
@@ -329,7 +329,7 @@ def make_continuous(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
 
 
 def control_points(times: npt.ArrayLike, values: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Time-aware CUBICSLERP control points s_i (conventions section 2), shape (n, 4).
+    """Time-aware CUBICSLERP control points s_i (spec "Tangents a writer starts from"), shape (n, 4).
 
     s_i = v_i exp(-(h_n log(v_i^-1 v_{i-1}) + h_p log(v_i^-1 v_{i+1})) / (2 (h_p + h_n))),
     h_p = t_i - t_{i-1}, h_n = t_{i+1} - t_i; s_1 = v_1 and s_n = v_n. Setting a_i = b_i = s_i

@@ -1,10 +1,10 @@
-"""Where a CUBICSLERP curve jumps (conventions section 1: "The curve can jump").
+"""Where a CUBICSLERP curve jumps (spec "Where the curve is discontinuous": "The curve can jump").
 
 Segment k plays slerp(p(t), s(t), 2t(1-t)) with p(t) = slerp(v_k, v_k+1, t) and s(t) =
 slerp(b_k, a_k+1, t). Both inner slerps are continuous in t (their short path is chosen once, from
 their end keys), so d(t) = p(t) · s(t) is too; the outer slerp takes the short path, so where d
 changes sign inside a segment it turns the other way from one instant to the next and the curve
-jumps (the blend weight 2t(1-t) is positive inside). The sign rules of the conventions make d >= 0
+jumps (the blend weight 2t(1-t) is positive inside). The spec's sign rules for writers make d >= 0
 at both ends of every segment, not inside it; files from other writers need not even do that.
 
 ``jump_times`` samples d at SAMPLES per segment and bisects every sign change to float64
@@ -44,7 +44,7 @@ def jump_times(times: npt.ArrayLike, values: npt.ArrayLike) -> npt.NDArray[np.fl
 
 def jumping_segments(times: npt.ArrayLike, values: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     """Per segment of the CUBICSLERP keys (as for jump_times): whether its curve jumps. What a
-    writer checks (conventions section 1: p . s keeps its sign across every segment it writes)."""
+    writer checks (spec "Where the curve is discontinuous": p . s keeps its sign across every segment it writes)."""
     times = np.asarray(times, dtype=np.float64)
     jumping = np.zeros(max(len(times) - 1, 0), dtype=bool)
     found = _crossings(times, values)

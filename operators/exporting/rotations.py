@@ -4,7 +4,7 @@ For every rotation channel of a bone or object, the motion Blender plays is comp
 action's keys (export_motion), mapped into glTF space, fitted with CUBICSLERP keys at the animator's
 key times with the chosen fallback (core.fitting.rotation_export, all channels at once on every core:
 export_fitting) and hung off the channel as ``extensions.EXT_animation_sqlerp``; the channel's own
-sampler becomes the fallback (conventions section 3).
+sampler becomes the fallback (spec "Channel forms").
 
 The map into glTF space is the exporter's own: it writes ``C · q_basis`` for bones (C its constant
 rest correction) and ``X · C · q_basis · X⁻¹`` for objects (X the Y-up axis change). C comes from the

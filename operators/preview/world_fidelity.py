@@ -4,7 +4,7 @@ and every skinned vertex, played in Blender at every frame and half frame, again
 ``measure`` makes the clip active (as the bundled importer does for its first clip), plays it in
 Blender and compares, against the spec (``Document.node_matrices`` / ``Document.mesh_positions``) at
 time t = frame / (fps / fps_base): the world rotation of every object and bone (degrees,
-conventions §4 angle) and every vertex of every mesh after shape keys and armature deformation
+spec "Error measure" angle) and every vertex of every mesh after shape keys and armature deformation
 (distance / the mesh's bounding-box diagonal). Both importers key t = 0 at frame 0; the bundled one
 uses frame = t * fps * fps_base, so its timing error shows as deviation when fps_base != 1. Bones
 differ from their nodes by a constant rotation (the importer's bone-direction heuristic), calibrated

@@ -2,7 +2,7 @@
 elsewhere that would make Blender's bundled importer fail or build nonsense.
 
 Reports what Khronos glTF-Validator reports about animations, with its codes, JSON pointers and
-(close to) its messages, plus the EXT_animation_sqlerp checks of conventions §3 (codes SQLERP_*).
+(close to) its messages, plus the EXT_animation_sqlerp checks of spec "Channel forms" (codes SQLERP_*).
 Severities follow the validator, except:
 
 - a non-unit rotation quaternion is a "warning" (the animation layer normalizes it); a zero one

@@ -1,4 +1,4 @@
-"""Checks of EXT_animation_sqlerp that glTF-Validator cannot make (conventions §3).
+"""Checks of EXT_animation_sqlerp that glTF-Validator cannot make (spec "Channel forms").
 
 The validator does not know the extension, so it never looks at what a channel's
 ``extensions.EXT_animation_sqlerp.sampler`` points to. This module does: the sampler exists and is
@@ -86,7 +86,7 @@ def _link_sampler(report, sampler, plan):
 def check_quaternions(report: Report, values: npt.NDArray[np.float64], where: str,
                       report_elements: ReportElements) -> None:
     """Unit length of every CUBICSLERP quaternion but a_1 and b_n, which evaluation never uses
-    (conventions §1): those may hold anything, zeros included."""
+    (spec "CUBICSLERP Interpolation"): those may hold anything, zeros included."""
     length = np.sqrt(np.sum(values * values, axis=1))
     used = np.ones(len(values), dtype=bool)
     used[[0, -1]] = False

@@ -50,7 +50,7 @@ class Channel:
 
     @property
     def draft_form(self) -> bool:
-        """The draft's channel without a core sampler (conventions §3, import only)."""
+        """The draft's channel without a core sampler (spec "Channel forms", import only)."""
         return self.sampler == -1 and self.extension is not None
 
 
