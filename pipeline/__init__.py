@@ -33,7 +33,9 @@ import sys
 import time
 from collections.abc import Sequence
 
-from .common import EXIT_USAGE, UsageError, _write_report, _console_to_stderr, _terminate_as_interrupt
+from .common import (
+    EXIT_USAGE, UsageError, _write_report, _console_to_stderr, _terminate_as_interrupt, end_with_parent
+)
 from .blender import (
     _export_command, _verify_command, assign_action, enable_addon, measure_clips, world_fidelity
 )
@@ -45,6 +47,14 @@ from .convert import (
 
 __all__ = ["main", "convert_file", "convert_folder", "gltf_files", "enable_addon", "assign_action",
            "measure_clips", "world_fidelity"]
+
+
+def add_dask_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dask", metavar="ADDRESS",
+                        help="run one task per file on the Dask cluster whose scheduler is at "
+                             "ADDRESS (e.g. tcp://10.0.0.5:8786; the folders and this add-on on "
+                             "storage every worker shares), or on a LocalCluster of N workers "
+                             "with local:N (needs the distributed package; default: off, --jobs)")
 
 
 def _parser():
@@ -130,6 +140,7 @@ def _parser():
     convert.add_argument("output_dir")
     convert.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                          help="files converted at once, one process each (default: every core)")
+    add_dask_argument(convert)
     conversion_options(convert)
 
     one = common(commands.add_parser(
@@ -154,6 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(stop.code or 0)
     started = time.perf_counter()
     _terminate_as_interrupt()
+    end_with_parent()
     try:
         with _console_to_stderr(args.command in ("verify", "export", "add-clips")):
             report = _COMMANDS[args.command](args)

@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 SUFFIXES = (".gltf", ".glb")
 JOURNAL = ".gltf_sqlerp_convert.jsonl"
 LAUNCHER = Path(__file__).resolve().parents[1] / "pipeline_run.py"
+PARENT_POLL_SECONDS = 0.2
 PACKAGE = __name__.rsplit(".", 2)[0]  # the add-on package (gltf_sqlerp or bl_ext.<repo>.gltf_sqlerp)
 
 
@@ -40,6 +42,22 @@ def invalid_gltf(path: str | os.PathLike[str], error: "GltfError") -> list[str]:
     count = len(error.findings)
     return [f"{path}: invalid glTF ({count} error{'s' if count != 1 else ''}), nothing done:"] + [
         f"  {finding}" for finding in error.findings]
+
+
+def end_with_parent() -> None:
+    """A child of a Dask task (pipeline.worker_task.run) ends like a SIGTERM when its worker is
+    gone: a worker killed with SIGKILL cannot stop it, and the task's retry elsewhere must not race
+    a leftover child writing the same output. Nothing outside a task (no variable set)."""
+    from .worker_task import PARENT_VARIABLE
+    parent = os.environ.pop(PARENT_VARIABLE, None)
+    if parent is None or not parent.isdigit() or not hasattr(os, "getppid"):
+        return
+
+    def watch():
+        while os.getppid() == int(parent):
+            time.sleep(PARENT_POLL_SECONDS)
+        os.kill(os.getpid(), signal.SIGTERM)  # atomic writes remove their temporary file
+    threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
 
 
 def _terminate_as_interrupt():

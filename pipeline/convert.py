@@ -10,24 +10,21 @@ for a file where nothing was written."""
 import argparse
 import json
 import os
-import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import Any
 
 from .common import (
-    _gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, JOURNAL, LAUNCHER, UsageError, Progress,
+    _gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, JOURNAL, UsageError, Progress,
     failure_detail, no_such_file, no_such_folder
 )
 from .fingerprint import fingerprint, output_fingerprint, provenance
+from .runners import PROGRESS_LINE, LocalRunner, Task
 
 STATUSES = ("converted", "unchanged", "skipped", "failed")
 UP_TO_DATE = "up to date: the output was made from the same input files, options and tool version"
-PROGRESS_LINE = "PROGRESS "  # a child's stderr line: how far its file is (a fraction), for the parent
 
 
 def add_conversion_arguments(parser: argparse.ArgumentParser) -> None:
@@ -170,59 +167,77 @@ def gltf_files(folder: str | os.PathLike[str], exclude: Path | None = None) -> l
 
 def convert_folder(input_dir: str | os.PathLike[str], output_dir: str | os.PathLike[str], jobs: int | None = None,
                    tolerance: float = 0.01, min_ratio: float = 1.0, force: bool = False, quiet: bool = False,
-                   fallback_tolerance: float = 0.1, allow_larger: bool = False) -> dict[str, Any]:
+                   fallback_tolerance: float = 0.1, allow_larger: bool = False,
+                   dask: str | None = None) -> dict[str, Any]:
     """Convert every glTF file under ``input_dir`` into ``output_dir`` (same relative paths), up
-    to ``jobs`` child processes at a time; returns the report (JSON, with ``exit_code``)."""
+    to ``jobs`` child processes at a time, or one task per file on the Dask cluster at ``dask``
+    (an address, or ``local[:N]``: pipeline.cluster); returns the report (JSON, with ``exit_code``)."""
     source_root, target_root = Path(input_dir), Path(output_dir)
     if not source_root.is_dir():
         raise UsageError(no_such_folder(source_root))
+    runner = _runner(jobs, dask)  # before anything is written: a cluster it cannot use is exit 2
     target_root.mkdir(parents=True, exist_ok=True)
-    jobs = max(1, jobs or os.cpu_count() or 1)
     inputs = gltf_files(source_root, exclude=target_root.resolve())
     journal = _Journal(target_root / JOURNAL)
     progress = Progress(len(inputs), "convert", quiet)
+    if isinstance(runner, LocalRunner):
+        runner.on_progress = progress.within
     settings = conversion_options(tolerance, min_ratio, fallback_tolerance, allow_larger)
+    options = ["--tolerance", repr(tolerance), "--min-ratio", repr(min_ratio), "--fallback-tolerance",
+               repr(fallback_tolerance), "--quiet", "--progress-lines"] + (
+                   ["--allow-larger"] if allow_larger else []) + (["--force"] if force else [])
     entries, pending = {}, []
     for path in inputs:
         relative = path.relative_to(source_root)
         output = target_root / relative
         entry = None if force else _up_to_date(path, output, settings, journal.latest(relative))
         if entry is not None:
-            entries[relative] = entry
+            entries[str(relative)] = entry
             progress.step(str(relative), entry["status"])
         else:
-            pending.append((relative, path, output))
-    options = ["--tolerance", repr(tolerance), "--min-ratio", repr(min_ratio), "--fallback-tolerance",
-               repr(fallback_tolerance), "--force", "--quiet", "--progress-lines"] + (
-                   ["--allow-larger"] if allow_larger else [])
+            pending.append(Task(str(relative), ["convert-file", str(path), str(output), *options],
+                                {"input": str(path), "output": str(output)}))
     interrupted = False
-    pool = ThreadPoolExecutor(max_workers=jobs)
-    children = _Children()
     try:
-        futures = {pool.submit(children.run, path, output, options,
-                               lambda fraction, name=str(relative): progress.within(name, fraction)): relative
-                   for relative, path, output in pending}
-        for future in as_completed(futures):
-            relative = futures[future]
-            entry = future.result()
-            entries[relative] = entry
-            journal.add(relative, entry)
-            progress.step(str(relative), entry["status"], failure_detail(entry))
+        for task, report in runner.results(pending):
+            entry = _written_earlier(report["files"][0] if "files" in report else report, force)
+            entries[task.name] = entry
+            journal.add(task.name, entry)
+            progress.step(task.name, entry["status"], failure_detail(entry))
     except KeyboardInterrupt:
         interrupted = True
-        children.stop()
+        runner.stop()
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
         progress.end()
         journal.close()
-    files = [entries[r] for r in sorted(entries)]
+        ran = runner.summary()
+        runner.close()
+    files = [entries[name] for name in sorted(entries, key=Path)]
     counts = {status: sum(e["status"] == status for e in files) for status in STATUSES}
     failed = counts["failed"] > 0 or interrupted
     return {"command": "convert", "input_dir": str(source_root), "output_dir": str(target_root),
-            "tolerance_deg": tolerance, "min_ratio": min_ratio, "jobs": jobs,
+            "tolerance_deg": tolerance, "min_ratio": min_ratio, **ran,
             "journal": str(journal.path), "interrupted": interrupted, "ok": not failed,
             "counts": counts, "files": files,
             "exit_code": 130 if interrupted else EXIT_FAILED if failed else EXIT_OK}
+
+
+def _runner(jobs, dask):
+    if dask is None:
+        return LocalRunner(max(1, jobs or os.cpu_count() or 1))
+    from .cluster import DaskRunner
+    return DaskRunner(dask, ["numpy"])
+
+
+def _written_earlier(entry, force):
+    """A task found its output up to date although this run planned it: an earlier attempt of the
+    same task wrote it (on a worker lost before it reported) and the retry wrote nothing. It is
+    converted, once; the entry says so (the details of the conversion went with the worker)."""
+    if force or entry.get("status") != "skipped" or entry.get("reason") != UP_TO_DATE:
+        return entry
+    return {**entry, "status": "converted", "written": True,
+            "reason": "written by an earlier attempt of this task, whose worker was lost before "
+                      "it reported"}
 
 
 def _up_to_date(source, output, options, recorded):
@@ -241,60 +256,6 @@ def _up_to_date(source, output, options, recorded):
                 "reason": f"{recorded.get('reason', 'nothing written')} (as on {recorded.get('time')}: "
                           "same input files, options and tool version)"}
     return None
-
-
-class _Children:
-    """Runs ``convert-file`` in a fresh interpreter per file: one core each, numpy only, and
-    nothing shared (a crash or a killed run loses that file only)."""
-
-    def __init__(self):
-        self.lock, self.running, self.stopped = threading.Lock(), set(), False
-
-    def run(self, source, destination, options, on_progress=None):
-        entry = {"input": str(source), "output": str(destination)}
-        command = [sys.executable, str(LAUNCHER), "convert-file", str(source), str(destination),
-                   *options]
-        with self.lock:
-            if self.stopped:
-                return {**entry, "status": "failed", "error": _plain_error("Interrupted", "not run")}
-            child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
-            self.running.add(child)
-        lines = []  # stderr apart from progress lines, read beside stdout (no pipe fills up)
-        reader = threading.Thread(target=_read_stderr, args=(child.stderr, lines, on_progress), daemon=True)
-        reader.start()
-        try:
-            out = cast(IO[str], child.stdout).read()  # a pipe (stdout=PIPE)
-            child.wait()
-            reader.join()
-        finally:
-            with self.lock:
-                self.running.discard(child)
-        err = "".join(lines)
-        try:
-            return json.loads(out)["files"][0]
-        except (ValueError, KeyError, IndexError):
-            tail = " | ".join(err.strip().splitlines()[-3:])
-            return {**entry, "status": "failed",
-                    "error": _plain_error("ChildFailed", f"exit code {child.returncode}: {tail}")}
-
-    def stop(self):
-        with self.lock:
-            self.stopped = True
-            for child in self.running:
-                child.terminate()
-
-
-def _read_stderr(stream, lines, on_progress):
-    for line in stream:
-        if line.startswith(PROGRESS_LINE):
-            if on_progress is not None:
-                try:
-                    on_progress(float(line[len(PROGRESS_LINE):]))
-                except ValueError:
-                    pass
-        else:
-            lines.append(line)
 
 
 class _Journal:
@@ -334,6 +295,8 @@ def _convert_command(args):
     _check_conversion_args(args)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
+    if args.jobs is not None and args.dask is not None:
+        raise UsageError("give --jobs or --dask, not both (a cluster's workers decide how many run)")
     return convert_folder(args.input_dir, args.output_dir, args.jobs, args.tolerance,
                           args.min_ratio, args.force, args.quiet, args.fallback_tolerance,
-                          args.allow_larger)
+                          args.allow_larger, args.dask)
