@@ -16,6 +16,11 @@ Subcommands (``--help`` on each for its options):
   (pipeline.fingerprint; core.conversion.converter writes atomically, so a present output is complete). A
   journal of finished files is kept in OUTPUT_DIR.
 - ``convert-file INPUT OUTPUT``: one file, the unit of work of ``convert`` and of farm jobs.
+- ``export-blends INPUT_DIR OUTPUT_DIR``: every .blend under INPUT_DIR exported as ``export`` does,
+  one .glb per file or per action (pipeline.blends). Needs Blender (bpy) in each process.
+
+``convert`` and ``export-blends`` run their files ``--jobs`` at a time on this machine, or one task
+per file on a Dask cluster with ``--dask ADDRESS`` or ``--dask local:N`` (pipeline.cluster).
 - ``add-clips BLEND FOLDER``: add every .gltf/.glb under FOLDER as clips of the rig in BLEND
   (``import_scene.gltf_sqlerp(onto='ACTIVE')``, one file at a time: one that does not fit is
   reported and the others are added) and save it (pipeline.clips). Needs Blender (bpy).
@@ -39,6 +44,7 @@ from .common import (
 from .blender import (
     _export_command, _verify_command, assign_action, enable_addon, measure_clips, world_fidelity
 )
+from .blends import _export_blends_command, add_export_blends_arguments
 from .clips import _add_clips_command, add_clips_arguments
 from .convert import (
     _convert_command, _convert_file_command, add_conversion_arguments, convert_file, convert_folder,
@@ -55,6 +61,33 @@ def add_dask_argument(parser: argparse.ArgumentParser) -> None:
                              "ADDRESS (e.g. tcp://10.0.0.5:8786; the folders and this add-on on "
                              "storage every worker shares), or on a LocalCluster of N workers "
                              "with local:N (needs the distributed package; default: off, --jobs)")
+
+
+def export_options(sub: argparse.ArgumentParser) -> None:
+    """The options of an export, for ``export`` and ``export-blends`` (pipeline.blends passes them on)."""
+    sub.add_argument("--fallback", choices=("AUTO", "LINEAR", "SAMPLED", "CUBICSPLINE", "NONE"),
+                     default="AUTO",
+                     help="what viewers without the extension play: AUTO the smaller of a fitted "
+                          "LINEAR or CUBICSPLINE sampler, LINEAR fitted, SAMPLED the bundled "
+                          "exporter's per-frame keys, CUBICSPLINE fitted, NONE none (the file "
+                          "then requires the extension) (default: %(default)s)")
+    sub.add_argument("--tolerance", type=float, default=0.01, metavar="DEG",
+                     help="largest angle between the world rotations the extension plays and "
+                          "Blender's (degrees, default: %(default)s)")
+    sub.add_argument("--fallback-tolerance", type=float, default=0.1, metavar="DEG",
+                     help="the same for the fallback (degrees, at least --tolerance, "
+                          "default: %(default)s)")
+    sub.add_argument("--precision", choices=("SHORT", "FLOAT"), default="SHORT",
+                     help="quaternions as normalized 16-bit integers (SHORT) or 32-bit floats "
+                          "(default: %(default)s)")
+    sub.add_argument("--property-tolerance", type=float, default=1e-4, metavar="FRACTION",
+                     help="translation, scale and morph-weight keys within this fraction of the "
+                          "model's size (default 1e-4; 0 keeps a key per frame)")
+    sub.add_argument("--per-channel", action="store_true",
+                     help="hold the tolerances per channel, not for world rotations (faster on "
+                          "rigs with long animated chains; default: off)")
+    sub.add_argument("--selection", action="store_true",
+                     help="selected objects only (default: off, the whole scene)")
 
 
 def _parser():
@@ -93,36 +126,18 @@ def _parser():
         "(needs Blender)", description="Open BLEND if given and export the scene with "
         "export_scene.gltf_sqlerp's exporter: CUBICSLERP rotations plus a fallback."))
     export.add_argument("blend", nargs="?", help="a .blend to open (default: the current scene)")
-    export.add_argument("--output", "-o", required=True, help="the .glb or .gltf to write")
+    export.add_argument("--output", "-o", help="the .glb or .gltf to write (required)")
+    export.add_argument("--list-actions", action="store_true",
+                        help="only list BLEND's actions in the report (export-blends --per-action "
+                             "asks for them; default: off)")
     export.add_argument("--action", metavar="NAME",
                         help="make this action the active one of the objects it animates first "
                              "(default: the actions as the .blend has them)")
     export.add_argument("--object", metavar="NAME", action="append",
                         help="with --action: the object(s) to give it (default: every object "
                              "with animation data, else the active object)")
-    export.add_argument("--fallback", choices=("AUTO", "LINEAR", "SAMPLED", "CUBICSPLINE", "NONE"),
-                        default="AUTO",
-                        help="what viewers without the extension play: AUTO the smaller of a fitted "
-                             "LINEAR or CUBICSPLINE sampler, LINEAR fitted, SAMPLED the bundled "
-                             "exporter's per-frame keys, CUBICSPLINE fitted, NONE none (the file "
-                             "then requires the extension) (default: %(default)s)")
-    export.add_argument("--tolerance", type=float, default=0.01, metavar="DEG",
-                        help="largest angle between the world rotations the extension plays and "
-                             "Blender's (degrees, default: %(default)s)")
-    export.add_argument("--fallback-tolerance", type=float, default=0.1, metavar="DEG",
-                        help="the same for the fallback (degrees, at least --tolerance, "
-                             "default: %(default)s)")
-    export.add_argument("--precision", choices=("SHORT", "FLOAT"), default="SHORT",
-                        help="quaternions as normalized 16-bit integers (SHORT) or 32-bit floats "
-                             "(default: %(default)s)")
-    export.add_argument("--property-tolerance", type=float, default=1e-4, metavar="FRACTION",
-                        help="translation, scale and morph-weight keys within this fraction of the "
-                             "model's size (default 1e-4; 0 keeps a key per frame)")
-    export.add_argument("--per-channel", action="store_true",
-                        help="hold the tolerances per channel, not for world rotations (faster on "
-                             "rigs with long animated chains; default: off)")
-    export.add_argument("--selection", action="store_true",
-                        help="selected objects only (default: off, the whole scene)")
+    export_options(export)
+
 
     def conversion_options(sub):
         add_conversion_arguments(sub)
@@ -148,6 +163,16 @@ def _parser():
     one.add_argument("input")
     one.add_argument("output")
     conversion_options(one)
+
+    blends = common(commands.add_parser(
+        "export-blends", help="export every .blend of a folder, in parallel or on a Dask cluster "
+        "(needs Blender)", description="Export every .blend under INPUT_DIR with CUBICSLERP "
+        "rotations as export does, one .glb per file (or per action) under OUTPUT_DIR."))
+    add_export_blends_arguments(blends)
+    blends.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                        help="exports at once, one process each (default: every core)")
+    add_dask_argument(blends)
+    export_options(blends)
 
     add_clips_arguments(common(commands.add_parser(
         "add-clips", help="add every clip of a folder to the rig of a .blend and save it "
@@ -180,4 +205,5 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 _COMMANDS = {"verify": _verify_command, "export": _export_command, "convert": _convert_command,
-             "convert-file": _convert_file_command, "add-clips": _add_clips_command}
+             "convert-file": _convert_file_command, "add-clips": _add_clips_command,
+             "export-blends": _export_blends_command}

@@ -166,11 +166,18 @@ def measure_clips(bpy: ModuleType, source: str = "EXTENSION") -> list[dict[str, 
 
 def _export_command(args):
     bpy = _bpy()
+    if args.blend is not None and not Path(args.blend).is_file():
+        raise UsageError(no_such_file(args.blend))
+    if args.list_actions:  # export-blends --per-action: what to export, one task per action
+        if args.blend is not None:
+            bpy.ops.wm.open_mainfile(filepath=str(args.blend))
+        return {"command": "export", "blend": args.blend, "ok": True, "status": "listed",
+                "actions": sorted(a.name for a in bpy.data.actions), "exit_code": EXIT_OK}
+    if args.output is None:
+        raise UsageError("export: --output FILE is required")
     output = Path(args.output)
     if output.suffix.lower() not in SUFFIXES:
         raise UsageError(f"--output {output}: must end in .glb or .gltf")
-    if args.blend is not None and not Path(args.blend).is_file():
-        raise UsageError(no_such_file(args.blend))
     progress = Progress(2, "export", args.quiet)
     try:
         if args.blend is not None:

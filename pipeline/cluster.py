@@ -127,13 +127,14 @@ class DaskRunner:
     def results(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
         """(task, its report) as each task ends on the cluster."""
         client = self._client()
-        for index, task in enumerate(tasks):
-            future = client.submit(self.tasks.run, str(LAUNCHER), task.arguments, pure=False,
-                                   retries=RETRIES, key=f"gltf_sqlerp-{self.run_id}-{index}")
-            self.futures[future] = task
-        for future in self.distributed.as_completed(list(self.futures), loop=client.loop):
-            task = self.futures[future]
-            yield task, self._report(task, future)
+        batch = {}  # this call's tasks (a batch may run several: export-blends --per-action)
+        for task in tasks:
+            key = f"gltf_sqlerp-{self.run_id}-{len(self.futures) + len(batch)}"
+            batch[client.submit(self.tasks.run, str(LAUNCHER), task.arguments, pure=False,
+                                retries=RETRIES, key=key)] = task
+        self.futures.update(batch)
+        for future in self.distributed.as_completed(list(batch), loop=client.loop):
+            yield batch[future], self._report(batch[future], future)
 
     def _report(self, task, future):
         try:

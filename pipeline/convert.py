@@ -21,7 +21,7 @@ from .common import (
     failure_detail, no_such_file, no_such_folder
 )
 from .fingerprint import fingerprint, output_fingerprint, provenance
-from .runners import PROGRESS_LINE, LocalRunner, Task
+from .runners import PROGRESS_LINE, LocalRunner, Task, runner_for
 
 STATUSES = ("converted", "unchanged", "skipped", "failed")
 UP_TO_DATE = "up to date: the output was made from the same input files, options and tool version"
@@ -175,7 +175,7 @@ def convert_folder(input_dir: str | os.PathLike[str], output_dir: str | os.PathL
     source_root, target_root = Path(input_dir), Path(output_dir)
     if not source_root.is_dir():
         raise UsageError(no_such_folder(source_root))
-    runner = _runner(jobs, dask)  # before anything is written: a cluster it cannot use is exit 2
+    runner = runner_for(jobs, dask, ["numpy"])  # before anything is written: a cluster it cannot use is exit 2
     target_root.mkdir(parents=True, exist_ok=True)
     inputs = gltf_files(source_root, exclude=target_root.resolve())
     journal = _Journal(target_root / JOURNAL)
@@ -220,13 +220,6 @@ def convert_folder(input_dir: str | os.PathLike[str], output_dir: str | os.PathL
             "journal": str(journal.path), "interrupted": interrupted, "ok": not failed,
             "counts": counts, "files": files,
             "exit_code": 130 if interrupted else EXIT_FAILED if failed else EXIT_OK}
-
-
-def _runner(jobs, dask):
-    if dask is None:
-        return LocalRunner(max(1, jobs or os.cpu_count() or 1))
-    from .cluster import DaskRunner
-    return DaskRunner(dask, ["numpy"])
 
 
 def _written_earlier(entry, force):

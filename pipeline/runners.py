@@ -3,6 +3,7 @@ Dask cluster (``--dask``, pipeline.cluster). A task is one pipeline_run.py comma
 ``export``) in a fresh interpreter either way, so its output is the same wherever it ran."""
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -94,6 +95,15 @@ class LocalRunner:
 
     def summary(self) -> dict[str, Any]:
         return {"jobs": self.jobs}
+
+
+def runner_for(jobs: int | None, dask: str | None, modules: list[str]) -> Any:
+    """A LocalRunner of ``jobs`` (default: every core), or with ``dask`` a pipeline.cluster.DaskRunner
+    whose workers can import ``modules`` (imported only then: Dask is optional)."""
+    if dask is None:
+        return LocalRunner(max(1, jobs or os.cpu_count() or 1))
+    from .cluster import DaskRunner
+    return DaskRunner(dask, modules)
 
 
 def _read_stderr(stream, lines, on_progress):

@@ -194,3 +194,23 @@ def test_dask_is_needed_only_with_dask(tmp_path, shared_assets):
     assert without.returncode == 2
     assert without.stderr.strip().splitlines() == [
         "--dask needs the dask and distributed packages: pip install distributed==2026.8.0"]
+
+
+def test_export_blends_on_the_cluster_as_on_one_machine(cluster, tmp_path):
+    """Each worker runs each export in its own process with the bpy module (the workers here are
+    this venv's Python, which has it)."""
+    from test_pipeline_blender import MAKE_BLEND
+    folder = tmp_path / "blends"
+    (folder / "sub").mkdir(parents=True)
+    for path in (folder / "one.blend", folder / "sub" / "two.blend"):
+        made = subprocess.run([sys.executable, "-c", MAKE_BLEND, str(path)], capture_output=True,
+                              text=True, timeout=RUN_SECONDS)
+        assert made.returncode == 0, made.stderr
+    local = run("export-blends", folder, tmp_path / "local", "--per-action", "--jobs", "2")
+    on_dask = run("export-blends", folder, tmp_path / "dask", "--per-action", "--dask", cluster.address)
+    assert (local.returncode, on_dask.returncode) == (0, 0), on_dask.stderr
+    report = report_of(on_dask)
+    assert report["exported"] == 2 and report["retried"] == []
+    assert sorted(outputs(tmp_path / "dask")) == ["one/Spin.glb", "sub/two/Spin.glb"]
+    assert outputs(tmp_path / "dask") == outputs(tmp_path / "local")
+    assert all(e["world_max_deg"] <= 0.01 for e in report["files"])  # the export's own check
