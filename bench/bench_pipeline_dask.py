@@ -39,7 +39,7 @@ def timed_run(options: list[str]) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="convert: --jobs against --dask, files per second")
     parser.add_argument("--repeat", type=int, default=2, help="runs per configuration (best kept)")
     args = parser.parse_args()
     best = {}

@@ -126,7 +126,8 @@ def _parser():
         "(needs Blender)", description="Open BLEND if given and export the scene with "
         "export_scene.gltf_sqlerp's exporter: CUBICSLERP rotations plus a fallback."))
     export.add_argument("blend", nargs="?", help="a .blend to open (default: the current scene)")
-    export.add_argument("--output", "-o", help="the .glb or .gltf to write (required)")
+    export.add_argument("--output", "-o", help="the .glb or .gltf to write (required, no default, "
+                                               "but with --list-actions)")
     export.add_argument("--list-actions", action="store_true",
                         help="only list BLEND's actions in the report (export-blends --per-action "
                              "asks for them; default: off)")

@@ -101,25 +101,35 @@ def wait_for(condition, seconds, what):
         time.sleep(0.05)
 
 
+def run_and(action, inputs, output, address):
+    """(exit code, report, stderr) of ``convert --dask``, ``action(child)`` done once its first
+    file is in the journal."""
+    child = subprocess.Popen([sys.executable, str(LAUNCHER), "convert", str(inputs), str(output),
+                              "--tolerance", TOLERANCE, "--dask", address],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: (output / ".gltf_sqlerp_convert.jsonl").is_file() and journal(output),
+                 RUN_SECONDS, "the first file")
+        action(child)
+        stdout, stderr = child.communicate(timeout=RUN_SECONDS)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=30)
+    return child.returncode, json.loads(stdout), stderr
+
+
 def test_a_worker_killed_mid_run_loses_nothing(cluster, tmp_path, shared_assets):
     inputs = walks(tmp_path / "in", shared_assets, 12)
     reference = run("convert-file", inputs / "walk_00.glb", tmp_path / "reference.glb", "--tolerance", TOLERANCE)
     assert reference.returncode == 0, reference.stderr
     output = tmp_path / "out"
-    child = subprocess.Popen([sys.executable, str(LAUNCHER), "convert", str(inputs), str(output),
-                              "--tolerance", TOLERANCE, "--dask", cluster.address],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for(lambda: (output / ".gltf_sqlerp_convert.jsonl").is_file() and journal(output),
-                 RUN_SECONDS, "the first file")
+
+    def kill_a_worker(child):
         assert len(journal(output)) <= 6, "the run was nearly over before the kill"
         cluster.kill(cluster.workers[1])  # SIGKILL: it cannot tell anyone
-        stdout, stderr = child.communicate(timeout=RUN_SECONDS)
-    finally:
-        if child.poll() is None:
-            child.kill()
-    assert child.returncode == 0, stderr
-    report = json.loads(stdout)
+    code, report, stderr = run_and(kill_a_worker, inputs, output, cluster.address)
+    assert code == 0, stderr
     assert report["counts"] == {"converted": 12, "unchanged": 0, "skipped": 0, "failed": 0}
     # Dask ran the lost worker's tasks again elsewhere, and the report names them.
     assert report["retried"], report["retried"]
@@ -153,19 +163,9 @@ def test_an_unreachable_scheduler_is_a_one_line_usage_error(tmp_path, shared_ass
 def test_ctrl_c_cancels_the_tasks_on_the_cluster(cluster, tmp_path, shared_assets):
     inputs = walks(tmp_path / "in", shared_assets, 12)
     output = tmp_path / "out"
-    child = subprocess.Popen([sys.executable, str(LAUNCHER), "convert", str(inputs), str(output),
-                              "--tolerance", TOLERANCE, "--dask", cluster.address],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for(lambda: (output / ".gltf_sqlerp_convert.jsonl").is_file() and journal(output),
-                 RUN_SECONDS, "the first file")
-        child.send_signal(signal.SIGINT)
-        stdout, stderr = child.communicate(timeout=RUN_SECONDS)
-    finally:
-        if child.poll() is None:
-            child.kill()
-    assert child.returncode == 130, stderr
-    report = json.loads(stdout)
+    code, report, stderr = run_and(lambda child: child.send_signal(signal.SIGINT), inputs, output,
+                                   cluster.address)
+    assert code == 130, stderr
     assert report["interrupted"] and not report["ok"]
     time.sleep(3)  # the tasks that were running end (a task's child is not stopped half-way)
     written = len(list(output.glob("*.glb")))
