@@ -2,8 +2,8 @@
 //
 // SPDX-License-Identifier: MIT (viewers/LICENSE).
 
-import { AnimationClip, Interpolant, QuaternionKeyframeTrack, TypedArray } from 'three';
-import { GLTFLoaderPlugin, GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { Interpolant, QuaternionKeyframeTrack, TypedArray } from 'three';
+import { GLTF, GLTFLoaderPlugin, GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
 export declare const EXTENSION_NAME = 'EXT_animation_sqlerp';
 export declare const CUBICSLERP = 'CUBICSLERP';
@@ -26,10 +26,16 @@ export declare class SlerpInterpolant extends Interpolant {
 export declare function cubicSlerpTrack(name: string, times: TypedArray | ArrayLike<number>,
 	values: TypedArray | ArrayLike<number>): QuaternionKeyframeTrack;
 
-/** The GLTFLoader plugin: `loader.register((parser) => new GLTFAnimationSqlerpExtension(parser))`. */
+/**
+ * The GLTFLoader plugin: `loader.register((parser) => new GLTFAnimationSqlerpExtension(parser))`.
+ * Public plugin hooks only: three.js' own loadAnimation builds every clip.
+ */
 export declare class GLTFAnimationSqlerpExtension implements GLTFLoaderPlugin {
 	readonly name: typeof EXTENSION_NAME;
 	readonly parser: GLTFParser;
 	constructor(parser: GLTFParser);
-	loadAnimation(animationIndex: number): Promise<AnimationClip>;
+	/** Rewrites copies of parser.json's animations so that three.js loads every channel. */
+	beforeRoot(): Promise<void>;
+	/** Restores parser.json's animations and plays the rotation tracks of `result.animations` exactly. */
+	afterRoot(result: GLTF): Promise<void>;
 }

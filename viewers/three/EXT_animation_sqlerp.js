@@ -13,6 +13,20 @@
 // sampler that breaks the extension's rules is not played (console.warn says why): its channel plays
 // its core sampler, as a viewer without the extension does.
 //
+// How: only three.js' public plugin API. `beforeRoot` rewrites the animations of `parser.json`
+// (copies, restored in `afterRoot`) so that three.js' own loadAnimation loads every channel: each channel
+// points at the sampler it plays (the CUBICSLERP one, or the core one beside it), a pointer channel
+// at its node, and a channel with nothing to play is left out (three.js alone crashes on a channel
+// without `sampler`). three.js then builds every track as it always does: clip names, extras in
+// userData, CUBICSPLINE, the weights of meshes of several primitives, sanitized node names.
+// `afterRoot` replaces the track of each CUBICSLERP channel with a cubicSlerpTrack and makes every
+// other rotation track exact, finding them by the names three.js gives them (a node's name, else its
+// uuid, + '.quaternion'; the node from `parser.getDependency`). Accessor data comes from
+// `getDependency('accessor', ...)`, three's cache, so nothing is loaded twice. The plugin has no
+// `loadAnimation` hook: building tracks there would need the parser's private track factory and
+// three's module-private CUBICSPLINE interpolant (tests/test_three_player.py checks the source
+// names no underscore member).
+//
 // Evaluation is the spec's, in double precision, from ../EXT_animation_sqlerp.js (this package's
 // engine-free arithmetic, shared with viewers/babylon/): the add-on's core plays the same to rounding
 // (tests/test_three_player.py: within 1e-6 on every file of the export benchmarks). No dependency
@@ -20,7 +34,7 @@
 //
 // SPDX-License-Identifier: MIT (viewers/LICENSE; the Blender add-on around it is GPL-3.0).
 
-import { Interpolant, QuaternionKeyframeTrack, AnimationClip } from 'three';
+import { Interpolant, QuaternionKeyframeTrack } from 'three';
 
 import {
 	EXTENSION_NAME, CUBICSLERP, STRIDE, candidateSamplers, cubicSlerpInto, cubicSlerpKeys, firstPlayable,
@@ -115,69 +129,107 @@ function exactRotation(track, output, sampler) {
 	}
 }
 
-/** The GLTFLoader plugin: `loader.register((parser) => new GLTFAnimationSqlerpExtension(parser))`. */
+/**
+ * How three.js should load one channel: `channel` the channel rewritten so that three.js' own
+ * loadAnimation builds its track (a node target, the sampler to play), or null to leave it out;
+ * `fix` what afterRoot does to that track (null: nothing).
+ */
+function planChannel(parser, animationDef, a, channel, c) {
+	const samplers = candidateSamplers(animationDef, channel);
+	const target = nodeTarget(channel.target);
+	const nodes = parser.json.nodes || [];
+	if (target.node === undefined || nodes[target.node] === undefined || samplers.length === 0) return null;
+	const pointer = `/animations/${a}/channels/${c}`;
+	return Promise.all(samplers.map((index) => Promise.all([
+		parser.getDependency('accessor', animationDef.samplers[index].input),
+		parser.getDependency('accessor', animationDef.samplers[index].output),
+	]))).then((data) => {
+		const choices = data.map(([input, output], i) => ({
+			input, output, index: samplers[i], sampler: animationDef.samplers[samplers[i]], keys: input.count,
+			outputs: { count: output.count, components: output.itemSize, get values() { return decodeOutput(output); } },
+		}));
+		// The first playable of the channel's samplers: ours, else the core sampler beside it (what a
+		// viewer without the extension plays), so that a broken CUBICSLERP sampler never plays NaN.
+		const choice = firstPlayable(choices, target.path, pointer);
+		if (choice === undefined) return null;
+		const cubic = choice.sampler.interpolation === CUBICSLERP;
+		// For a CUBICSLERP sampler three.js builds a linear track of its times, which afterRoot replaces.
+		const rewritten = { ...channel, sampler: choice.index, target: { ...channel.target, ...target } };
+		return { channel: rewritten, fix: target.path === 'rotation' ? { node: target.node, cubic, ...choice } : null };
+	});
+}
+
+/**
+ * An animation of parser.json as a copy three.js can load whole (planChannel on every channel),
+ * with the fix of every rotation channel kept, for afterRoot.
+ */
+async function rewriteAnimation(parser, animationDef, a) {
+	const plans = (await Promise.all(animationDef.channels.map((channel, c) => planChannel(parser, animationDef, a,
+		channel, c)))).filter((plan) => plan !== null);
+	return {
+		original: animationDef, rewritten: { ...animationDef, channels: plans.map((plan) => plan.channel) },
+		fixes: plans.flatMap((plan) => (plan.fix ? [plan.fix] : [])),
+	};
+}
+
+/**
+ * A clip three.js built, its rotation tracks made ours: the CUBICSLERP channels' a cubicSlerpTrack,
+ * the others exact (exactRotation). `nodes`: each fix's node object, whose track three.js named by
+ * the node's name (made unique and sanitized by three.js' createUniqueName), else its uuid.
+ */
+function fixClip(clip, fixes, nodes) {
+	const replaced = new Set();
+	fixes.forEach(({ cubic, input, output, sampler }, f) => {
+		const name = (nodes[f].name ? nodes[f].name : nodes[f].uuid) + '.quaternion';
+		const t = clip.tracks.findIndex((track, i) => track.name === name && !replaced.has(i));
+		if (t < 0) return;
+		replaced.add(t);
+		if (cubic) clip.tracks[t] = cubicSlerpTrack(name, input.array, decodeOutput(output));
+		else exactRotation(clip.tracks[t], output, sampler);
+	});
+	clip.resetDuration();
+}
+
+/**
+ * The GLTFLoader plugin: `loader.register((parser) => new GLTFAnimationSqlerpExtension(parser))`.
+ * Public hooks only: beforeRoot rewrites parser.json's animations so that three.js' own
+ * loadAnimation loads every channel, afterRoot plays the rotation tracks it built exactly.
+ */
 export class GLTFAnimationSqlerpExtension {
 
 	constructor(parser) {
 		this.parser = parser;
 		this.name = EXTENSION_NAME;
+		this.animations = []; // per animation of the file: rewriteAnimation's {original, rewritten, fixes}
 	}
 
 	/**
-	 * Every animation: channels with the extension play their CUBICSLERP sampler, rotations play
-	 * in double precision from unit keys (exactRotation), everything else as three.js plays it.
+	 * Before three.js loads the animations: each one's JSON becomes a copy that three.js can load
+	 * whole. A channel plays its first playable sampler (firstPlayable: a broken CUBICSLERP sampler
+	 * warns and gives way to the core one), a KHR_animation_pointer channel to a node's TRS or
+	 * weights targets that node, and a channel without any playable sampler is left out.
 	 */
-	loadAnimation(animationIndex) {
-		return this._loadAnimation(animationIndex);
+	async beforeRoot() {
+		const definitions = this.parser.json.animations || [];
+		this.animations = await Promise.all(definitions.map((animationDef, a) => rewriteAnimation(this.parser,
+			animationDef, a)));
+		this.animations.forEach(({ rewritten }, a) => {
+			definitions[a] = rewritten;
+		});
 	}
 
-	async _loadAnimation(animationIndex) {
+	/**
+	 * After three.js built gltf.animations from those copies: parser.json gets the file's animations
+	 * back, and every clip's rotation tracks become ours (fixClip), found by the names three.js gave
+	 * them, each node from parser.getDependency (three.js' cache: the very objects of the scene).
+	 */
+	async afterRoot(gltf) {
 		const parser = this.parser;
-		const animationDef = parser.json.animations[animationIndex];
-		const pending = [];
-		animationDef.channels.forEach((channel, c) => {
-			const samplers = candidateSamplers(animationDef, channel);
-			const target = nodeTarget(channel.target);
-			if (target.node === undefined || samplers.length === 0) return;
-			pending.push(Promise.all([
-				parser.getDependency('node', target.node),
-				...samplers.map((index) => Promise.all([
-					parser.getDependency('accessor', animationDef.samplers[index].input),
-					parser.getDependency('accessor', animationDef.samplers[index].output),
-				])),
-			]).then(([node, ...data]) => ({
-				node, target, pointer: `/animations/${animationIndex}/channels/${c}`,
-				choices: data.map(([input, output], i) => ({
-					input, output, sampler: animationDef.samplers[samplers[i]], keys: input.count,
-					outputs: { count: output.count, components: output.itemSize, get values() { return decodeOutput(output); } },
-				})),
-			})));
-		});
-		const tracks = [];
-		for (const { node, target, pointer, choices } of await Promise.all(pending)) {
-			if (node === undefined) continue;
-			if (node.updateMatrix) node.updateMatrix();
-			// The first playable of the channel's samplers: ours, else the core sampler beside it (what a
-			// viewer without the extension plays), so that a broken CUBICSLERP sampler never plays NaN.
-			const choice = firstPlayable(choices, target.path, pointer);
-			if (choice === undefined) continue;
-			const { input, output, sampler } = choice;
-			if (sampler.interpolation === CUBICSLERP) {
-				// The name three.js' own tracks use, so the mixer binds ours to the same node.
-				const name = (node.name ? node.name : node.uuid) + '.quaternion';
-				tracks.push(cubicSlerpTrack(name, input.array, decodeOutput(output)));
-			} else {
-				const created = parser._createAnimationTracks(node, input, output, sampler, target) || [];
-				if (target.path === 'rotation') created.forEach((track) => exactRotation(track, output, sampler));
-				tracks.push(...created);
-			}
-		}
-		const clip = new AnimationClip(animationDef.name ? animationDef.name : 'animation_' + animationIndex,
-			undefined, tracks);
-		if (animationDef.extras && typeof animationDef.extras === 'object') {
-			clip.userData = Object.assign(clip.userData || {}, animationDef.extras);
-		}
-		return clip;
+		await Promise.all(this.animations.map(async ({ original, fixes }, a) => {
+			parser.json.animations[a] = original;
+			const nodes = await Promise.all(fixes.map((fix) => parser.getDependency('node', fix.node)));
+			if (gltf.animations[a] !== undefined) fixClip(gltf.animations[a], fixes, nodes);
+		}));
 	}
 
 }
