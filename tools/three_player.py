@@ -49,6 +49,7 @@ class Played:
     missing: list[int]
     clips: list[str]
     quaternions: dict[int, np.ndarray]
+    tracks: dict | None = None  # play(..., tracks=times): clips and tracks as data (tests/three/play.mjs)
 
 
 def pinned(package: str) -> str:
@@ -77,14 +78,16 @@ def _node(package: str) -> tuple[str, Path]:
 
 
 def play(paths: list[Path], times: list[dict[int, np.ndarray]], plugin: bool = True,
-         player: str = "three") -> list[Played]:
-    """Every node's quaternion as the engine ``player`` plays ``times[i][animation]`` of ``paths[i]``."""
+         player: str = "three", tracks: np.ndarray | None = None) -> list[Played]:
+    """Every node's quaternion as the engine ``player`` plays ``times[i][animation]`` of ``paths[i]``;
+    with ``tracks`` (three.js only) also every clip's name, userData and tracks evaluated at those times."""
     script, package = PLAYERS[player]
     node, modules = _node(package)
     with tempfile.TemporaryDirectory(prefix="gltf_sqlerp_three_") as folder:
-        job = {"plugin": plugin, "out": folder, "files": [
-            {"path": str(path), "times": {str(a): [float(t) for t in ts] for a, ts in by_animation.items()}}
-            for path, by_animation in zip(paths, times)]}
+        files = [{"path": str(path), "times": {str(a): [float(t) for t in ts] for a, ts in by_animation.items()}}
+                 for path, by_animation in zip(paths, times)]
+        job = {"plugin": plugin, "out": folder, "files": files,
+               "tracks": None if tracks is None else [float(t) for t in tracks]}
         job_path = Path(folder) / "job.json"
         job_path.write_text(json.dumps(job))
         command = [node, "--import", HOOKS.as_uri(), str(script), str(job_path)]
@@ -106,7 +109,7 @@ def _played(result: dict, path: Path, player: str) -> Played:
     # float64 in the machine's byte order, written by the Node.js process on this machine
     quaternions = {int(a): np.fromfile(data, dtype=np.float64).reshape(-1, count, 4)
                    for a, data in result["played"].items()}
-    return Played(count, result["missing"], result["clips"], quaternions)
+    return Played(count, result["missing"], result["clips"], quaternions, result.get("tracks"))
 
 
 def check_times(document, animation: int) -> np.ndarray:

@@ -8,6 +8,10 @@
 // "clips": ["name", ...], "played": {"<animation index>": "FOLDER/<file>_<animation>.f64"}}, each
 // such file float64 [time][node][x, y, z, w] in the machine's byte order (long clips of many nodes
 // hold more than a JSON string can), or {"error": "..."} when three.js cannot load the file.
+// With "tracks": [t, ...] in JOB.json each file's entry also has "tracks": {"clips": per clip
+// {"name", "userData", "duration", "tracks": [{"name", "type", "samples": [[value, ...] per t]}]},
+// every track evaluated alone by its own interpolant, "animations": parser.json's animations after
+// loading} (what the plugin leaves to three.js, compared whole).
 //
 // Each animation's AnimationAction plays alone from the file's rest pose; for every time the action's
 // time is set and the mixer updated by 0 s, which evaluates the clip at exactly that time (no loop
@@ -67,6 +71,16 @@ function play(gltf, objects, clip, times, path) {
 	return path;
 }
 
+/** Every clip as data: its name, userData and duration, and every track's name, type and values at `times`. */
+function describe(clip, times) {
+	const tracks = clip.tracks.map((track) => {
+		const interpolant = track.createInterpolant();
+		const samples = times.map((t) => Array.from(interpolant.evaluate(t)));
+		return { name: track.name, type: track.ValueTypeName, samples };
+	});
+	return { name: clip.name, userData: clip.userData, duration: clip.duration, tracks };
+}
+
 async function playFile(entry, index, job) {
 	let gltf;
 	try {
@@ -86,6 +100,9 @@ async function playFile(entry, index, job) {
 		missing: objects.flatMap((object, n) => (object === null ? [n] : [])),
 		clips: gltf.animations.map((clip) => clip.name),
 		played,
+		...(job.tracks ? { tracks: {
+			clips: gltf.animations.map((clip) => describe(clip, job.tracks)), animations: gltf.parser.json.animations,
+		} } : {}),
 	};
 }
 
