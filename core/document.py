@@ -32,11 +32,21 @@ UNREADABLE = {"EXT_meshopt_compression", "KHR_meshopt_compression"}
 
 
 def load(path: str | os.PathLike[str], also_required: Collection[str] = ()) -> "Document":
-    """Read, validate and prepare a ``.gltf`` or ``.glb``; raise GltfError listing every error.
-    A file that requires an extension this reader does not know is refused, but for those in
-    ``also_required``: Blender's import passes the ones its bundled importer builds a scene with
-    (lights, materials, Draco meshes, ...), none of which changes the animation data read here.
-    UNREADABLE ones are refused all the same."""
+    """Read, validate and prepare a ``.gltf`` or ``.glb`` file.
+
+    Parameters: ``path``; ``also_required``: extensions a file may require beyond those this
+    reader knows (Blender's import passes the ones its bundled importer builds a scene with:
+    lights, materials, Draco meshes, ..., none of which changes the animation data read here;
+    UNREADABLE ones are refused all the same).
+
+    Returns a Document. Raises GltfError listing every error, each with its code and JSON
+    pointer; a file that requires an extension this reader does not know is refused.
+
+    >>> document = load("samples/sqlerp_arm.gltf")
+    >>> clip = document.animations[0]
+    >>> clip.name, clip.duration, [channel.path for channel in clip.channels]
+    ('Wave', 2.0, ['rotation', 'rotation', 'rotation', 'translation'])
+    """
     gltf = read_file(path)
     findings = validate(gltf)
     findings += _required_extensions(gltf.json, (SUPPORTED_REQUIRED | set(also_required)) - UNREADABLE)
@@ -95,7 +105,16 @@ class Document:
 
     def node_matrices(self, animation: int | Animation | None, time: float,
                       use_fallback: bool = False) -> npt.NDArray[np.float64]:
-        """Global 4x4 matrices of every node at ``time``: (node_count, 4, 4)."""
+        """Compute the global 4x4 matrix of every node at ``time`` (seconds) of ``animation`` (an
+        index, an Animation, or None: the rest pose); ``use_fallback`` plays what viewers without
+        EXT_animation_sqlerp play.
+
+        Returns (node_count, 4, 4) matrices.
+
+        >>> matrices = load("samples/sqlerp_arm.gltf").node_matrices(0, 0.5)
+        >>> matrices.shape, matrices[1][:3, 3].round(4).tolist()
+        ((5, 4, 4), [0.0, 0.1, 0.0])
+        """
         translation, rotation, scale, _ = self.pose(animation, time, use_fallback)
         return self.scene.global_matrices(translation, rotation, scale)
 

@@ -36,8 +36,16 @@ class Channel:
         return self.sampler.interpolation == CUBICSLERP
 
     def evaluate(self, times: npt.ArrayLike, use_fallback: bool = False) -> npt.NDArray[np.float64]:
-        """Values at ``times`` (seconds): (len(times), k). ``use_fallback`` plays what viewers
-        without EXT_animation_sqlerp play; a channel without a fallback plays its only sampler."""
+        """Evaluate the channel at ``times`` (seconds, (T,)) as the glTF spec plays it.
+
+        ``use_fallback`` plays what viewers without EXT_animation_sqlerp play; a channel without a
+        fallback plays its only sampler. Returns (T, k) values: k = 4 for rotations (x, y, z, w).
+
+        >>> from gltf_sqlerp import core
+        >>> elbow = core.load("samples/sqlerp_arm.gltf").animations[0].channels[1]
+        >>> elbow.path, elbow.uses_extension, (elbow.evaluate([0.0, 0.5]).round(4) + 0.0).tolist()
+        ('rotation', True, [[0.0, 0.0, 0.0, 1.0], [0.5123, 0.0787, 0.0, 0.8552]])
+        """
         chosen = self.fallback if use_fallback and self.fallback is not None else self.sampler
         return chosen.evaluate(times)
 
