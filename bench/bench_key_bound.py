@@ -66,7 +66,7 @@ class Channel:
         the export's fit of it, allowed no key more (float64 keys: they follow at least as well
         as the file's rounded ones, so the count stays a bound)."""
         try:
-            fit_cubicslerp(self.target, [start, end], self.check_times, self.tolerance_deg,
+            fit_cubicslerp(self.target, [start, end], self.check_times, tolerance_deg=self.tolerance_deg,
                            max_keys=2, check_values=self.expected)
         except ValueError:
             return False

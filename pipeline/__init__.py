@@ -39,15 +39,15 @@ import time
 from collections.abc import Sequence
 
 from .common import (
-    EXIT_USAGE, UsageError, _write_report, _console_to_stderr, _terminate_as_interrupt, end_with_parent
+    EXIT_USAGE, UsageError, write_report, console_to_stderr, terminate_as_interrupt, end_with_parent
 )
 from .blender import (
-    _export_command, _verify_command, assign_action, enable_addon, measure_clips, world_fidelity
+    export_command, verify_command, assign_action, enable_addon, measure_clips, world_fidelity
 )
-from .blends import _export_blends_command, add_export_blends_arguments
-from .clips import _add_clips_command, add_clips_arguments
+from .blends import export_blends_command, add_export_blends_arguments
+from .clips import add_clips_command, add_clips_arguments
 from .convert import (
-    _convert_command, _convert_file_command, add_conversion_arguments, convert_file, convert_folder,
+    convert_command, convert_file_command, add_conversion_arguments, convert_file, convert_folder,
     gltf_files
 )
 
@@ -190,10 +190,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:  # --help (0) or a usage error (2)
         return int(stop.code or 0)
     started = time.perf_counter()
-    _terminate_as_interrupt()
+    terminate_as_interrupt()
     end_with_parent()
     try:
-        with _console_to_stderr(args.command in ("verify", "export", "add-clips")):
+        with console_to_stderr(args.command in ("verify", "export", "add-clips")):
             report = _COMMANDS[args.command](args)
         code = report.pop("exit_code")
     except UsageError as error:
@@ -201,10 +201,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         report, code = {"command": args.command, "ok": False, "error": str(error)}, EXIT_USAGE
     report["exit_code"] = code
     report["seconds"] = round(time.perf_counter() - started, 3)
-    _write_report(report, args.report)
+    write_report(report, args.report)
     return code
 
 
-_COMMANDS = {"verify": _verify_command, "export": _export_command, "convert": _convert_command,
-             "convert-file": _convert_file_command, "add-clips": _add_clips_command,
-             "export-blends": _export_blends_command}
+_COMMANDS = {"verify": verify_command, "export": export_command, "convert": convert_command,
+             "convert-file": convert_file_command, "add-clips": add_clips_command,
+             "export-blends": export_blends_command}

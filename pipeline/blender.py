@@ -1,6 +1,7 @@
 """``verify`` and ``export``: the commands that need Blender (the bpy module or Blender's own
 Python)."""
 
+import argparse
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -9,7 +10,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .common import (
-    _gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, PACKAGE, UsageError, Progress, failure_detail,
+    gltf_error, plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, PACKAGE, UsageError, Progress, failure_detail,
     no_such_file
 )
 
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
 FIT_SHARE = {"fitting": (0.0, 0.8), "refitting": (0.8, 0.2)}
 
 
-def _bpy():
+def import_bpy() -> ModuleType:
+    """The bpy module, or a usage error saying how to run the command with Blender."""
     try:
         import bpy
     except ImportError:
@@ -33,7 +35,7 @@ def _bpy():
 def enable_addon() -> None:
     """Make sure this add-on is registered and listed as enabled (the bundled glTF add-on calls
     the hooks of enabled add-ons only). Leaves an add-on Blender already enabled as it is."""
-    bpy = _bpy()
+    bpy = import_bpy()
     import addon_utils
     if getattr(bpy.types, "IMPORT_SCENE_OT_gltf_sqlerp", None) is not None:
         preferences = bpy.context.preferences
@@ -55,8 +57,8 @@ def _enabled_elsewhere(bpy):
     return any(addon.module.endswith(".gltf_sqlerp") for addon in bpy.context.preferences.addons)
 
 
-def _verify_command(args):
-    bpy = _bpy()
+def verify_command(args: argparse.Namespace) -> dict[str, Any]:
+    bpy = import_bpy()
     from ..core import GltfError
     from ..operators.importing import session as import_session
     path = Path(args.file)
@@ -69,7 +71,7 @@ def _verify_command(args):
         try:
             document = import_session.load_for_import(str(path))  # it imports into Blender
         except GltfError as error:
-            failed = {**report, "ok": False, "status": "failed", "error": _gltf_error(error),
+            failed = {**report, "ok": False, "status": "failed", "error": gltf_error(error),
                       "exit_code": EXIT_FAILED}
             progress.step(path.name, "failed", failure_detail(failed))
             return failed
@@ -87,7 +89,7 @@ def _verify_command(args):
         progress.step(path.name, "imported")
         if result != {'FINISHED'}:
             return {**report, "ok": False, "status": "failed",
-                    "error": _plain_error("IMPORT_FAILED", message or f"result {sorted(result)}"),
+                    "error": plain_error("IMPORT_FAILED", message or f"result {sorted(result)}"),
                     "exit_code": EXIT_FAILED}
         clips = measure_clips(bpy, args.source)
         # One name per clip in the report: the one Blender gave it (the bundled importer names an
@@ -164,8 +166,8 @@ def measure_clips(bpy: ModuleType, source: str = "EXTENSION") -> list[dict[str, 
     return sorted(clips, key=lambda c: c["animation"])
 
 
-def _export_command(args):
-    bpy = _bpy()
+def export_command(args: argparse.Namespace) -> dict[str, Any]:
+    bpy = import_bpy()
     if args.blend is not None and not Path(args.blend).is_file():
         raise UsageError(no_such_file(args.blend))
     if args.list_actions:  # export-blends --per-action: what to export, one task per action
@@ -206,7 +208,7 @@ def _export_command(args):
             outcome, document = export(str(output), options, args.selection)
         except ExportFailed as error:
             failed = {**report, "ok": False, "status": "failed",
-                      "error": _plain_error("EXPORT_FAILED", str(error)), "exit_code": EXIT_FAILED}
+                      "error": plain_error("EXPORT_FAILED", str(error)), "exit_code": EXIT_FAILED}
             progress.step(output.name, "failed", failure_detail(failed))
             return failed
         progress.step(output.name, "exported")
@@ -228,7 +230,8 @@ def _export_command(args):
 
 def _cubicslerp_channels(document):
     """CUBICSLERP channels of the written file, as the core read it back after the export."""
-    return sum(c.sampler.interpolation == "CUBICSLERP"
+    from ..core import CUBICSLERP
+    return sum(c.sampler.interpolation == CUBICSLERP
                for animation in document.animations for c in animation.channels)
 
 

@@ -41,7 +41,7 @@ def blend_files(folder: str | os.PathLike[str], exclude: Path | None = None) -> 
             and (exclude is None or exclude not in path.resolve().parents)]
 
 
-def _export_blends_command(args: Any) -> dict[str, Any]:
+def export_blends_command(args: Any) -> dict[str, Any]:
     source_root, target_root = Path(args.input_dir), Path(args.output_dir)
     if not source_root.is_dir():
         raise UsageError(no_such_folder(source_root))

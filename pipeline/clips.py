@@ -11,8 +11,8 @@ preferences say).
 from pathlib import Path
 from typing import Any
 
-from .blender import _bpy, enable_addon
-from .common import EXIT_FAILED, EXIT_OK, Progress, UsageError, _plain_error, no_such_file, no_such_folder
+from .blender import import_bpy, enable_addon
+from .common import EXIT_FAILED, EXIT_OK, Progress, UsageError, plain_error, no_such_file, no_such_folder
 from .convert import gltf_files
 
 
@@ -33,8 +33,8 @@ def add_clips_arguments(sub: Any) -> None:
                      help="save to this .blend (default: over BLEND)")
 
 
-def _add_clips_command(args: Any) -> dict[str, Any]:
-    bpy = _bpy()
+def add_clips_command(args: Any) -> dict[str, Any]:
+    bpy = import_bpy()
     if not Path(args.blend).is_file():
         raise UsageError(no_such_file(args.blend))
     if not Path(args.folder).is_dir():
@@ -84,7 +84,7 @@ def _add(bpy: Any, rig: Any, path: Path, args: Any, progress: Progress) -> dict[
     except RuntimeError as error:
         message = " ".join(str(error).split()).removeprefix("Error: ")
         progress.step(path.name, "failed", message)
-        return {"file": str(path), "status": "failed", "error": _plain_error("IMPORT_FAILED", message)}
+        return {"file": str(path), "status": "failed", "error": plain_error("IMPORT_FAILED", message)}
     actions = [a for a in bpy.data.actions if a.as_pointer() not in before]
     clips = sorted({a["gltf_sqlerp"]["name"] for a in actions if a.get("gltf_sqlerp") is not None})
     progress.step(path.name, "added")

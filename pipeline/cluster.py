@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from . import worker_task
-from .common import LAUNCHER, UsageError, _plain_error
+from .common import LAUNCHER, UsageError, plain_error
 from .runners import Task, report_of
 
 CONNECT_SECONDS = 10  # an unreachable scheduler is a usage error after this long
@@ -142,7 +142,7 @@ class DaskRunner:
         except Exception as error:  # noqa: BLE001 - the cluster's verdict on the task, any kind
             # (KilledWorker after too many lost workers, CancelledError, the task's own exception)
             return {**task.entry, "status": "failed",
-                    "error": _plain_error(type(error).__name__, " ".join(str(error).split()))}
+                    "error": plain_error(type(error).__name__, " ".join(str(error).split()))}
         return report_of(task, result["code"], result["stdout"], result["stderr"])
 
     def stop(self) -> None:

@@ -60,7 +60,7 @@ def end_with_parent() -> None:
     threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
 
 
-def _terminate_as_interrupt():
+def terminate_as_interrupt() -> None:
     """SIGTERM (a farm cancelling a task, ``kill``) ends a run like Ctrl+C: atomic writes remove
     their temporary file and a folder conversion stops its children and still reports."""
     if threading.current_thread() is not threading.main_thread() or sys.modules.get("bpy"):
@@ -72,7 +72,7 @@ def _terminate_as_interrupt():
 
 
 @contextlib.contextmanager
-def _console_to_stderr(active):
+def console_to_stderr(active: bool) -> Iterator[None]:
     """Blender and its glTF add-on print to stdout (at the file-descriptor level): while
     ``active``, send that to stderr so that stdout carries the JSON report only."""
     if not active:
@@ -97,7 +97,8 @@ def stdout_to(descriptor: int) -> Iterator[None]:
         os.close(saved)
 
 
-def _write_report(report, path):
+def write_report(report: dict[str, Any], path: str | None) -> None:
+    """The report as JSON: into ``path`` atomically when given, else on stdout."""
     text = json.dumps(report, indent=1, default=str) + "\n"
     if path:
         target = Path(path)
@@ -189,12 +190,13 @@ def _blender_progress(method, *args):
     return True
 
 
-def _gltf_error(error):
+def gltf_error(error: "GltfError") -> dict[str, Any]:
     """A GltfError as a report entry: the first finding and all of them."""
     return {"code": error.code, "pointer": error.pointer, "message": error.message,
             "findings": [{"code": f.code, "pointer": f.pointer, "message": f.message}
                          for f in error.findings]}
 
 
-def _plain_error(code, message):
+def plain_error(code: str, message: str) -> dict[str, Any]:
+    """An error without a JSON pointer as a report entry."""
     return {"code": code, "pointer": None, "message": message}

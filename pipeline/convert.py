@@ -13,14 +13,18 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .common import (
-    _gltf_error, _plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, JOURNAL, UsageError, Progress,
+    gltf_error, plain_error, EXIT_OK, EXIT_FAILED, SUFFIXES, JOURNAL, UsageError, Progress,
     failure_detail, no_such_file, no_such_folder
 )
 from .fingerprint import fingerprint, output_fingerprint, provenance
+
+if TYPE_CHECKING:  # the core needs numpy, imported where a conversion runs
+    from ..core.conversion import ConvertOptions
 from .runners import PROGRESS_LINE, LocalRunner, Task, runner_for
 
 STATUSES = ("converted", "unchanged", "skipped", "failed")
@@ -29,15 +33,16 @@ UP_TO_DATE = "up to date: the output was made from the same input files, options
 
 def add_conversion_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that decide a conversion's output, as every converting command takes them
-    (pipeline_run.py convert and convert-file, tools/sqlerp_convert.py), defaults from core.conversion.converter."""
-    from ..core.conversion import DEFAULT_FALLBACK_TOLERANCE_DEG, DEFAULT_TOLERANCE_DEG
-    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE_DEG, metavar="DEG",
+    (pipeline_run.py convert and convert-file, tools/sqlerp_convert.py), defaults from
+    core.conversion's CONVERT_DEFAULTS."""
+    from ..core.conversion import CONVERT_DEFAULTS
+    parser.add_argument("--tolerance", type=float, default=CONVERT_DEFAULTS.tolerance_deg, metavar="DEG",
                         help="largest world-space angle between the file's rotations and the "
                              "original ones (degrees, default: %(default)s)")
-    parser.add_argument("--fallback-tolerance", type=float, default=DEFAULT_FALLBACK_TOLERANCE_DEG,
+    parser.add_argument("--fallback-tolerance", type=float, default=CONVERT_DEFAULTS.fallback_tolerance_deg,
                         metavar="DEG", help="the same for what viewers without EXT_animation_sqlerp "
                                             "play (degrees, at least --tolerance, default: %(default)s)")
-    parser.add_argument("--min-ratio", type=float, default=1.0, metavar="R",
+    parser.add_argument("--min-ratio", type=float, default=CONVERT_DEFAULTS.min_ratio, metavar="R",
                         help="rewrite a channel only when it needs at most 1/R of its keys "
                              "(default: %(default)s)")
     parser.add_argument("--allow-larger", action="store_true",
@@ -45,38 +50,51 @@ def add_conversion_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: off, nothing is written)")
 
 
-def conversion_options(tolerance: float, min_ratio: float, fallback_tolerance: float,
-                       allow_larger: bool) -> dict[str, float | bool]:
-    """The options that change a conversion's output (part of its fingerprint)."""
-    return {"tolerance_deg": float(tolerance), "min_ratio": float(min_ratio),
-            "fallback_tolerance_deg": float(fallback_tolerance), "allow_larger": bool(allow_larger)}
+# The keyword names convert_file and convert_folder took before ConvertOptions, still taken.
+KEYWORD_ALIASES = {"tolerance": "tolerance_deg", "fallback_tolerance": "fallback_tolerance_deg"}
 
 
-def convert_file(input_path: str | os.PathLike[str], output_path: str | os.PathLike[str], tolerance: float = 0.01,
-                 min_ratio: float = 1.0, force: bool = False, fallback_tolerance: float = 0.1,
-                 allow_larger: bool = False, progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+def conversion_options(options: "ConvertOptions | None" = None, **keywords: Any) -> "ConvertOptions":
+    """``options`` (default CONVERT_DEFAULTS) with the given fields replaced; keywords by
+    ConvertOptions' names or the older ones of KEYWORD_ALIASES (``tolerance=0.05``)."""
+    from ..core.conversion import CONVERT_DEFAULTS
+    fields = {KEYWORD_ALIASES.get(name, name): value for name, value in keywords.items()}
+    return replace(options or CONVERT_DEFAULTS, **fields) if fields else options or CONVERT_DEFAULTS
+
+
+def fingerprinted(options: "ConvertOptions") -> dict[str, float | bool]:
+    """The options that change a conversion's output, as its fingerprint records them."""
+    return {"tolerance_deg": float(options.tolerance_deg), "min_ratio": float(options.min_ratio),
+            "fallback_tolerance_deg": float(options.fallback_tolerance_deg),
+            "allow_larger": bool(options.allow_larger)}
+
+
+def convert_file(input_path: str | os.PathLike[str], output_path: str | os.PathLike[str],
+                 options: "ConvertOptions | None" = None, *, force: bool = False,
+                 progress: Callable[[float], None] | None = None, **keywords: Any) -> dict[str, Any]:
     """Convert one file unless its output is up to date; returns a report entry (JSON) with
     ``status`` (STATUSES, see the module's text) and the input's ``fingerprint``.
-    ``progress(fraction)`` hears how far the conversion is (core.conversion.converter)."""
+    ``options``: core.conversion.ConvertOptions (default CONVERT_DEFAULTS), its fields also as
+    keywords (conversion_options). ``progress(fraction)`` hears how far the conversion is."""
     from ..core import GltfError
     from ..core.conversion import convert
     source, destination = Path(input_path), Path(output_path)
-    options = conversion_options(tolerance, min_ratio, fallback_tolerance, allow_larger)
+    chosen = conversion_options(options, **keywords)
+    options_ = fingerprinted(chosen)
     entry = {"input": str(source), "output": str(destination)}
     try:
-        entry["fingerprint"] = print_ = fingerprint(source, options)
+        entry["fingerprint"] = print_ = fingerprint(source, options_)
     except OSError as error:
-        return {**entry, "status": "failed", "error": _plain_error("IO_ERROR", f"cannot read {source}: "
+        return {**entry, "status": "failed", "error": plain_error("IO_ERROR", f"cannot read {source}: "
                                                                     f"{error.strerror or error}")}
     if not force and output_fingerprint(destination) == print_:
         return {**entry, "status": "skipped", "reason": UP_TO_DATE}
     started = time.perf_counter()
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
-        report = convert(source, destination, tolerance, min_ratio, fallback_tolerance, allow_larger,
-                         provenance=provenance(print_, options), progress=progress)
+        report = convert(source, destination, chosen, provenance=provenance(print_, options_), progress=progress)
     except GltfError as error:
-        return {**entry, "status": "failed", "error": _gltf_error(error)}
+        return {**entry, "status": "failed", "error": gltf_error(error)}
     except (OSError, ValueError, RuntimeError) as error:
         return {**entry, "status": "failed",
                 "error": {"code": type(error).__name__, "pointer": None, "message": str(error)}}
@@ -90,10 +108,11 @@ def convert_file(input_path: str | os.PathLike[str], output_path: str | os.PathL
 
 
 def _details(report, seconds):
+    from ..core import CUBICSLERP
     converted = report.converted
     return {"seconds": round(seconds, 3),
             "rotation_channels": len(report.channels), "converted_channels": len(converted),
-            "cubicslerp_channels": sum(c.form == "CUBICSLERP" for c in converted),
+            "cubicslerp_channels": sum(c.form == CUBICSLERP for c in converted),
             "keys_before": sum(c.original_keys for c in converted),
             "keys_after": sum(c.keys for c in converted),
             "max_error_deg": max((c.max_error_deg for c in converted), default=0.0),
@@ -106,7 +125,7 @@ def _details(report, seconds):
                            for c in report.channels if not c.converted]}
 
 
-def _convert_file_command(args):
+def convert_file_command(args: argparse.Namespace) -> dict[str, Any]:
     _check_conversion_args(args)
     if not Path(args.input).is_file():
         raise UsageError(no_such_file(args.input))
@@ -116,8 +135,7 @@ def _convert_file_command(args):
         progress = Progress(1, "convert", args.quiet)
         report = lambda fraction: progress.within(args.input, fraction)  # noqa: E731
     try:
-        entry = convert_file(args.input, args.output, args.tolerance, args.min_ratio, args.force,
-                             args.fallback_tolerance, args.allow_larger, progress=report)
+        entry = convert_file(args.input, args.output, _options_of(args), force=args.force, progress=report)
         if progress is not None:
             progress.step(args.input, entry["status"], failure_detail(entry))
     finally:
@@ -165,13 +183,16 @@ def gltf_files(folder: str | os.PathLike[str], exclude: Path | None = None) -> l
     return found
 
 
-def convert_folder(input_dir: str | os.PathLike[str], output_dir: str | os.PathLike[str], jobs: int | None = None,
-                   tolerance: float = 0.01, min_ratio: float = 1.0, force: bool = False, quiet: bool = False,
-                   fallback_tolerance: float = 0.1, allow_larger: bool = False,
-                   dask: str | None = None) -> dict[str, Any]:
+def convert_folder(input_dir: str | os.PathLike[str], output_dir: str | os.PathLike[str],
+                   options: "ConvertOptions | None" = None, *, jobs: int | None = None, force: bool = False,
+                   quiet: bool = False, dask: str | None = None, **keywords: Any) -> dict[str, Any]:
     """Convert every glTF file under ``input_dir`` into ``output_dir`` (same relative paths), up
     to ``jobs`` child processes at a time, or one task per file on the Dask cluster at ``dask``
-    (an address, or ``local[:N]``: pipeline.cluster); returns the report (JSON, with ``exit_code``)."""
+    (an address, or ``local[:N]``: pipeline.cluster); returns the report (JSON, with ``exit_code``).
+    ``options`` and ``keywords`` as convert_file's."""
+    chosen = conversion_options(options, **keywords)
+    tolerance, min_ratio = chosen.tolerance_deg, chosen.min_ratio
+    fallback_tolerance, allow_larger = chosen.fallback_tolerance_deg, chosen.allow_larger
     source_root, target_root = Path(input_dir), Path(output_dir)
     if not source_root.is_dir():
         raise UsageError(no_such_folder(source_root))
@@ -182,7 +203,7 @@ def convert_folder(input_dir: str | os.PathLike[str], output_dir: str | os.PathL
     progress = Progress(len(inputs), "convert", quiet)
     if isinstance(runner, LocalRunner):
         runner.on_progress = progress.within
-    settings = conversion_options(tolerance, min_ratio, fallback_tolerance, allow_larger)
+    settings = fingerprinted(chosen)
     options = ["--tolerance", repr(tolerance), "--min-ratio", repr(min_ratio), "--fallback-tolerance",
                repr(fallback_tolerance), "--quiet", "--progress-lines"] + (
                    ["--allow-larger"] if allow_larger else []) + (["--force"] if force else [])
@@ -284,12 +305,17 @@ class _Journal:
         self.stream.close()
 
 
-def _convert_command(args):
+def convert_command(args: argparse.Namespace) -> dict[str, Any]:
     _check_conversion_args(args)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
     if args.jobs is not None and args.dask is not None:
         raise UsageError("give --jobs or --dask, not both (a cluster's workers decide how many run)")
-    return convert_folder(args.input_dir, args.output_dir, args.jobs, args.tolerance,
-                          args.min_ratio, args.force, args.quiet, args.fallback_tolerance,
-                          args.allow_larger, args.dask)
+    return convert_folder(args.input_dir, args.output_dir, _options_of(args), jobs=args.jobs, force=args.force,
+                          quiet=args.quiet, dask=args.dask)
+
+
+def _options_of(args: argparse.Namespace) -> "ConvertOptions":
+    """The ConvertOptions of a converting command's arguments (add_conversion_arguments)."""
+    from ..core.conversion import ConvertOptions
+    return ConvertOptions(args.tolerance, args.min_ratio, args.fallback_tolerance, args.allow_larger)

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import IO, Any, cast
 
-from .common import LAUNCHER, _plain_error
+from .common import LAUNCHER, plain_error
 
 PROGRESS_LINE = "PROGRESS "  # a child's stderr line: how far its file is (a fraction), for the parent
 
@@ -38,7 +38,7 @@ def report_of(task: Task, code: int | None, stdout: str, stderr: str) -> dict[st
         pass
     tail = " | ".join(stderr.strip().splitlines()[-3:])
     return {**task.entry, "status": "failed",
-            "error": _plain_error("ChildFailed", f"exit code {code}: {tail}")}
+            "error": plain_error("ChildFailed", f"exit code {code}: {tail}")}
 
 
 class LocalRunner:
@@ -66,7 +66,7 @@ class LocalRunner:
         command = [sys.executable, str(LAUNCHER), *task.arguments]
         with self.lock:
             if self.stopped:
-                return {**task.entry, "status": "failed", "error": _plain_error("Interrupted", "not run")}
+                return {**task.entry, "status": "failed", "error": plain_error("Interrupted", "not run")}
             child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             self.running.add(child)
         lines = []  # stderr apart from progress lines, read beside stdout (no pipe fills up)

@@ -21,6 +21,7 @@ from gltf_validator import errors, validate_all
 from raw_gltf import raw_accessor
 
 from gltf_sqlerp import core
+from gltf_sqlerp.core.conversion import CONVERT_DEFAULTS, ConvertOptions
 from gltf_sqlerp.core.conversion.converter import CHECKS_PER_INTERVAL, convert
 from gltf_sqlerp.core.gltf.writer import BufferBuilder, write_glb, write_gltf
 
@@ -123,7 +124,7 @@ def test_a_smooth_dense_rotation_gets_far_fewer_cubicslerp_keys_within_the_toler
         tmp_path, motion, tolerance):
     source, destination = tmp_path / "dense.gltf", tmp_path / "sparse.gltf"
     times, rotations = write_source(source, motion)
-    report = convert(source, destination, tolerance)
+    report = convert(source, destination, tolerance_deg=tolerance)
     assert report.written and report.destination_bytes < report.source_bytes
 
     swing, stepper = report.channels  # rotation channels only: 0 and 2
@@ -194,7 +195,7 @@ def test_a_lively_motion_becomes_linear_keys_alone_without_the_extension(tmp_pat
     # curve follows at 0.01 deg); now its LINEAR keys are rewritten in fewer bytes (16-bit).
     source, destination = tmp_path / "dense.gltf", tmp_path / "small.gltf"
     times, rotations = write_source(source, LIVELY)
-    report = convert(source, destination, 0.01)
+    report = convert(source, destination, tolerance_deg=0.01)
     assert report.written and report.destination_bytes < report.source_bytes
     swing = report.channels[0]
     assert swing.form == "LINEAR" and swing.precision == "SHORT"
@@ -207,6 +208,19 @@ def test_a_lively_motion_becomes_linear_keys_alone_without_the_extension(tmp_pat
     assert angle_deg(channel.evaluate(grid), ref_linear(times, rotations, grid)).max() <= 0.01
 
 
+def test_an_options_object_and_its_fields_as_keywords_write_the_same_file(tmp_path):
+    # The scripting API's keywords (tolerance_deg=...) and ConvertOptions are one set of names.
+    source = CESIUM / "glTF-Binary" / "CesiumMan.glb"
+    convert(source, tmp_path / "keywords.glb", tolerance_deg=0.05, min_ratio=1.0)
+    convert(source, tmp_path / "object.glb", ConvertOptions(tolerance_deg=0.05))
+    convert(source, tmp_path / "default.glb")
+    assert (tmp_path / "keywords.glb").read_bytes() == (tmp_path / "object.glb").read_bytes()
+    assert (tmp_path / "default.glb").read_bytes() != (tmp_path / "object.glb").read_bytes()  # the tolerance counts
+    assert CONVERT_DEFAULTS == ConvertOptions(0.01, 1.0, 0.1, False)
+    with pytest.raises(TypeError, match="tolerance"):  # a name the options do not have
+        convert(source, tmp_path / "wrong.glb", tolerance=0.05)
+
+
 def reduction(channel):
     """Original keys per new key of a converted channel."""
     assert channel.keys is not None
@@ -215,10 +229,10 @@ def reduction(channel):
 
 def test_min_ratio_leaves_channels_with_too_small_a_reduction_alone(tmp_path):
     source = CESIUM / "glTF-Binary" / "CesiumMan.glb"
-    every = convert(source, tmp_path / "every.glb", 0.05)
+    every = convert(source, tmp_path / "every.glb", tolerance_deg=0.05)
     ratios = sorted(reduction(c) for c in every.converted)
     assert ratios[0] < 2.0 <= ratios[-1]  # else this checks nothing
-    report = convert(source, tmp_path / "some.glb", 0.05, min_ratio=2.0)
+    report = convert(source, tmp_path / "some.glb", tolerance_deg=0.05, min_ratio=2.0)
     assert {c.pointer for c in report.converted} == {
         c.pointer for c in every.converted if reduction(c) >= 2.0}
     assert all("more than 1/2 of them" in c.note for c in report.channels if not c.converted)
@@ -262,7 +276,7 @@ def _converted_pairs(tmp_path):
               (CESIUM / "glTF-Binary" / "CesiumMan.glb", tmp_path / "cesium" / "CesiumMan.glb")]
     for source, destination in pairs:
         destination.parent.mkdir(exist_ok=True)
-        assert convert(source, destination, 0.05).converted
+        assert convert(source, destination, tolerance_deg=0.05).converted
     return pairs
 
 
@@ -329,14 +343,15 @@ def test_bad_arguments_raise_value_error_and_write_nothing(tmp_path):
     wrong_tolerances: list[Any] = [0.0, -1.0, float("nan"), "0.01x"]  # a wrong type too, on purpose
     for tolerance in wrong_tolerances:
         with pytest.raises(ValueError, match="tolerance_deg"):
-            convert(tmp_path / "dense.glb", tmp_path / "out.glb", tolerance)
+            convert(tmp_path / "dense.glb", tmp_path / "out.glb", tolerance_deg=tolerance)
     wrong_ratios: list[Any] = [0.5, float("inf"), None]
     for ratio in wrong_ratios:
         with pytest.raises(ValueError, match="min_ratio"):
-            convert(tmp_path / "dense.glb", tmp_path / "out.glb", 0.01, ratio)
+            convert(tmp_path / "dense.glb", tmp_path / "out.glb", tolerance_deg=0.01, min_ratio=ratio)
     for fallback in (0.005, 180.0, float("nan")):  # below the tolerance, or no angle
         with pytest.raises(ValueError, match="fallback_tolerance_deg"):
-            convert(tmp_path / "dense.glb", tmp_path / "out.glb", 0.01, 1.0, fallback)
+            convert(tmp_path / "dense.glb", tmp_path / "out.glb", tolerance_deg=0.01, min_ratio=1.0,
+                        fallback_tolerance_deg=fallback)
     assert sorted(tmp_path.iterdir()) == before
 
 

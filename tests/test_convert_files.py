@@ -31,7 +31,7 @@ def test_an_embedded_gltf_stays_embedded_and_a_glb_stays_one_file(tmp_path):
 def test_a_different_file_in_the_way_of_a_copied_resource_stops_the_conversion(tmp_path):
     (tmp_path / "CesiumMan_img0.jpg").write_bytes(b"another asset's image")
     with pytest.raises(FileExistsError, match="CesiumMan_img0.jpg"):
-        convert(CESIUM / "glTF" / "CesiumMan.gltf", tmp_path / "CesiumMan.gltf", 0.05)
+        convert(CESIUM / "glTF" / "CesiumMan.gltf", tmp_path / "CesiumMan.gltf", tolerance_deg=0.05)
     assert [p.name for p in tmp_path.iterdir()] == ["CesiumMan_img0.jpg"]
     assert (tmp_path / "CesiumMan_img0.jpg").read_bytes() == b"another asset's image"
 
@@ -40,7 +40,7 @@ def test_the_source_buffer_is_never_overwritten_converting_beside_it(tmp_path):
     for file in (CESIUM / "glTF").iterdir():
         (tmp_path / file.name).write_bytes(file.read_bytes())
     data = (tmp_path / "CesiumMan_data.bin").read_bytes()
-    report = convert(tmp_path / "CesiumMan.gltf", tmp_path / "CesiumMan.gltf", 0.05)  # in place
+    report = convert(tmp_path / "CesiumMan.gltf", tmp_path / "CesiumMan.gltf", tolerance_deg=0.05)  # in place
     assert report.written and (tmp_path / "CesiumMan_data.bin").read_bytes() == data
     assert [b["uri"] for b in gltf_json(tmp_path / "CesiumMan.gltf")["buffers"]] == ["CesiumMan_sqlerp.bin"]
     assert core.load(tmp_path / "CesiumMan.gltf").warnings == []
@@ -60,7 +60,7 @@ def test_a_failed_write_removes_the_files_it_had_created(tmp_path, monkeypatch):
     monkeypatch.setattr(module, "write_atomic", fail_on_the_gltf)
     destination = tmp_path / "out" / "CesiumMan.gltf"
     with pytest.raises(OSError, match="disk full"):
-        convert(CESIUM / "glTF" / "CesiumMan.gltf", destination, 0.05)
+        convert(CESIUM / "glTF" / "CesiumMan.gltf", destination, tolerance_deg=0.05)
     assert sorted(written) == ["CesiumMan_img0.jpg", "CesiumMan_sqlerp.bin"]
     assert list((tmp_path / "out").iterdir()) == []
 
@@ -71,7 +71,7 @@ def test_a_real_file_keeps_everything_but_the_rewritten_samplers(tmp_path, form)
     # (only appended to); now the replaced samplers' data leaves and the rest is renumbered.
     source, destination = CESIUM / form, tmp_path / "elsewhere" / form.split("/")[1]
     destination.parent.mkdir()
-    report = convert(source, destination, 0.05)
+    report = convert(source, destination, tolerance_deg=0.05)
     assert len(report.channels) == 19 and len(report.converted) >= 15
     assert all(c.max_error_deg is not None and c.max_error_deg <= 0.05 for c in report.converted)
     assert report.destination_bytes < report.source_bytes

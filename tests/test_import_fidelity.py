@@ -35,13 +35,13 @@ CESIUM_MAN_GLB = ASSETS / "khronos/CesiumMan/glTF-Binary/CesiumMan.glb"
 BROKEN_CASE = ASSETS / "validator" / "animation" / "unresolved_channel_sampler.gltf"
 
 
-def _id(path):
+def model_id(path):
     if ASSETS in path.parents:
         return f"{path.parent.parent.name}/{path.parent.name}/{path.name}"
     return path.name
 
 
-def _load(path):
+def load_document(path):
     from gltf_sqlerp import core
     return core.load(path)
 
@@ -61,18 +61,18 @@ def assert_plays_the_spec(result, document, clip):
 
 # --- fidelity ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path, clip", CLIPS, ids=[f"{_id(p)}-clip{c}" for p, c in CLIPS])
+@pytest.mark.parametrize("path, clip", CLIPS, ids=[f"{model_id(p)}-clip{c}" for p, c in CLIPS])
 def test_every_khronos_clip_plays_the_spec(fidelity, path, clip):
     assert fidelity.import_gltf(path) == {'FINISHED'}
-    document = _load(path)
+    document = load_document(path)
     assert_plays_the_spec(fidelity.measure(document, clip), document, clip)
 
 
 @pytest.mark.parametrize("source", ["EXTENSION", "FALLBACK"])
-@pytest.mark.parametrize("path", SAMPLE_FILES, ids=_id)
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=model_id)
 def test_sample_plays_the_chosen_sampler(fidelity, path, source):
     assert fidelity.import_gltf(path, source=source) == {'FINISHED'}
-    document = _load(path)
+    document = load_document(path)
     fallback = source == "FALLBACK"
     assert_plays_the_spec(fidelity.measure(document, 0, use_fallback=fallback), document, 0)
     if any(c.fallback is not None for c in document.animations[0].channels):
@@ -81,10 +81,10 @@ def test_sample_plays_the_chosen_sampler(fidelity, path, source):
         assert other.rotation_max_deg > 0.05
 
 
-@pytest.mark.parametrize("path", [SAMPLES / "sqlerp_arm.gltf", CESIUM_MAN_GLB], ids=_id)
+@pytest.mark.parametrize("path", [SAMPLES / "sqlerp_arm.gltf", CESIUM_MAN_GLB], ids=model_id)
 def test_a_29_97_fps_scene_plays_the_spec(fidelity, path):
     assert fidelity.import_gltf(path, fps=30, fps_base=1.001) == {'FINISHED'}
-    document = _load(path)
+    document = load_document(path)
     assert_plays_the_spec(fidelity.measure(document, 0), document, 0)
 
 
@@ -95,7 +95,7 @@ def test_a_29_97_fps_scene_plays_the_spec(fidelity, path):
 def test_the_bundled_importer_alone_fails_the_same_check(fidelity, path, fps_base):
     fps = 30 if fps_base != 1 else None
     assert fidelity.import_gltf(path, exact=False, fps=fps, fps_base=fps_base) == {'FINISHED'}
-    result = fidelity.measure(_load(path), 0)
+    result = fidelity.measure(load_document(path), 0)
     assert result.problems == []
     assert result.rotation_max_deg > 0.05 and result.vertex_max > VERTEX_TOLERANCE, str(result)
 
@@ -110,7 +110,7 @@ def test_rigid_parts_under_an_armature_scaled_by_100_play_the_spec(fidelity, tmp
     be where the spec puts it (within 1e-4 of the part's own size, stricter than the model's)."""
     path = scaled_rig.write(tmp_path, binary)
     assert fidelity.import_gltf(path) == {'FINISHED'}
-    document = _load(path)
+    document = load_document(path)
     result = fidelity.measure(document, clip)
     assert_plays_the_spec(result, document, clip)
     assert result.vertices >= 3 * 8 * result.samples  # the body, the head and the sword, every sample
@@ -119,7 +119,7 @@ def test_rigid_parts_under_an_armature_scaled_by_100_play_the_spec(fidelity, tmp
 def test_the_bundled_importer_alone_misplaces_them(fidelity, tmp_path):
     path = scaled_rig.write(tmp_path)
     assert fidelity.import_gltf(path, exact=False) == {'FINISHED'}
-    result = fidelity.measure(_load(path), 0)
+    result = fidelity.measure(load_document(path), 0)
     assert result.vertex_max > 0.5, str(result)  # half the part's size and more
     assert any("HeadMesh" in problem for problem in result.problems)
 
@@ -143,7 +143,7 @@ def _skinned_node_with_a_child(folder):
 def test_a_skinned_mesh_node_with_a_child_plays_the_spec(fidelity, tmp_path):
     path = _skinned_node_with_a_child(tmp_path)
     assert fidelity.import_gltf(path) == {'FINISHED'}
-    document = _load(path)
+    document = load_document(path)
     node_map = fidelity.nodes.map_nodes(document, fidelity.bpy.data.objects)
     assert fidelity.bpy.data.objects[node_map.meshes[0]].type == 'MESH'
     result = fidelity.measure(document, 0)
@@ -172,11 +172,11 @@ def _ids_of_clip(bpy, fidelity, document, clip):
     return ids.values()
 
 
-@pytest.mark.parametrize("path", STRUCTURE_FILES, ids=_id)
+@pytest.mark.parametrize("path", STRUCTURE_FILES, ids=model_id)
 def test_each_clip_has_a_muted_nla_track_starting_at_its_first_key(fidelity, path):
     bpy = fidelity.bpy
     assert fidelity.import_gltf(path) == {'FINISHED'}
-    document = _load(path)
+    document = load_document(path)
     rate = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
     for clip, name in enumerate(fidelity.track_names(document)):
         expected = document.json["animations"][clip].get("name") or f"Anim_{clip}"
@@ -209,7 +209,7 @@ def _width(accessor):
     return {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}[accessor["type"]]
 
 
-@pytest.mark.parametrize("path", STRUCTURE_FILES, ids=_id)
+@pytest.mark.parametrize("path", STRUCTURE_FILES, ids=model_id)
 def test_actions_keep_the_files_sampler_data(fidelity, path):
     bpy = fidelity.bpy
     assert fidelity.import_gltf(path) == {'FINISHED'}
@@ -294,7 +294,7 @@ def _requiring_copy(folder):
 def test_bundled_dialog_with_exact_animation_plays_the_extension(fidelity, tmp_path, form):
     path = SAMPLES / "sqlerp_arm_required.gltf" if form.startswith("draft") else _requiring_copy(tmp_path)
     assert fidelity.import_gltf(path, bundled_dialog=True) == {'FINISHED'}
-    document = _load(path)
+    document = load_document(path)
     assert_plays_the_spec(fidelity.measure(document, 0), document, 0)
 
 
@@ -350,7 +350,7 @@ def test_a_jump_of_the_cubicslerp_curve_plays_the_spec_at_every_frame_and_is_rep
     assert fidelity.import_gltf(path) == {'FINISHED'}
     report = capfd.readouterr().out
     assert f"1 jump(s) of the CUBICSLERP curve, keyed either side: Jumper at {jump:.4f} s" in report, report
-    document = _load(path)
+    document = load_document(path)
     assert_plays_the_spec(fidelity.measure(document, 0), document, 0)
     import bpy
     animation = bpy.data.objects["Jumper"].animation_data

@@ -438,7 +438,7 @@ def test_bezier_time_solve_matches_plain_bisection():
     """fcurve_model solves x(s) = t (Newton inside a bisection bracket); an independent 200-step
     bisection of the Bernstein form gives the same s to float64 resolution, for handles anywhere in
     their segment, flat ends (x'(0) = 0) included."""
-    from gltf_sqlerp.core.blender_model.fcurves import _bezier_parameter
+    from gltf_sqlerp.core.blender_model.fcurves import bezier_parameter
     rng = np.random.default_rng(11)
     count = 20000
     x1, x2 = rng.uniform(0.0, 1.0, count), rng.uniform(0.0, 1.0, count)
@@ -454,7 +454,7 @@ def test_bezier_time_solve_matches_plain_bisection():
         below = r ** 3 * a + 3 * r * r * mid * b + 3 * r * mid * mid * c + mid ** 3 * d < q
         low, high = np.where(below, mid, low), np.where(below, high, mid)
     # Where x'(s) is ~0 the time pins s down only to about sqrt(resolution): compare times there.
-    s = _bezier_parameter(x, q)
+    s = bezier_parameter(x, q)
     r = 1.0 - s
     solved = r ** 3 * a + 3 * r * r * s * b + 3 * r * s * s * c + s ** 3 * d
     assert np.abs(solved - q).max() < 1e-11

@@ -91,3 +91,58 @@ def test_the_bundled_seam_never_imports_operators():
              for line, target, _ in _imports(p) if target[:1] == ["operators"]]
     assert found == []
 
+
+# The extension's names: written once, in core/constants.py, and imported everywhere else.
+NAMES = {"EXT_animation_sqlerp", "CUBICSLERP"}
+CONSTANTS = ROOT / "core" / "constants.py"
+
+
+def _docstrings(tree):
+    return {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+
+
+def _exported(tree):
+    """The strings of ``__all__`` lists: the names of Python objects, not the extension's."""
+    return {id(item) for node in ast.walk(tree) if isinstance(node, ast.Assign)
+            and any(getattr(target, "id", None) == "__all__" for target in node.targets)
+            for item in ast.walk(node.value)}
+
+
+def _name_literals(path):
+    """(line, literal) of every string in ``path``'s code (not docstrings, which are prose, nor
+    ``__all__``) that is one of NAMES."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = _docstrings(tree) | _exported(tree)
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in NAMES and id(node) not in skipped]
+
+
+def test_the_extensions_names_are_written_only_in_the_constants_module():
+    modules = [ROOT / "__init__.py", ROOT / "pipeline_run.py",
+               *(path for top in ADDON for path in sorted((ROOT / top).rglob("*.py")))]
+    found = [f"{path.relative_to(ROOT)}:{line}: {value}" for path in modules if path != CONSTANTS
+             for line, value in _name_literals(path)]
+    assert found == []
+    # The check sees a copy: the constants module itself holds each name as such a literal.
+    assert {value for _, value in _name_literals(CONSTANTS)} == NAMES
+
+
+def _private_imports(source):
+    """(line, module, name) of every ``from module import _name`` in the Python ``source``."""
+    tree = ast.parse(source)
+    return [(node.lineno, "." * node.level + (node.module or ""), alias.name) for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) for alias in node.names
+            if alias.name.startswith("_") and not alias.name.startswith("__")]
+
+
+def test_no_module_imports_another_modules_private_name():
+    """A ``_name`` is its module's own: what another module needs is public (tests included)."""
+    modules = [ROOT / "__init__.py", ROOT / "pipeline_run.py", ROOT / "dev.py",
+               *(path for top in (*ADDON, "tests", "tools", "bench") for path in sorted((ROOT / top).rglob("*.py")))]
+    found = [f"{path.relative_to(ROOT)}:{line} imports {name} from {module}"
+             for path in modules for line, module, name in _private_imports(path.read_text(encoding="utf-8"))]
+    assert found == []
+    # The check sees one: this line's own kind of import, parsed.
+    assert _private_imports("from .common import _plain_error") == [(1, ".common", "_plain_error")]

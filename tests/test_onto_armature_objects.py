@@ -17,7 +17,7 @@ import pytest
 from conftest import ASSETS
 
 from armature_variants import variant
-from test_import_fidelity import _load
+from test_import_fidelity import load_document
 from test_onto_rig import check_refused, import_onto, make_active, strip_clips
 
 pytestmark = pytest.mark.blender
@@ -56,7 +56,7 @@ def size(rig, span, prefix=""):
 
 def frames_of(path, bpy):
     rate = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
-    last = math.ceil(_load(path).animations[0].duration * rate)
+    last = math.ceil(load_document(path).animations[0].duration * rate)
     return [f / 2 for f in range(2 * last + 1)]
 
 
@@ -74,7 +74,7 @@ def compare(fidelity, model, clip, rig_file, clip_prefix="", rig_prefix=""):
     rig = make_active(bpy)
     prefixes = f"{clip_prefix}={rig_prefix}" if clip_prefix or rig_prefix else ""
     assert import_onto(bpy, clip, prefix_map=prefixes) == {'FINISHED'}
-    fidelity.activate_clip(_load(clip), 0)
+    fidelity.activate_clip(load_document(clip), 0)
     got, rig_size = played(bpy, rig, frames, rig_prefix), size(rig, SPAN[model], rig_prefix)
     assert set(got) == set(expected)
     angle = place = 0.0

@@ -18,7 +18,9 @@ import pytest
 from bpy_access import operator, settings
 from conftest import ASSETS
 
-from test_import_fidelity import ROTATION_TOLERANCE_DEG, VERTEX_TOLERANCE, _id, _load, assert_plays_the_spec
+from test_import_fidelity import (
+    ROTATION_TOLERANCE_DEG, VERTEX_TOLERANCE, assert_plays_the_spec, load_document, model_id,
+)
 
 pytestmark = pytest.mark.blender
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
@@ -80,7 +82,7 @@ def check_clips_onto_the_model(fidelity, path, add):
     """Import ``path`` whole, keep its objects only, add its clips again with ``add(bpy, path)``:
     only actions are added, the rig stays active, and every clip plays the spec on it."""
     bpy = fidelity.bpy
-    rig, document = rig_of(fidelity, path), _load(path)
+    rig, document = rig_of(fidelity, path), load_document(path)
     objects, before = len(bpy.data.objects), inventory(bpy)
     assert add(bpy, path) == {'FINISHED'}
     added = added_since(bpy, before)
@@ -91,7 +93,7 @@ def check_clips_onto_the_model(fidelity, path, add):
         assert_plays_the_spec(fidelity.measure(document, clip), document, clip)
 
 
-@pytest.mark.parametrize("path", MODELS, ids=_id)
+@pytest.mark.parametrize("path", MODELS, ids=model_id)
 def test_every_clip_onto_the_imported_model_plays_the_spec(fidelity, path):
     check_clips_onto_the_model(fidelity, path, import_onto)
 
@@ -122,7 +124,7 @@ def test_the_live_preview_plays_a_clip_added_to_the_rig(fidelity):
     from preview_checks import APART_DEG, set_preview
     sample = SAMPLES / "sqlerp_arm.gltf"
     rig_of(fidelity, sample)
-    document = _load(sample)
+    document = load_document(sample)
     assert import_onto(bpy, sample) == {'FINISHED'}
     scene = bpy.context.scene
     try:
@@ -179,7 +181,7 @@ def rest_change_errors(fidelity, path, rolls, swings, frames):
     bpy = fidelity.bpy
     from mathutils import Matrix
     assert fidelity.import_gltf(path) == {'FINISHED'}
-    document = _load(path)
+    document = load_document(path)
     rig = make_active(bpy)
     expected, rest = _pose(bpy, rig, frames), {b.name: b.matrix_local.copy() for b in rig.data.bones}
     strip_clips(bpy)
@@ -201,7 +203,7 @@ def rest_change_errors(fidelity, path, rolls, swings, frames):
 def test_a_rig_with_other_rolls_and_directions_plays_each_joint_where_the_file_puts_it(fidelity):
     """So every joint's position and direction are the file's, and its roll keeps the rig's own
     offset (rest_change_errors)."""
-    frames = [f / 2 for f in range(0, 2 * int(_load(CESIUM_MAN).animations[0].duration * 24) + 1, 3)]
+    frames = [f / 2 for f in range(0, 2 * int(load_document(CESIUM_MAN).animations[0].duration * 24) + 1, 3)]
     angle, place = rest_change_errors(
         fidelity, CESIUM_MAN, {"torso_joint_3": 0.7, "leg_joint_L_2": -1.2, "Skeleton_arm_joint_R__2_": 2.0},
         {"leg_joint_R_2": 0.5, "Skeleton_neck_joint_1": -0.4}, frames)
@@ -220,7 +222,7 @@ def _unturned(data):
 def test_a_bone_the_clip_does_not_turn_holds_the_files_rotation_on_another_rest(fidelity, tmp_path):
     """Its rest turned on the rig, a bone without a rotation channel is held where the file puts
     it (A @ K, as the turned bones), not at the rig's own rest."""
-    path = _edited_copy(tmp_path, _unturned)
+    path = edited_copy(tmp_path, _unturned)
     angle, place = rest_change_errors(fidelity, path, {"leg_joint_R_2": 0.9}, {"leg_joint_R_2": 0.5},
                                       [0.0, 7.5, 20.0, 33.5])
     assert angle <= ROTATION_TOLERANCE_DEG and place <= VERTEX_TOLERANCE, (angle, place)
@@ -241,7 +243,7 @@ def test_keeping_the_imported_rest_instead_would_be_seen(fidelity):
 
 # --- names and hierarchy --------------------------------------------------------------------------
 
-def _edited_copy(folder, edit, name="CesiumMan_edited.gltf"):
+def edited_copy(folder, edit, name="CesiumMan_edited.gltf"):
     """CesiumMan.gltf with its JSON changed by ``edit``, its buffer and texture copied beside it."""
     for sibling in CESIUM_MAN.parent.iterdir():
         if sibling.suffix != ".gltf" and not (folder / sibling.name).exists():
@@ -261,9 +263,9 @@ def _prefixed(data):
 
 def test_prefixed_names_are_matched_through_the_prefix_map(fidelity, tmp_path):
     bpy = fidelity.bpy
-    path = _edited_copy(tmp_path, _prefixed)
+    path = edited_copy(tmp_path, _prefixed)
     rig_of(fidelity, CESIUM_MAN)
-    document = _load(CESIUM_MAN)
+    document = load_document(CESIUM_MAN)
     before = inventory(bpy)
     assert import_onto(bpy, path, prefix_map="mixamorig:=") == {'FINISHED'}
     assert all(isinstance(b, bpy.types.Action) for b in added_since(bpy, before))
@@ -271,11 +273,11 @@ def test_prefixed_names_are_matched_through_the_prefix_map(fidelity, tmp_path):
 
 
 def test_a_file_with_no_node_on_the_rig_is_refused_and_changes_nothing(fidelity, tmp_path):
-    check_refused(fidelity, _edited_copy(tmp_path, _prefixed), import_onto,
+    check_refused(fidelity, edited_copy(tmp_path, _prefixed), import_onto,
                   "none of the 19 animated nodes .* is on the rig 'Armature'")
 
 
-def _misfit(data):
+def misfit(data):
     """leg_joint_R_2 moved from under leg_joint_R_1 to under Skeleton_torso_joint_1."""
     names = [n.get("name") for n in data["nodes"]]
     moved, old, new = (names.index(n) for n in ("leg_joint_R_2", "leg_joint_R_1", "Skeleton_torso_joint_1"))
@@ -286,15 +288,15 @@ def _misfit(data):
 
 
 def test_a_file_whose_hierarchy_does_not_fit_is_refused_and_changes_nothing(fidelity, tmp_path):
-    check_refused(fidelity, _edited_copy(tmp_path, _misfit), import_onto,
+    check_refused(fidelity, edited_copy(tmp_path, misfit), import_onto,
                   "does not fit the rig: bone 'leg_joint_R_2' is under 'Skeleton_torso_joint_1' in the "
                   "file but under 'leg_joint_R_1'")
 
 
 def test_several_files_at_once_and_undo_removes_them_all(fidelity, tmp_path):
     bpy = fidelity.bpy
-    first = _edited_copy(tmp_path, lambda data: data["animations"][0].update(name="Idle"), "idle.gltf")
-    second = _edited_copy(tmp_path, lambda data: data["animations"][0].update(name="Walk"), "walk.gltf")
+    first = edited_copy(tmp_path, lambda data: data["animations"][0].update(name="Idle"), "idle.gltf")
+    second = edited_copy(tmp_path, lambda data: data["animations"][0].update(name="Walk"), "walk.gltf")
     name = rig_of(fidelity, CESIUM_MAN).name
     before = inventory(bpy)
     files = [{"name": first.name}, {"name": second.name}]
@@ -338,11 +340,11 @@ def _bundled_dialog_onto(bpy, path, prefix_map=""):
 
 
 @pytest.mark.parametrize("path", [CESIUM_MAN, ASSETS / "khronos/AnimatedMorphCube/glTF/AnimatedMorphCube.gltf"],
-                         ids=_id)
+                         ids=model_id)
 def test_the_bundled_dialog_adds_the_clips_to_the_active_rig(fidelity, path):
     check_clips_onto_the_model(fidelity, path, _bundled_dialog_onto)
 
 
 def test_the_bundled_dialog_refuses_a_misfit_and_changes_nothing(fidelity, tmp_path):
-    check_refused(fidelity, _edited_copy(tmp_path, _misfit), _bundled_dialog_onto,
+    check_refused(fidelity, edited_copy(tmp_path, misfit), _bundled_dialog_onto,
                   "Exact animation: the file does not fit the rig: bone 'leg_joint_R_2'")

@@ -272,6 +272,22 @@ def test_convert_file_and_report_file(tmp_path, shared_assets):
     assert report_of(wrong)["files"][0]["error"]["code"] == "ValueError"
 
 
+def test_convert_file_takes_an_options_object_its_fields_and_the_older_keywords(tmp_path, shared_assets):
+    """The scripting API of docs/manual/command-line.md: convert_file(..., tolerance=0.05), the
+    keyword it always took, still works beside ConvertOptions and its field names."""
+    from gltf_sqlerp import pipeline
+    from gltf_sqlerp.core.conversion import ConvertOptions
+    source = shared_assets / CESIUM / "glTF-Binary" / "CesiumMan.glb"
+    calls = [((), {"tolerance": 0.05}), ((), {"tolerance_deg": 0.05}), ((ConvertOptions(tolerance_deg=0.05),), {})]
+    entries = [pipeline.convert_file(source, tmp_path / f"{i}.glb", *options, **keywords)
+               for i, (options, keywords) in enumerate(calls)]
+    assert [e["status"] for e in entries] == ["converted"] * 3
+    assert len({e["fingerprint"] for e in entries}) == 1
+    assert len({(tmp_path / f"{i}.glb").read_bytes() for i in range(3)}) == 1
+    default = pipeline.convert_file(source, tmp_path / "default.glb")
+    assert default["fingerprint"] != entries[0]["fingerprint"]
+
+
 def test_the_bar_moves_within_a_file_and_a_failure_shows_its_code(tmp_path, shared_assets):
     source = shared_assets / CESIUM / "glTF-Binary" / "CesiumMan.glb"
     code, shown = on_a_terminal(LAUNCHER, "convert-file", source, tmp_path / "walk.glb", "--tolerance", TOLERANCE)

@@ -199,12 +199,12 @@ def test_add_clips_adds_a_folder_to_the_rig_and_saves_it(tmp_path, shared_assets
     """Two clips and a file whose hierarchy does not fit: the two are added, the third is
     reported, the .blend is saved with the two, and its export writes every rotation of both
     within the default tolerance."""
-    from test_onto_rig import CESIUM_MAN, _edited_copy, _misfit
+    from test_onto_rig import CESIUM_MAN, edited_copy, misfit
     folder = tmp_path / "clips"
     folder.mkdir()
-    _edited_copy(folder, lambda data: data["animations"][0].update(name="Idle"), "idle.gltf")
-    _edited_copy(folder, lambda data: data["animations"][0].update(name="Walk"), "walk.gltf")
-    _edited_copy(folder, _misfit, "misfit.gltf")
+    edited_copy(folder, lambda data: data["animations"][0].update(name="Idle"), "idle.gltf")
+    edited_copy(folder, lambda data: data["animations"][0].update(name="Walk"), "walk.gltf")
+    edited_copy(folder, misfit, "misfit.gltf")
     blend, saved = tmp_path / "rig.blend", tmp_path / "with_clips.blend"
     subprocess.run([sys.executable, "-c", MAKE_RIG, str(CESIUM_MAN), str(blend)], check=True, timeout=300,
                    capture_output=True)

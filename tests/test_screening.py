@@ -15,7 +15,7 @@ from gltf_sqlerp.core.sampling import quaternions as Q
 from gltf_sqlerp.core.fitting import screening, sqlerp_fit
 from gltf_sqlerp.core.fitting.fallback_fit import cubicspline_fallback, linear_fallback
 from gltf_sqlerp.core.fitting.sqlerp_fit import fit_cubicslerp
-from test_sqlerp_fit import _segment, check_grid, key_times, moving_axis, ref_slerp, ref_sqlerp
+from test_sqlerp_fit import segment_of, check_grid, key_times, moving_axis, ref_slerp, ref_sqlerp
 
 U = 2.0 ** -24  # a unit of float32 rounding
 # What the tests hold a float32 curve to, and a chord of float32-rounded rotations. The margin
@@ -67,7 +67,7 @@ def test_cubicslerp_in_float32_is_the_formula_within_its_bound(curve):
 def test_slerp_in_float32_is_appendix_c_within_its_bound(curve):
     times, rows, query = curve
     values = rows[1::3]
-    k, t, _ = _segment(times, query)
+    k, t, _ = segment_of(times, query)
     played = screening.slerp(times, values, query)
     assert _chords(played, ref_slerp(values[k], values[k + 1], t)).max() <= CURVE_BOUND
 

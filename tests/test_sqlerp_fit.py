@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from gltf_sqlerp.core.sampling import quaternions as Q
 from gltf_sqlerp.core.fitting.fallback_fit import cubicspline_fallback, linear_fallback
 from gltf_sqlerp.core.sampling.interpolation import evaluate
-from gltf_sqlerp.core.fitting.sqlerp_fit import CubicSlerpFit, fit_cubicslerp
+from gltf_sqlerp.core.fitting.sqlerp_fit import FIT_DEFAULTS, CubicSlerpFit, FitOptions, fit_cubicslerp
 
 FPS = 24.0
 
@@ -52,7 +52,7 @@ def ref_slerp(a, b, t):
     return out
 
 
-def _segment(key_times, times):
+def segment_of(key_times, times):
     k = np.clip(np.searchsorted(key_times, times, side="right") - 1, 0, len(key_times) - 2)
     h = key_times[k + 1] - key_times[k]
     return k, np.clip((times - key_times[k]) / h, 0.0, 1.0), h
@@ -60,14 +60,14 @@ def _segment(key_times, times):
 
 def ref_sqlerp(key_times, a, v, b, times):
     """The draft's CUBICSLERP: slerp(slerp(v_k, v_k+1, t), slerp(b_k, a_k+1, t), 2t(1-t))."""
-    k, t, _ = _segment(key_times, times)
+    k, t, _ = segment_of(key_times, times)
     return ref_slerp(ref_slerp(v[k], v[k + 1], t), ref_slerp(b[k], a[k + 1], t), 2 * t * (1 - t))
 
 
 def ref_cubicspline(key_times, interleaved, times):
     """Appendix C cubic Hermite with tangents scaled by the segment duration, normalized."""
     a, v, b = interleaved[0::3], interleaved[1::3], interleaved[2::3]
-    k, t, h = _segment(key_times, times)
+    k, t, h = segment_of(key_times, times)
     t, h = t[:, None], h[:, None]
     p = ((2 * t**3 - 3 * t**2 + 1) * v[k] + (t**3 - 2 * t**2 + t) * h * b[k]
          + (-2 * t**3 + 3 * t**2) * v[k + 1] + (t**3 - t**2) * h * a[k + 1])
@@ -183,6 +183,20 @@ def test_b_independent_motion_within_tolerance_with_few_keys():
     assert len(fit.times) < 0.5 * frames     # measured: 123 keys over 463 frames
 
 
+def test_fit_options_and_their_fields_as_keywords_fit_the_same_keys():
+    times = key_times(np.random.default_rng(3), 20).astype(np.float32).astype(np.float64)
+    check = check_grid(times)
+    by_keywords = fit_cubicslerp(moving_axis, times, check, tolerance_deg=0.02, written="SHORT", split_at="worst")
+    by_object = fit_cubicslerp(moving_axis, times, check, FitOptions(0.02, written="SHORT", split_at="worst"))
+    for name in ("times", "in_tangents", "values", "out_tangents"):
+        np.testing.assert_array_equal(getattr(by_keywords, name), getattr(by_object, name))
+    assert by_keywords.max_error_deg <= 0.02 and FIT_DEFAULTS.tolerance_deg == 0.01
+    with pytest.raises(TypeError, match="tolerance"):
+        fit_cubicslerp(moving_axis, times, check, tolerance=0.02)  # not an option's name
+    with pytest.raises(ValueError, match="tolerance_deg must be positive"):
+        fit_cubicslerp(moving_axis, times, check, tolerance_deg=0.0)
+
+
 @pytest.mark.parametrize("written", ["FLOAT", "SHORT"])
 def test_b_written_keys_are_what_a_reader_decodes_and_keep_the_tolerance(written):
     # The check plays the keys as a file stores them: float32 times (added keys too) and float32
@@ -283,7 +297,7 @@ def test_d_linear_fallback_within_its_tolerance(fitted):
     assert np.isin(fit.times, linear_times).all() and (np.diff(linear_times) > 0).all()
     assert (np.sum(values[:-1] * values[1:], axis=1) >= 0).all()
     curve = ref_sqlerp(fit.times, fit.in_tangents, fit.values, fit.out_tangents, check)
-    k, t, _ = _segment(linear_times, check)
+    k, t, _ = segment_of(linear_times, check)
     error = degrees_between(ref_slerp(values[k], values[k + 1], t), curve)
     assert error.max() <= 0.1 + 1e-9
     assert reported == pytest.approx(error.max(), abs=1e-6)
@@ -304,7 +318,7 @@ def test_d_written_fallbacks_are_checked_as_a_reader_decodes_them(fitted, writte
     else:
         np.testing.assert_array_equal(values, values.astype(np.float32))
     unit = values / np.linalg.norm(values, axis=1, keepdims=True)
-    k, t, _ = _segment(linear_times, check)
+    k, t, _ = segment_of(linear_times, check)
     error = degrees_between(ref_slerp(unit[k], unit[k + 1], t), curve).max()
     assert error <= 0.1 + 1e-9 and reported == pytest.approx(error, abs=1e-6)
     spline_times, interleaved, reported = cubicspline_fallback(fit, check, written="FLOAT")
@@ -345,7 +359,7 @@ def test_run_maxima_keep_the_last_element_before_empty_runs():
     """Per-segment maxima (used by the fitter's check and the LINEAR fallback) against a plain
     loop, with empty runs at the end: a clipped start once dropped the last error before them,
     and a fallback 0.147 degrees off passed as within 0.1."""
-    from gltf_sqlerp.core.fitting.fallback_fit import _segment_max
+    from gltf_sqlerp.core.fitting.fallback_fit import segment_max
     from gltf_sqlerp.core.fitting.screening import group_max
     rng = np.random.default_rng(2)
     for _ in range(200):
@@ -353,5 +367,5 @@ def test_run_maxima_keep_the_last_element_before_empty_runs():
         starts = np.sort(rng.integers(0, len(x) + 1, rng.integers(1, 6)))
         ends = np.append(starts[1:], len(x))
         expected = [x[a:b].max() if b > a else 0.0 for a, b in zip(starts, ends)]
-        assert np.array_equal(_segment_max(x, starts), expected)
+        assert np.array_equal(segment_max(x, starts), expected)
         assert np.array_equal(group_max(x, starts, ends - starts), expected)

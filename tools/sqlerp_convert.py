@@ -105,8 +105,8 @@ def main(argv=None):
         print(no_such_file(args.input), file=sys.stderr)
         return EXIT_USAGE
     try:
-        report = convert(args.input, args.output, args.tolerance, args.min_ratio,
-                                 args.fallback_tolerance, args.allow_larger)
+        report = convert(args.input, args.output, tolerance_deg=args.tolerance, min_ratio=args.min_ratio,
+                         fallback_tolerance_deg=args.fallback_tolerance, allow_larger=args.allow_larger)
     except core.GltfError as error:
         print("\n".join(invalid_gltf(args.input, error)), file=sys.stderr)
         return EXIT_FAILED

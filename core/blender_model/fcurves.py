@@ -168,7 +168,7 @@ def _time_cubic(a, b, c, d):
     return np.array([3.0 * h1, 3.0 * (1.0 - 2.0 * h1 - h2), 3.0 * (h1 + h2) - 2.0])
 
 
-def _bezier_parameter(x, q):
+def bezier_parameter(x: np.ndarray, q: np.ndarray) -> np.ndarray:
     """s in [0, 1] with x(s) = q for time control points x (T, 4)."""
     a, b, c, d = np.asarray(x, dtype=np.float64).T
     u = (np.asarray(q, dtype=np.float64) - a) / (d - a)

@@ -19,7 +19,7 @@ report says why (``allow_larger`` writes it anyway).
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -34,11 +34,58 @@ from ..document import load
 from ..gltf import ERROR, Finding, GltfError
 from ..gltf import GltfFile, parse_json_only
 from ..gltf.validation import validate
+from ..constants import FALLBACK_TOLERANCE_DEG, ROTATION_TOLERANCE_DEG
 
-DEFAULT_TOLERANCE_DEG = 0.01
-# What viewers without the extension play may be this far from the original (world space): the
-# Blender exporter's default, ten times the extension's.
-DEFAULT_FALLBACK_TOLERANCE_DEG = 0.1
+def check_arguments(tolerance_deg: float, min_ratio: float,
+                    fallback_tolerance_deg: float = FALLBACK_TOLERANCE_DEG,
+                    names: tuple[str, str, str] = ("tolerance_deg", "min_ratio", "fallback_tolerance_deg")) -> None:
+    """ValueError naming the argument (as ``names`` call them) when a tolerance or the ratio is
+    out of range. The fallback's tolerance is at least the extension's: LINEAR keys alone play
+    in both."""
+    if not 0.0 < _number(tolerance_deg) < 180.0:  # NaN fails every comparison
+        raise ValueError(f"{names[0]} must be degrees in (0, 180), got {tolerance_deg!r}")
+    if not 1.0 <= _number(min_ratio) < np.inf:
+        raise ValueError(f"{names[1]} must be a number >= 1, got {min_ratio!r}")
+    if not _number(tolerance_deg) <= _number(fallback_tolerance_deg) < 180.0:
+        raise ValueError(f"{names[2]} must be degrees in [{names[0]}, 180), got {fallback_tolerance_deg!r}")
+
+
+def _number(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return np.nan
+
+
+
+@dataclass(frozen=True)
+class ConvertOptions:
+    """What decides a conversion's output; ``CONVERT_DEFAULTS`` holds the defaults (as
+    glTF-Transform's functions take an options object beside one defaults object).
+    pipeline.fingerprint records these fields: an output made with other values is redone.
+
+    ``tolerance_deg``: the largest world-space angle between the output's rotations and the
+    source's. ``min_ratio``: a channel is rewritten only when it needs at most 1 / min_ratio of its
+    keys. ``fallback_tolerance_deg``: the same bound for what viewers without the extension play
+    (at least ``tolerance_deg``; by default the Blender exporter's, ten times the extension's).
+    ``allow_larger``: write the output even when it is not smaller than the source.
+
+    >>> CONVERT_DEFAULTS.tolerance_deg, CONVERT_DEFAULTS.fallback_tolerance_deg
+    (0.01, 0.1)
+    >>> ConvertOptions(min_ratio=0.5)
+    Traceback (most recent call last):
+    ValueError: min_ratio must be a number >= 1, got 0.5
+    """
+    tolerance_deg: float = ROTATION_TOLERANCE_DEG
+    min_ratio: float = 1.0
+    fallback_tolerance_deg: float = FALLBACK_TOLERANCE_DEG
+    allow_larger: bool = False
+
+    def __post_init__(self) -> None:
+        check_arguments(self.tolerance_deg, self.min_ratio, self.fallback_tolerance_deg)
+
+
+CONVERT_DEFAULTS = ConvertOptions()
 
 
 @dataclass
@@ -52,7 +99,7 @@ class ConvertReport:
     written: bool = True         # False: nothing written, ``reason`` says why
     reason: str = ""
     nothing_to_convert: bool = False     # no rotation channel could be rewritten (or there is none)
-    fallback_tolerance_deg: float = DEFAULT_FALLBACK_TOLERANCE_DEG
+    fallback_tolerance_deg: float = FALLBACK_TOLERANCE_DEG
     world_max_deg: float = 0.0           # the extension's (or LINEAR keys') world error, measured
     world_max_fallback_deg: float = 0.0  # the fallback's
     dropped_accessors: int = 0
@@ -65,20 +112,24 @@ class ConvertReport:
 
 
 def convert(source_path: str | os.PathLike[str], destination_path: str | os.PathLike[str],
-            tolerance_deg: float = DEFAULT_TOLERANCE_DEG, min_ratio: float = 1.0,
-            fallback_tolerance_deg: float = DEFAULT_FALLBACK_TOLERANCE_DEG, allow_larger: bool = False,
+            options: ConvertOptions = CONVERT_DEFAULTS, *,
             provenance: dict[str, Any] | None = None,  # {"key": str, "value": any JSON value}
-            progress: Callable[[float], None] | None = None) -> ConvertReport:
+            progress: Callable[[float], None] | None = None, **keywords: Any) -> ConvertReport:
     """Write ``destination_path`` (.glb for a GLB source, .gltf for a JSON one) with the source's
-    LINEAR rotations rewritten (see the module's text; a channel is rewritten only when it needs
-    at most 1 / ``min_ratio`` of its keys), when it is smaller than the source or ``allow_larger``;
-    else write nothing (the report's ``written`` and ``reason``). Raises GltfError on an invalid
-    source (nothing is written), ValueError on bad arguments, OSError when writing fails (files
-    already there stay as they were). ``provenance`` (a dict) is recorded in the output's
-    ``asset.extras`` under its "key" (pipeline.fingerprint: what makes the output up to date).
-    ``progress(fraction)`` is called as the fit goes, from 0 to 1 (for a progress bar)."""
+    LINEAR rotations rewritten (see the module's text), when it is smaller than the source or
+    ``allow_larger``; else write nothing (the report's ``written`` and ``reason``).
+
+    ``options``: ConvertOptions, whose fields may also be given as keywords
+    (``tolerance_deg=0.05``). ``provenance`` (a dict) is recorded in the output's ``asset.extras``
+    under its "key" (pipeline.fingerprint: what makes the output up to date).
+    ``progress(fraction)`` is called as the fit goes, from 0 to 1 (for a progress bar).
+    Returns a ConvertReport. Raises GltfError on an invalid source (nothing is written),
+    ValueError on bad options, OSError when writing fails (files already there stay as they were).
+    """
+    options = replace(options, **keywords) if keywords else options
+    tolerance_deg, min_ratio = options.tolerance_deg, options.min_ratio
+    fallback_tolerance_deg, allow_larger = options.fallback_tolerance_deg, options.allow_larger
     source, destination = Path(source_path), Path(destination_path)
-    check_arguments(tolerance_deg, min_ratio, fallback_tolerance_deg)
     document = load(source)
     glb = glb_form(source, destination)
     report = ConvertReport(source, destination, tolerance_deg, [], size_on_disk(source, document.json),
@@ -156,27 +207,6 @@ def _left_alone(channels):
     return "; ".join(f"{count} x {note}" for note, count in sorted(notes.items(), key=lambda i: -i[1]))
 
 
-def check_arguments(tolerance_deg: float, min_ratio: float,
-                    fallback_tolerance_deg: float = DEFAULT_FALLBACK_TOLERANCE_DEG,
-                    names: tuple[str, str, str] = ("tolerance_deg", "min_ratio", "fallback_tolerance_deg")) -> None:
-    """ValueError naming the argument (as ``names`` call them) when a tolerance or the ratio is
-    out of range. The fallback's tolerance is at least the extension's: LINEAR keys alone play
-    in both."""
-    if not 0.0 < _number(tolerance_deg) < 180.0:  # NaN fails every comparison
-        raise ValueError(f"{names[0]} must be degrees in (0, 180), got {tolerance_deg!r}")
-    if not 1.0 <= _number(min_ratio) < np.inf:
-        raise ValueError(f"{names[1]} must be a number >= 1, got {min_ratio!r}")
-    if not _number(tolerance_deg) <= _number(fallback_tolerance_deg) < 180.0:
-        raise ValueError(f"{names[2]} must be degrees in [{names[0]}, 180), got {fallback_tolerance_deg!r}")
-
-
-def _number(value):
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return np.nan
-
-
 def _minified(source):
     """Whether a .gltf source's JSON is written without line breaks (then so is the output)."""
     return b"\n" not in source.read_bytes().strip()
@@ -192,4 +222,4 @@ def _check_output(gltf, buffers):
 
 
 __all__ = ["convert", "convert_document", "check_arguments", "check_times", "CHECKS_PER_INTERVAL",
-           "ConvertReport", "DEFAULT_TOLERANCE_DEG", "DEFAULT_FALLBACK_TOLERANCE_DEG"]
+           "ConvertOptions", "CONVERT_DEFAULTS", "ConvertReport"]

@@ -20,10 +20,10 @@ from . import pointer_samples
 from .pointer_export import input_bytes, join_key_sets, pointer_tolerance
 from .fallback_forms import QUATERNION_BYTES, TIME_BYTES
 from .rotation_export import ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
+from .sqlerp_fit import FIT_DEFAULTS, CubicSlerpFit, FitOptions, fit_cubicslerp
 from .played_keys import keys_player, sampler_player
 from .sampled_motion import SampledMotion, sample_frames
 from .shear import unheld_deg
-from .sqlerp_fit import CubicSlerpFit
 from .vector_reduction import check_counts, reduce_vectors
 from .world_correction import WorldCorrection
 from .world_error import above, chain_shares, compose, tightened_shares, world_errors
@@ -31,9 +31,10 @@ from .world_error import above, chain_shares, compose, tightened_shares, world_e
 __all__ = [
     'AGREEMENT_DEG', 'QUATERNION_BYTES', 'TIME_BYTES', 'ChannelKeys',
     'ChannelTarget', 'ChannelTask', 'CubicSlerpFit', 'ExportOptions',
-    'FIT_MARGIN', 'PATHS', 'RotationMotion', 'SampleCheck', 'SampledMotion', 'WorldCorrection', 'above',
-    'ancestor_scales', 'chain_budgets', 'chain_shares', 'channel_tolerance', 'check_counts',
-    'check_grid', 'compose', 'disagreement', 'export_keys', 'input_bytes', 'join_key_sets', 'keys_player',
+    'FIT_DEFAULTS', 'FIT_MARGIN', 'FitOptions', 'PATHS', 'RotationMotion', 'SampleCheck', 'SampledMotion',
+    'WorldCorrection', 'above', 'ancestor_scales', 'chain_budgets', 'chain_shares', 'channel_tolerance',
+    'check_counts', 'check_grid', 'compose', 'disagreement', 'export_keys', 'fit_cubicslerp', 'input_bytes',
+    'join_key_sets', 'keys_player',
     'model_size', 'pointer_samples', 'pointer_tolerance', 'reduce_vectors',
     'sample_frames', 'sampler_player', 'spread_of', 'tightened_shares', 'total_tolerance', 'unheld_deg', 'world_errors'
 ]

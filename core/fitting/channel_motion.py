@@ -173,7 +173,7 @@ class ChannelTask:
             keys = stepped_keys(key_times, target.at_frames(key_frames), check_times, expected, options)
             if keys is not None:
                 return keys
-        return export_keys(target, key_times, check_times, expected, options, self.stored,
+        return export_keys(target, key_times, check_times, expected, options, stored=self.stored,
                            dense=is_dense(key_frames), frame_times=frame_times)
 
     def sample_frames(self) -> np.ndarray:

@@ -18,7 +18,7 @@ from ..gltf import as_stored
 from ..sampling import Evaluator, segment_index
 from .hermite_tangents import hermite_rows
 from .sqlerp_fit import CubicSlerpFit
-from ..constants import CUBICSLERP
+from ..constants import CUBICSLERP, FALLBACK_TOLERANCE_DEG
 
 MAX_ROUNDS = 32
 # A segment still over the tolerance after a round gets SPLIT_MARGIN x sqrt(error / tolerance)
@@ -30,7 +30,7 @@ THINNING_ROUNDS = 3
 MAX_MERGED_TURN_DEG = 60.0
 
 
-def linear_fallback(fit: CubicSlerpFit, check_times: npt.ArrayLike, tolerance_deg: float = 0.1,
+def linear_fallback(fit: CubicSlerpFit, check_times: npt.ArrayLike, tolerance_deg: float = FALLBACK_TOLERANCE_DEG,
                     written: str | None = None, max_keys: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """(times, values, max_error_deg) of LINEAR rotation keys whose slerp stays within
     ``tolerance_deg`` of the CUBICSLERP curve ``fit`` (a CubicSlerpFit) at every check time inside
@@ -62,7 +62,7 @@ def linear_fallback(fit: CubicSlerpFit, check_times: npt.ArrayLike, tolerance_de
         unit = quat.normalize(values)
         starts = np.searchsorted(check, times[:-1], side="left")
         played = _played(times, unit, check, everywhere=check is every_check)
-        worst = _segment_max(screening.chord2(played, curve), starts)
+        worst = segment_max(screening.chord2(played, curve), starts)
         exact = worst > screening.lowered(limit)
         if exact.any():  # within float32's margin of the limit: float64 decides
             worst[exact] = _played_exactly(times, unit, check, starts, np.flatnonzero(exact),
@@ -222,7 +222,7 @@ def _key_density(times, check, curve, tolerance_deg):
     density[1:-1] = np.sqrt(bend) / (2.0 * before)
     known = np.zeros(len(check), dtype=bool)
     known[1:-1] = even
-    largest = _segment_max(density, np.searchsorted(segment, np.arange(len(times) - 1)))
+    largest = segment_max(density, np.searchsorted(segment, np.arange(len(times) - 1)))
     return np.where(known, density, largest[segment]) + 1e-9
 
 
@@ -271,7 +271,7 @@ def thinned_keys(fit: CubicSlerpFit, check_times: npt.ArrayLike, tolerance_deg: 
         times, rows = cubicspline_rows(fit, written="FLOAT", keep=trial)
         check, curve = _curve(fit, check_times, times)
         played = Evaluator("CUBICSPLINE", times, rows, rotation=True)(check)
-        errors = _segment_max(quat.chord2(played, curve.T), np.searchsorted(check, times[:-1]))
+        errors = segment_max(quat.chord2(played, curve.T), np.searchsorted(check, times[:-1]))
         segment = np.searchsorted(trial, drop) - 1
         ends = np.abs(np.einsum("ij,ij->i", fit.values[trial[segment]], fit.values[trial[segment + 1]]))
         # A long turn's Hermite path in 4D passes near the origin, where normalizing it swings the
@@ -290,7 +290,7 @@ def cubicspline_error(fit: CubicSlerpFit, check_times: npt.ArrayLike, times: np.
     check, curve = _curve(fit, check_times, times)
     played = Evaluator("CUBICSPLINE", times, rows, rotation=True)(check)
     starts = np.searchsorted(check, times[:-1], side="left")
-    worst = _segment_max(quat.chord2(played, curve.T), starts)  # the curve to float32
+    worst = segment_max(quat.chord2(played, curve.T), starts)  # the curve to float32
 
     def recheck(segments):  # against the float64 curve
         index, offsets, lengths = screening.runs(starts, len(check), segments)
@@ -326,7 +326,7 @@ def _inside(check_times, times):
     return t if (t[1:] > t[:-1]).all() else np.unique(t)
 
 
-def _segment_max(x, starts):
+def segment_max(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Max of x (as float64) over each segment's run starting at starts[k] (0 for an empty run)."""
     lengths = np.append(starts[1:], len(x)) - starts
     return screening.group_max(np.asarray(x, dtype=np.float64), starts, lengths)

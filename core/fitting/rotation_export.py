@@ -26,9 +26,9 @@ from ..sampling import evaluate
 from .linear_reduction import LinearKeys, linear_on, reduce_linear
 from ..sampling import SAMPLES_PER_FRAME
 from .spline_alone import fit_spline_alone
-from .sqlerp_fit import CubicSlerpFit, fit_cubicslerp
+from .sqlerp_fit import CubicSlerpFit, FitOptions, fit_cubicslerp
 from .sqlerp_tangents import Target
-from ..constants import CUBICSLERP
+from ..constants import CUBICSLERP, FALLBACK_TOLERANCE_DEG, ROTATION_TOLERANCE_DEG
 
 # The fit is checked as written (float32 times; float32 or 16-bit normalized quaternions) within
 # FIT_MARGIN x tolerance of the emulated motion: the rest is room for Blender's own float32
@@ -52,9 +52,9 @@ FEW_KEYS = 4
 
 @dataclass
 class ExportOptions:
-    tolerance_deg: float = 0.01         # CUBICSLERP against the motion
+    tolerance_deg: float = ROTATION_TOLERANCE_DEG  # CUBICSLERP against the motion
     fallback: str = "AUTO"  # "AUTO", "LINEAR", "CUBICSPLINE", "NONE" or "SAMPLED" (core.fitting.fallback_forms)
-    fallback_tolerance_deg: float = 0.1  # the LINEAR fallback against the CUBICSLERP curve
+    fallback_tolerance_deg: float = FALLBACK_TOLERANCE_DEG  # the LINEAR fallback against the CUBICSLERP curve
     precision: str = "SHORT"  # CUBICSLERP output components: "FLOAT" (32-bit) or "SHORT" (normalized 16-bit)
     # Translation, scale and weights keys within this fraction of the model's size (0: per-frame
     # keys kept; core.fitting.property_export says how each path uses it).
@@ -138,7 +138,7 @@ def check_grid(start: float, end: float, key_frames: npt.ArrayLike) -> np.ndarra
 
 
 def export_keys(target: Target, key_times: np.ndarray, check_times: np.ndarray, expected: np.ndarray,
-                options: ExportOptions, stored: tuple[np.ndarray, np.ndarray] | None = None, dense: bool = False,
+                options: ExportOptions, *, stored: tuple[np.ndarray, np.ndarray] | None = None, dense: bool = False,
                 frame_times: np.ndarray | None = None, max_keys: int | None = None) -> ChannelKeys:
     """ChannelKeys for a motion ``target(seconds) -> (T, 4)`` that plays ``expected`` at the
     sorted ``check_times``. ``key_times``: the animator's keys, float32 values (as written).
@@ -356,9 +356,8 @@ def written_fit(target: Target, key_times: np.ndarray, check_times: np.ndarray, 
     """The CUBICSLERP keys as a file stores them, fitted and checked in the written precision at
     every check time (``split_at`` and ``max_keys`` as core.fitting.sqlerp_fit.fit_cubicslerp's)."""
     aim = (options.tolerance_deg - QUANTIZATION_DEG[options.precision]) * FIT_MARGIN
-    return fit_cubicslerp(target, key_times, check_times, options.tolerance_deg * FIT_MARGIN,
-                          max_keys=max_keys, check_values=expected, split_at=split_at,
-                          written=options.precision, aim_deg=aim)
+    fitting = FitOptions(options.tolerance_deg * FIT_MARGIN, max_keys, split_at, options.precision, aim)
+    return fit_cubicslerp(target, key_times, check_times, fitting, check_values=expected)
 
 
 def _kept(stored, check_times, expected, tolerance_deg):

@@ -17,7 +17,8 @@ satisfy b_k . a_{k+1} >= 0, or whose curve jumps between the keys (p . s changes
 spec "CUBICSLERP Interpolation"), which the dense check may not see between two check times.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +28,7 @@ from . import screening
 from ..gltf import as_stored
 from ..sampling import Evaluator, jumping_segments, nearest_index
 from .sqlerp_tangents import EVEN_PROBES, Probes, Target, uniform_probes, unit as _unit
-from ..constants import CUBICSLERP
+from ..constants import CUBICSLERP, ROTATION_TOLERANCE_DEG
 
 # Probe errors (first order in the error of s: within 0.5 % of the exact angle) above this share of
 # the tolerance make a C1 segment refitted and a fitted segment go through Lawson rounds; below it,
@@ -63,33 +64,70 @@ class CubicSlerpFit:
         return Evaluator(CUBICSLERP, self.times, quat.normalize(self.interleaved()))(times)
 
 
-def fit_cubicslerp(target: Target, key_times: npt.ArrayLike, check_times: npt.ArrayLike,
-                   tolerance_deg: float = 0.01, max_keys: int | None = None,
-                   check_values: npt.ArrayLike | None = None, split_at: str = "middle",
-                   written: str | None = None, aim_deg: float | None = None) -> CubicSlerpFit:
-    """CUBICSLERP keys following ``target`` within ``tolerance_deg`` at every check time.
+@dataclass(frozen=True)
+class FitOptions:
+    """How ``fit_cubicslerp`` fits; ``FIT_DEFAULTS`` holds the defaults (as glTF-Transform's
+    functions take an options object beside one defaults object).
 
-    ``target(times) -> (T, 4)`` unit quaternions (any sign per row). ``key_times`` are kept (sorted
-    and deduplicated here; the first and last bound the curve); ``check_times`` outside them are
-    ignored. Raises ValueError when the tolerance needs more than ``max_keys`` keys (default: the
-    key times plus one per check time) or does not converge. ``check_values``: the target at
-    ``check_times`` when the caller has it already (the densest evaluation of the fit).
-    ``split_at``: where a segment that cannot follow gets its extra key: "middle" (smooth motion:
-    a fitted segment's error falls with the fourth power of its length, so halves are the surest
-    way to few keys; Blender's Euler curves at 30-degree turns: 345 keys instead of 611 for 200
-    animator keys) or "worst" (the worst check time: motion with corners, such as a dense LINEAR
-    curve, whose error sits at the corners).
+    ``tolerance_deg``: the bound at every check time. ``max_keys``: fail (ValueError) beyond this
+    many keys (None: the key times plus one per check time). ``split_at``: where a segment that
+    cannot follow gets its extra key: "middle" (smooth motion: a fitted segment's error falls with
+    the fourth power of its length, so halves are the surest way to few keys; Blender's Euler curves
+    at 30-degree turns: 345 keys instead of 611 for 200 animator keys) or "worst" (the worst check
+    time: motion with corners, such as a dense LINEAR curve, whose error sits at the corners).
     ``written``: None, or the form a file stores the keys in ("FLOAT": float32; "SHORT":
     normalized 16-bit quaternions, float32 times): the dense check then plays the keys as a reader
     decodes them, added keys get float32 times, and the result holds those decoded keys, so its
-    error is the written file's. ``key_times`` should be float32 values then. ``aim_deg``: what
-    the tangent fit aims at (default ``tolerance_deg``); below the tolerance, it leaves room for
-    the rounding of the written form and fewer segments miss the check.
+    error is the written file's. ``aim_deg``: what the tangent fit aims at (None: the tolerance);
+    below the tolerance, it leaves room for the rounding of the written form.
+
+    >>> FIT_DEFAULTS.tolerance_deg, FIT_DEFAULTS.split_at
+    (0.01, 'middle')
+    >>> FitOptions(split_at="anywhere")
+    Traceback (most recent call last):
+    ValueError: split_at must be 'middle' or 'worst', got 'anywhere'
     """
-    if split_at not in ("middle", "worst"):
-        raise ValueError(f"split_at must be 'middle' or 'worst', got {split_at!r}")
-    if not tolerance_deg > 0.0:
-        raise ValueError(f"tolerance_deg must be positive, got {tolerance_deg!r}")
+    tolerance_deg: float = ROTATION_TOLERANCE_DEG
+    max_keys: int | None = None
+    split_at: str = "middle"
+    written: str | None = None
+    aim_deg: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.split_at not in ("middle", "worst"):
+            raise ValueError(f"split_at must be 'middle' or 'worst', got {self.split_at!r}")
+        if not self.tolerance_deg > 0.0:
+            raise ValueError(f"tolerance_deg must be positive, got {self.tolerance_deg!r}")
+
+
+FIT_DEFAULTS = FitOptions()
+
+
+def fit_cubicslerp(target: Target, key_times: npt.ArrayLike, check_times: npt.ArrayLike,
+                   options: FitOptions = FIT_DEFAULTS, *, check_values: npt.ArrayLike | None = None,
+                   **keywords: Any) -> CubicSlerpFit:
+    """Fit CUBICSLERP keys that follow ``target`` within the tolerance at every check time.
+
+    Parameters: ``target(times) -> (T, 4)`` unit quaternions (any sign per row); ``key_times``
+    (K,) are kept (sorted and deduplicated here; the first and last bound the curve; float32
+    values when ``written``); ``check_times`` (C,), those outside the key times ignored;
+    ``options``: FitOptions, whose fields may also be given as keywords (``tolerance_deg=0.05``);
+    ``check_values``: (C, 4), the target at ``check_times`` when the caller has it already.
+
+    Returns a CubicSlerpFit: its ``times`` (N,), ``in_tangents``, ``values`` and ``out_tangents``
+    (N, 4) and its largest error. Raises ValueError when the tolerance needs more than
+    ``max_keys`` keys or the fit does not converge.
+
+    >>> import numpy as np
+    >>> from gltf_sqlerp.core.sampling import quaternions as quat
+    >>> turn = lambda t: quat.exp(np.outer(np.asarray(t) ** 2, [0.0, 0.0, np.pi / 4]))  # to 90 deg about Z
+    >>> fit = fit_cubicslerp(turn, [0.0, 1.0], np.linspace(0.0, 1.0, 41), tolerance_deg=0.05)
+    >>> bool(fit.max_error_deg <= 0.05), len(fit.times) >= 2
+    (True, True)
+    """
+    options = replace(options, **keywords) if keywords else options
+    tolerance_deg, max_keys, split_at = options.tolerance_deg, options.max_keys, options.split_at
+    written, aim_deg = options.written, options.aim_deg
     times = np.unique(np.asarray(key_times, dtype=np.float64).reshape(-1))
     if len(times) < 2 or not np.isfinite(times).all():
         raise ValueError("fit_cubicslerp needs at least two distinct finite key times")
