@@ -204,7 +204,7 @@ def convert_folder(input_dir: str | os.PathLike[str], output_dir: str | os.PathL
     if isinstance(runner, LocalRunner):
         runner.on_progress = progress.within
     settings = fingerprinted(chosen)
-    options = ["--tolerance", repr(tolerance), "--min-ratio", repr(min_ratio), "--fallback-tolerance",
+    arguments = ["--tolerance", repr(tolerance), "--min-ratio", repr(min_ratio), "--fallback-tolerance",
                repr(fallback_tolerance), "--quiet", "--progress-lines"] + (
                    ["--allow-larger"] if allow_larger else []) + (["--force"] if force else [])
     entries, pending = {}, []
@@ -216,7 +216,7 @@ def convert_folder(input_dir: str | os.PathLike[str], output_dir: str | os.PathL
             entries[str(relative)] = entry
             progress.step(str(relative), entry["status"])
         else:
-            pending.append(Task(str(relative), ["convert-file", str(path), str(output), *options],
+            pending.append(Task(str(relative), ["convert-file", str(path), str(output), *arguments],
                                 {"input": str(path), "output": str(output)}))
     interrupted = False
     try:

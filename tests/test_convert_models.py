@@ -36,7 +36,7 @@ def converted(tmp_path_factory):
     for source in MODELS:
         destination = root / source.parent.parent.name / source.parent.name / source.name
         destination.parent.mkdir(parents=True)
-        results[source] = (convert(source, destination, TOLERANCE), destination)
+        results[source] = (convert(source, destination, tolerance_deg=TOLERANCE), destination)
     return results
 
 
