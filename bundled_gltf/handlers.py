@@ -9,20 +9,26 @@ work on to the add-ons that registered hooks. So this package never imports ``op
 a script that imported this package alone) each role has a handler that does nothing, and the
 hooks leave the import or export as the bundled add-on makes it.
 
+The add-on's handlers live in ``REGISTRY``, which the module's functions (``register``,
+``importing``, ...) use; a Registry of one's own (as below) leaves them alone.
+
 >>> class Quiet:  # any object with the protocol's functions; the operators register modules
 ...     @staticmethod
 ...     def hold_for_export() -> None: print("held")
 ...     @staticmethod
 ...     def release_after_export() -> None: print("released")
->>> register(previewing=Quiet())
->>> previewing().hold_for_export()
+>>> registry = Registry()
+>>> registry.register(previewing=Quiet())
+>>> registry.previewing().hold_for_export()
 held
->>> unregister()
->>> previewing().hold_for_export()  # nothing registered: nothing happens
+>>> registry.unregister()
+>>> registry.previewing().hold_for_export()  # nothing registered: nothing happens
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # the views, for the protocols' signatures only
@@ -97,28 +103,46 @@ class _Nothing:
 
 
 _NOTHING = _Nothing()
-_handlers: dict[str, Any] = {}
 
 
-def register(importing: Importing | None = None, exporting: Exporting | None = None,
-             previewing: Previewing | None = None) -> None:
-    """Hand the hooks' views to these handlers from now on (those given; the others stay)."""
-    given = {"importing": importing, "exporting": exporting, "previewing": previewing}
-    _handlers.update({role: handler for role, handler in given.items() if handler is not None})
+class Registry:
+    """The handler of each role (importing, exporting, previewing), or one that does nothing."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[str, Any] = {}
+
+    def register(self, importing: Importing | None = None, exporting: Exporting | None = None,
+                 previewing: Previewing | None = None) -> None:
+        """Hand the hooks' views to these handlers from now on (those given; the others stay)."""
+        given = {"importing": importing, "exporting": exporting, "previewing": previewing}
+        self._handlers.update({role: handler for role, handler in given.items() if handler is not None})
+
+    def unregister(self) -> None:
+        """No handler any more: the hooks leave imports and exports to the bundled add-on."""
+        self._handlers.clear()
+
+    @contextmanager
+    def using(self, importing: Importing | None = None, exporting: Exporting | None = None,
+              previewing: Previewing | None = None) -> Iterator[None]:
+        """These handlers for a while (a test calling a hook itself), the ones before afterwards."""
+        saved = dict(self._handlers)
+        self.register(importing, exporting, previewing)
+        try:
+            yield
+        finally:
+            self._handlers = saved
+
+    def importing(self) -> Importing:
+        return self._handlers.get("importing", _NOTHING)
+
+    def exporting(self) -> Exporting:
+        return self._handlers.get("exporting", _NOTHING)
+
+    def previewing(self) -> Previewing:
+        return self._handlers.get("previewing", _NOTHING)
 
 
-def unregister() -> None:
-    """No handler any more: the hooks leave imports and exports to the bundled add-on."""
-    _handlers.clear()
-
-
-def importing() -> Importing:
-    return _handlers.get("importing", _NOTHING)
-
-
-def exporting() -> Exporting:
-    return _handlers.get("exporting", _NOTHING)
-
-
-def previewing() -> Previewing:
-    return _handlers.get("previewing", _NOTHING)
+# The add-on's registry: operators.register() fills it, the hooks read it.
+REGISTRY = Registry()
+register, unregister = REGISTRY.register, REGISTRY.unregister
+importing, exporting, previewing = REGISTRY.importing, REGISTRY.exporting, REGISTRY.previewing

@@ -99,6 +99,23 @@ def test_unregister_leaves_nothing_registered(addon):
     assert registered_names(bpy) == registered
 
 
+def test_the_bundled_hooks_hand_their_views_to_the_operators_while_registered(addon):
+    # The one-way seam (bundled_gltf/handlers.py): registering hands the hooks the operators'
+    # sessions and the live preview; unregistering leaves handlers that do nothing.
+    from gltf_sqlerp.bundled_gltf import handlers
+    from gltf_sqlerp.operators.exporting import session as export_session
+    from gltf_sqlerp.operators.importing import session as import_session
+    from gltf_sqlerp.operators.preview import live
+    assert (handlers.importing(), handlers.exporting(), handlers.previewing()) == (import_session, export_session, live)
+    addon.unregister()
+    try:
+        assert handlers.importing().current() is None and handlers.exporting().start() is None
+        assert handlers.importing() is not import_session
+    finally:
+        addon.register()
+    assert handlers.importing() is import_session
+
+
 def test_the_export_dialog_panel_is_in_the_bundled_exporters_table_while_registered(addon):
     """The bundled exporter draws every function of io_scene_gltf2.exporter_extension_layout_draw
     in File > Export > glTF 2.0; since Blender 4.4 it no longer adds enabled add-ons' draw_export

@@ -36,12 +36,19 @@ def test_the_scripting_api_has_examples():
     assert DOCUMENTED - found == set()
 
 
+def _registered():
+    from gltf_sqlerp.bundled_gltf import handlers
+    return handlers.importing(), handlers.exporting(), handlers.previewing()
+
+
 @pytest.mark.parametrize("name", sorted(name for name, tests in EXAMPLES.items() if tests))
 def test_the_examples_run(name, monkeypatch):
     monkeypatch.chdir(ROOT)  # the examples read samples/ from the repository folder
-    printed = []
+    printed, before = [], _registered()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     for test in EXAMPLES[name]:
         runner.run(test, out=printed.append)
     assert runner.failures == 0, "".join(printed)
     assert runner.tries >= 1
+    # An example leaves the add-on as it was: the hooks' handlers (a registered add-on's) stay.
+    assert _registered() == before
