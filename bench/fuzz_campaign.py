@@ -30,7 +30,7 @@ import devpath  # noqa: E402  (tools/devpath.py: how dev scripts import this rep
 devpath.import_package()
 from gltf_sqlerp import core  # noqa: E402
 
-import fuzz_strategies as fs  # noqa: E402
+from helpers import fuzz_strategies as fs  # noqa: E402
 from hypothesis import HealthCheck, given, settings, seed as hypothesis_seed  # noqa: E402
 
 

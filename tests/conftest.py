@@ -7,20 +7,22 @@ The repository root is the extension package, so the tests import it under its m
 Blender tests are the ones that need ``bpy``: mark them ``blender`` (``pytestmark =
 pytest.mark.blender`` at the top of the file). ``python dev.py test`` runs the whole suite with the
 primary Blender, then only ``-m blender`` with each other pinned Blender (4.2 LTS, 5.0).
+
+The test modules are in one folder per package they test (core, operators, bundled, pipeline, web,
+repository); what they share is the package tests/helpers, importable from every folder because
+tests/ is on ``sys.path`` (pytest.ini's ``pythonpath``; pytest's default import mode puts this
+file's folder there too). No test module imports another (tests/repository/test_layout.py).
 """
 
 import importlib.util
 import os
 import sys
 import tempfile
-from pathlib import Path
 
 import pytest
 
-from child_job import ROOT, devpath, tool  # devpath: how dev scripts import the package
+from helpers import ASSETS, devpath, tool  # devpath: how dev scripts import the package
 
-SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
-ASSETS = SHARED / "assets"
 # Fixtures that give a test the real Blender; a test using one must be marked `blender`.
 BLENDER_FIXTURES = ("addon", "empty_scene", "fidelity")
 

@@ -153,9 +153,9 @@ def _validator():
     if not (Path(modules) / "gltf-validator").is_dir():
         return None
     spec = importlib.util.spec_from_file_location("gltf_sqlerp_validator",
-                                                  ROOT / "tests" / "gltf_validator.py")
+                                                  ROOT / "tests" / "helpers" / "gltf_validator.py")
     if spec is None or spec.loader is None:
-        raise ImportError("cannot load tests/gltf_validator.py")
+        raise ImportError("cannot load tests/helpers/gltf_validator.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ADDON_FOLDERS = ("core", "operators", "ui", "pipeline", "bundled_gltf")
 # What only the seam may touch: the add-on's package and the internals we reach for.
 # (The core's own file object has an accessor_cache too: that name is not a sign.)

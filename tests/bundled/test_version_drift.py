@@ -6,11 +6,11 @@ The export side is covered in tests/test_export_roundtrip.py (child processes)."
 from pathlib import Path
 
 import pytest
-from bpy_access import operator
-from test_import_fidelity import inventory
+from helpers.bpy_access import operator
+from helpers.import_checks import inventory
 
 pytestmark = pytest.mark.blender
-SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "sqlerp_arm.gltf"
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "sqlerp_arm.gltf"
 
 
 def test_hooks_not_called_is_a_clear_refusal_and_changes_nothing(fidelity, monkeypatch):

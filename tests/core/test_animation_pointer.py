@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import tool
+from helpers import tool
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core.gltf import GltfError, node_target

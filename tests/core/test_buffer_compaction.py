@@ -12,8 +12,8 @@ import json
 import struct
 
 import numpy as np
-from gltf_validator import errors, validate_all
-from test_convert import gltf_json, write_source
+from helpers.gltf_validator import errors, validate_all
+from helpers.convert_sources import gltf_json, write_source
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core.gltf.accessors import read_accessor

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from preview_checks import EXACT_DEG
+from helpers.preview_checks import EXACT_DEG
+from helpers import JOBS
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core.blender_model import clip_record
@@ -18,7 +19,7 @@ from gltf_sqlerp.core.blender_model.clip_record import (
     ChannelRecord, ClipRecord, CurveTarget, PointerRecord, RecordError, SamplerRecord
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAVED_BY_0_1_0 = ROOT / "tests" / "data" / "sqlerp_arm_0.1.0.blend"
 SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
 
@@ -101,9 +102,9 @@ def test_an_older_record_is_migrated_step_by_step(monkeypatch):
 
 @pytest.mark.blender
 def test_a_blend_saved_by_0_1_0_previews_and_exports(tmp_path):
-    """In a fresh Blender (tests/stored_clip_job.py), as a user opens an old file."""
+    """In a fresh Blender (tests/jobs/stored_clip_job.py), as a user opens an old file."""
     output = tmp_path / "again.glb"
-    done = subprocess.run([sys.executable, str(ROOT / "tests" / "stored_clip_job.py"), str(SAVED_BY_0_1_0),
+    done = subprocess.run([sys.executable, str(JOBS / "stored_clip_job.py"), str(SAVED_BY_0_1_0),
                            str(SAMPLE), str(output)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     job = json.loads(done.stdout.strip().splitlines()[-1])

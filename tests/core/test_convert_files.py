@@ -6,7 +6,7 @@ nothing left behind by a failed write. Sources: the dense test file of test_conv
 
 import numpy as np
 import pytest
-from test_convert import CESIUM, gltf_json, write_source
+from helpers.convert_sources import CESIUM, gltf_json, write_source
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core.gltf.accessors import read_accessor

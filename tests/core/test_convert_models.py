@@ -12,8 +12,8 @@ float32 check times); sizes are the files on disk.
 
 import numpy as np
 import pytest
-from conftest import ASSETS
-from gltf_validator import errors, validate_all
+from helpers import ASSETS
+from helpers.gltf_validator import errors, validate_all
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core.gltf.accessors import read_accessor

@@ -12,7 +12,7 @@ import pkgutil
 
 import pytest
 
-from child_job import ROOT
+from helpers.child_job import ROOT
 
 import gltf_sqlerp.core
 

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from gltf_sqlerp import core
-from plain_skinning import plain_globals, plain_joint_matrices, plain_skinned_primitive
-from raw_gltf import raw_accessor
+from helpers.plain_skinning import plain_globals, plain_joint_matrices, plain_skinned_primitive
+from helpers.raw_gltf import raw_accessor
 
-SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 
 def test_box_animated_channels_and_keys_match_the_file(shared_assets):
@@ -191,7 +191,7 @@ def test_quantized_outputs_decode_like_the_float_file(shared_assets):
                         rel_tol=1e-6)
 
 
-from conftest import ASSETS  # noqa: E402  (collection-time list of the shared models)
+from helpers import ASSETS  # noqa: E402  (collection-time list of the shared models)
 
 KHRONOS_FILES = sorted(p for p in (ASSETS / "khronos").rglob("*")
                        if p.suffix in (".gltf", ".glb"))

@@ -10,7 +10,6 @@ import time
 import types
 from dataclasses import dataclass
 from multiprocessing.connection import wait
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,9 +22,10 @@ from gltf_sqlerp.core.gltf import as_stored
 from gltf_sqlerp.core.sampling import Evaluator
 from gltf_sqlerp.core.sampling import quaternions as Q
 
-from euler_tasks import IDENTITY, euler_task
+from helpers.euler_tasks import IDENTITY, Unknown, euler_task, same_keys
+from helpers import JOBS
 
-JOB = Path(__file__).with_name("fit_pool_job.py")
+JOB = JOBS / "fit_pool_job.py"
 
 
 def fitted(results):
@@ -33,19 +33,6 @@ def fitted(results):
     keys = [each for each in results if each is not None]
     assert len(keys) == len(results)
     return keys
-
-
-def same_keys(a, b):
-    if a.linear is not None or b.linear is not None:  # a core sampler alone (AUTO's smaller form)
-        return (a.linear is not None and b.linear is not None and a.interpolation == b.interpolation
-                and np.array_equal(a.linear.times, b.linear.times) and a.precision == b.precision
-                and np.array_equal(a.linear.values, b.linear.values))
-    return (np.array_equal(a.fit.times, b.fit.times)
-            and np.array_equal(a.fit.interleaved(), b.fit.interleaved())
-            and a.fit.max_error_deg == b.fit.max_error_deg and a.precision == b.precision
-            and a.fallback[0] == b.fallback[0]
-            and all(np.array_equal(x, y) for x, y in zip(a.fallback[1:], b.fallback[1:]))
-            and a.fallback_error_deg == b.fallback_error_deg)
 
 
 @pytest.mark.parametrize("fallback", ["LINEAR", "CUBICSPLINE"])
@@ -227,24 +214,6 @@ def quat_multiply_x(q, half):
     return np.array([w * s + x * c, y * c + z * s, z * c - y * s, w * c - x * s])
 
 
-# A module only this process has. The workers see this test module (they start with this
-# process's sys.path), but not this one.
-PARENT_ONLY = types.ModuleType("gltf_sqlerp_tests_parent_only")
-sys.modules[PARENT_ONLY.__name__] = PARENT_ONLY
-
-
-@dataclass
-class Unknown:
-    """A class the workers cannot import (its module is not theirs): the worker stops."""
-
-    def fit(self, options):
-        raise AssertionError("no worker has this class")
-
-
-Unknown.__module__ = PARENT_ONLY.__name__
-vars(PARENT_ONLY)["Unknown"] = Unknown
-
-
 @dataclass
 class Nap:
     """A task that sleeps in a worker and says when (the workers import this module: they start
@@ -367,8 +336,8 @@ def test_a_process_that_ends_right_after_closing_its_pool_leaves_no_worker():
     no worker outlives it. Orphaned workers kept each other alive (each holds the others' end of
     the executor's queue) and held the script's stdout and stderr open, so a caller reading them
     waited for ever (seen once: a test job ran into its 600 s timeout)."""
-    done = subprocess.run([sys.executable, str(Path(__file__).with_name("pool_exit_job.py"))],
-                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent)
+    done = subprocess.run([sys.executable, str(JOBS / "pool_exit_job.py")],
+                          capture_output=True, text=True, timeout=120, cwd=JOBS)
     assert done.returncode == 0, done.stderr[-3000:]
     pids = json.loads(done.stdout.strip().splitlines()[-1])
     deadline = time.monotonic() + 5.0

@@ -19,7 +19,7 @@ import copy
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import fuzz_strategies as fs
+from helpers import fuzz_strategies as fs
 from gltf_sqlerp import core
 from gltf_sqlerp.core.gltf.validation.json_checks import MAX_FINDINGS
 

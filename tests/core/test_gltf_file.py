@@ -380,7 +380,7 @@ def test_box_animated_glb_gltf_and_embedded_hold_the_same_bytes(shared_assets):
 
 
 def test_core_imports_without_bpy():
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     script = textwrap.dedent(f"""
         import importlib, importlib.util, sys
         spec = importlib.util.spec_from_file_location(

@@ -16,9 +16,9 @@ import shutil
 import struct
 
 import pytest
-from conftest import ASSETS, ROOT
-from gltf_validator import ERROR, INFO, WARNING, errors, pinned_version, validate, validate_all
-from raw_gltf import raw_accessor
+from helpers import ASSETS, ROOT
+from helpers.gltf_validator import ERROR, INFO, WARNING, errors, pinned_version, validate, validate_all
+from helpers.raw_gltf import raw_accessor
 
 SAMPLES = ROOT / "samples"
 FALLBACK_FORM = [SAMPLES / "sqlerp_arm.gltf", SAMPLES / "sqlerp_arm.glb"]

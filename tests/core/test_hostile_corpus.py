@@ -20,11 +20,11 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import tool
+from helpers import tool
 
 from gltf_sqlerp import core
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TIME_LIMIT_S = 2.0
 MEMORY_LIMIT_BYTES = 64 * 1024 * 1024
 

@@ -7,14 +7,14 @@ and Appendix C slerp (the batched keys must play every slerp channel within its 
 
 import numpy as np
 import pytest
-from conftest import ASSETS
+from helpers import ASSETS
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core.blender_model import keyframes as K
 from gltf_sqlerp.core.sampling.animation import Sampler
 from gltf_sqlerp.core.blender_model.keyframes_batch import keyframes_for_channels
-from jumping_curve import jumping_segment
-from test_keyframes import about, qmul, sign_continuous, spec_rotation, worst_angle
+from helpers.jumping_curve import jumping_segment
+from helpers.keyframe_refs import about, qmul, sign_continuous, spec_rotation, worst_angle
 
 FIELDS = ("times", "values", "left_times", "left_values", "right_times", "right_values")
 MODELS = sorted(p for p in (ASSETS / "khronos").rglob("*") if p.suffix in (".gltf", ".glb"))

@@ -20,7 +20,7 @@ from gltf_sqlerp.core.sampling.animation import Sampler
 from gltf_sqlerp.core.blender_model.clip_record import ChannelRecord, SamplerRecord
 from gltf_sqlerp.core.sampling.pose_player import PlayerChannel, PosePlayer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
 S22, C22 = math.sin(math.radians(22.5)), math.cos(math.radians(22.5))
 R2 = math.sqrt(0.5)

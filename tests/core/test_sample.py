@@ -15,7 +15,7 @@ import pytest
 
 from gltf_sqlerp import core
 
-SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 
 # --- an independent scalar quaternion toolkit (x, y, z, w) -------------------------------------

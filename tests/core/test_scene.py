@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import ASSETS
+from helpers import ASSETS
 
 from gltf_sqlerp.core.gltf.accessors import read_accessor
 from gltf_sqlerp.core.gltf.errors import GltfError
 from gltf_sqlerp.core.gltf.file import GltfFile, read_file
 from gltf_sqlerp.core.sampling.scene import Scene
-from plain_skinning import (plain_globals, plain_joint_matrices, plain_skinned_vertex, transform)
+from helpers.plain_skinning import (plain_globals, plain_joint_matrices, plain_skinned_vertex, transform)
 
 KHRONOS = ASSETS / "khronos"
 MODELS = sorted(p for p in KHRONOS.rglob("*") if p.suffix in (".gltf", ".glb"))

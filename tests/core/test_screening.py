@@ -1,9 +1,9 @@
 """core.fitting.screening: the float32 first pass of the dense checks.
 
-Against the draft's formulas worked in float64 by the references of test_sqlerp_fit (Appendix C
-slerp written out, CUBICSLERP as slerp of slerps), and against the same fits and fallbacks with
-every segment checked in float64: the first pass may only save work, never change what is
-accepted or reported.
+Against the draft's formulas worked in float64 by the references of test_sqlerp_fit
+(tests/helpers/sqlerp_refs.py: Appendix C slerp written out, CUBICSLERP as slerp of slerps), and
+against the same fits and fallbacks with every segment checked in float64: the first pass may only
+save work, never change what is accepted or reported.
 """
 
 import numpy as np
@@ -15,7 +15,7 @@ from gltf_sqlerp.core.sampling import quaternions as Q
 from gltf_sqlerp.core.fitting import screening, sqlerp_fit
 from gltf_sqlerp.core.fitting.fallback_fit import cubicspline_fallback, linear_fallback
 from gltf_sqlerp.core.fitting.sqlerp_fit import fit_cubicslerp
-from test_sqlerp_fit import segment_of, check_grid, key_times, moving_axis, ref_slerp, ref_sqlerp
+from helpers.sqlerp_refs import segment_of, check_grid, key_times, moving_axis, ref_slerp, ref_sqlerp
 
 U = 2.0 ** -24  # a unit of float32 rounding
 # What the tests hold a float32 curve to, and a chord of float32-rounded rotations. The margin

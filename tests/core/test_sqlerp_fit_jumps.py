@@ -12,7 +12,7 @@ did, some with 7 check times per segment.
 """
 
 import numpy as np
-from jumping_curve import V0, V1, B0, A1, jump_fraction, slerp
+from helpers.jumping_curve import V0, V1, B0, A1, jump_fraction, slerp
 
 from gltf_sqlerp.core.fitting import sqlerp_fit
 from gltf_sqlerp.core.sampling import jumping_segments

@@ -20,12 +20,12 @@ import re
 import shutil
 
 import pytest
-import sqlerp_schema
-from conftest import ASSETS, ROOT, SHARED, tool
+from helpers import sqlerp_schema
+from helpers import ASSETS, ROOT, SHARED, tool
 from jsonschema import Draft202012Validator
-from sqlerp_schema import EXTENSION, SCHEMA, problems, problems_of_file
+from helpers.sqlerp_schema import EXTENSION, SCHEMA, problems, problems_of_file
 
-import gltf_validator
+from helpers import gltf_validator
 from gltf_sqlerp import core
 
 corpus = tool("tools/hostile_corpus.py")

@@ -7,8 +7,8 @@ and core.load refuses the file naming it, before anything could be built."""
 
 import pytest
 
-from sample_changes import BASE, SAMPLE, written_and_validated
-from sample_changes import set_at as _set
+from helpers.sample_changes import BASE, SAMPLE, written_and_validated
+from helpers.sample_changes import set_at as _set
 from gltf_sqlerp import core
 from gltf_sqlerp.core.gltf.file import read_file
 from gltf_sqlerp.core.gltf.validation import validate

@@ -14,11 +14,11 @@ sparse accessor's index type, which Blender's importer cannot use (STRICTER). An
 
 import pytest
 
-from sample_changes import BASE, SAMPLE, written_and_validated
-from sample_changes import all_of as _all
-from sample_changes import delete_at as _delete
-from sample_changes import set_at as _set
-from conftest import ASSETS
+from helpers.sample_changes import BASE, SAMPLE, written_and_validated
+from helpers.sample_changes import all_of as _all
+from helpers.sample_changes import delete_at as _delete
+from helpers.sample_changes import set_at as _set
+from helpers import ASSETS
 from gltf_sqlerp import core
 from gltf_sqlerp.core.gltf.file import read_file
 from gltf_sqlerp.core.gltf.validation import validate

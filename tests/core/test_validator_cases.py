@@ -9,7 +9,7 @@ implement must match too. Messages are compared with the validator's text.
 import json
 
 import pytest
-from conftest import ASSETS
+from helpers import ASSETS
 
 from gltf_sqlerp.core.gltf.file import read_file
 from gltf_sqlerp.core.gltf.validation import validate

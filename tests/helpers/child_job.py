@@ -1,5 +1,6 @@
-"""Shared by the tests' child-process jobs (export_job, extension_job, preview_export_job; not a
-test module): the repository's dev scripts loaded by path, and the end of the process.
+"""Shared by the tests and their child-process jobs (tests/jobs/: export_job, extension_job,
+preview_export_job, ...): the repository's folders, its dev scripts loaded by path, and the end of
+the process.
 
 The jobs run in child processes because the bpy module of Blender 4.2 crashes at exit once its
 glTF exporter has run: finish() ends the process with os._exit after flushing, so the parent reads
@@ -12,7 +13,11 @@ import sys
 import traceback
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
+TESTS = ROOT / "tests"
+JOBS = TESTS / "jobs"  # the child-process jobs, each run as ``python tests/jobs/NAME_job.py ...``
+SHARED = Path(os.environ.get("GLTF_SQLERP_SHARED", ROOT.parent / "shared"))
+ASSETS = SHARED / "assets"
 sys.path.append(str(ROOT / "tools"))
 # tools/devpath.py, imported by name: tools/ is on the path at run time only (the line above).
 devpath = importlib.import_module("devpath")

@@ -32,11 +32,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent  # tests/helpers
+TESTS = HERE.parent
 
 
 def _sibling(name):
-    """tests/<name>.py, also when this module is loaded by path from outside tests/ (the demo)."""
+    """helpers.<name> (tests/helpers/<name>.py), also when this module is loaded by path from
+    outside the tests (the demo), where it is no package's module."""
+    if __package__:
+        return importlib.import_module(f"{__package__}.{name}")
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
         assert spec is not None and spec.loader is not None
@@ -45,10 +49,10 @@ def _sibling(name):
         spec.loader.exec_module(module)
     return sys.modules[name]
 
-SCRIPT = HERE / "validator" / "validate.cjs"
-PACKAGE_JSON = HERE / "validator" / "package.json"
+SCRIPT = TESTS / "validator" / "validate.cjs"
+PACKAGE_JSON = TESTS / "validator" / "package.json"
 VARIABLE = "GLTF_SQLERP_VALIDATOR"
-DEFAULT_MODULES = HERE.parent / ".node" / "node_modules"
+DEFAULT_MODULES = TESTS.parent / ".node" / "node_modules"
 TIMEOUT = 300  # seconds for one run of node, however many files
 
 ERROR, WARNING, INFO, HINT = 0, 1, 2, 3

@@ -14,8 +14,8 @@ import places objects differently, on purpose).
 import json
 from pathlib import Path
 
-import scaled_rig
-from conftest import ASSETS, ROOT, tool
+from . import scaled_rig
+from .child_job import ASSETS, ROOT, tool
 
 pointer_files = tool("tools/pointer_files.py")
 hostile = tool("tools/hostile_corpus.py")

@@ -10,10 +10,10 @@ import math
 from pathlib import Path
 
 import numpy as np
-from bpy_access import current_scene, settings
-from conftest import ASSETS, tool
+from .bpy_access import current_scene, settings
+from .child_job import ASSETS, tool
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
 MORPH_CUBE = ASSETS / "khronos/AnimatedMorphCube/glTF/AnimatedMorphCube.gltf"
 HALF_FRAMES = np.arange(0.0, 48.01, 0.5)  # the clip's 2 s at 24 fps, every frame and half frame

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 
-import armature_variants as variants
+from . import armature_variants as variants
+from .child_job import ASSETS
 
 FPS = 24.0
 HANDS = ("Skeleton_arm_joint_L__2_", "Skeleton_arm_joint_R__3_")
@@ -198,5 +198,4 @@ def write(folder: Path, name: str = "robot_like.gltf", *, turn_x_deg: float = 90
 
 def variants_source() -> Path:
     """CesiumMan's .gltf in the shared assets (read there, never copied into the repository)."""
-    shared = Path(os.environ.get("GLTF_SQLERP_SHARED", Path(__file__).resolve().parents[2] / "shared"))
-    return shared / "assets" / "khronos" / "CesiumMan" / "glTF" / "CesiumMan.gltf"
+    return ASSETS / "khronos" / "CesiumMan" / "glTF" / "CesiumMan.gltf"

@@ -8,9 +8,9 @@ import json
 import shutil
 from pathlib import Path
 
-import gltf_validator
+from . import gltf_validator
 
-SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "sqlerp_arm.gltf"
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "sqlerp_arm.gltf"
 BASE = json.loads(SAMPLE.read_text())
 
 

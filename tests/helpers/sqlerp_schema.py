@@ -21,7 +21,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXTENSION = "EXT_animation_sqlerp"
 SCHEMA_PATH = ROOT / "docs" / EXTENSION / "schema" / f"animation.channel.{EXTENSION}.schema.json"
 SCHEMA: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from child_job import ROOT, tool
-from gltf_validator import errors, validate_all
+from .child_job import JOBS, ROOT, tool
+from .gltf_validator import errors, validate_all
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core.sampling import jump_times
@@ -38,7 +38,7 @@ POINTER = "KHR_animation_pointer"
 TOLERANCE = 1e-6  # the bound on |player - core| per quaternion component
 SAMPLES = ROOT / "samples"
 SAMPLE_FORMS = ("sqlerp_arm.gltf", "sqlerp_arm.glb", "sqlerp_arm_required.gltf")
-JOB = Path(__file__).resolve().parent / "three_export_job.py"
+JOB = JOBS / "three_export_job.py"
 # The real clips of bench/bench_real_export.py played here (its --quick set's model, the one with
 # every interpolation, and a capture clip); the benchmark itself plays every clip.
 CLIPS = ("CesiumMan", "InterpolationTest", "16_27")

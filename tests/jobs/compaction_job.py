@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from bpy_access import current_scene, operator
-from child_job import finish, tool
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers.bpy_access import current_scene, operator
+from helpers.child_job import finish, tool
 
 FIRST, LAST = 1, 72
 CORNERS = np.array([1.0, 20.0, 45.0, 72.0])

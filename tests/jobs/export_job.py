@@ -16,8 +16,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal, TypeVar, cast
 
-from bpy_access import current_scene, operator, settings
-from child_job import ROOT, finish, tool
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers.bpy_access import current_scene, operator, settings
+from helpers.child_job import ROOT, finish, tool
 
 T = TypeVar("T")
 

@@ -18,8 +18,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bpy_access import current_scene, operator, settings
-from child_job import ROOT, finish
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers.bpy_access import current_scene, operator, settings
+from helpers.child_job import ROOT, finish
 MODULE = "bl_ext.user_default.gltf_sqlerp"
 
 

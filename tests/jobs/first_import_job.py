@@ -15,9 +15,11 @@ import json
 import os
 import sys
 import tempfile
+from pathlib import Path
 
-from bpy_access import current_scene, operator, settings
-from child_job import finish
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers.bpy_access import current_scene, operator, settings
+from helpers.child_job import finish
 
 MODULE = "bl_ext.user_default.gltf_sqlerp"
 

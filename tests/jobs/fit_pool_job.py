@@ -18,9 +18,10 @@ import numpy as np
 if __name__ != "__main__":  # a worker running this script again, as spawn does unless told not to
     raise SystemExit("fit_pool_job.py ran again in a worker")
 
-from euler_tasks import euler_task
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers.euler_tasks import euler_task
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "bl_ext.user_default.gltf_sqlerp"
 
 

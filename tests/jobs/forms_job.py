@@ -12,8 +12,9 @@ import json
 import sys
 from pathlib import Path
 
-from bpy_access import current_scene, operator, settings
-from child_job import finish, tool
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers.bpy_access import current_scene, operator, settings
+from helpers.child_job import finish, tool
 
 SEEDS = (7, 3, 5)
 

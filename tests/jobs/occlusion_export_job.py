@@ -13,8 +13,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from bpy_access import operator
-from child_job import ROOT, finish, tool
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers.bpy_access import operator
+from helpers.child_job import ROOT, finish, tool
 
 SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
 # A 1 x 1 grey PNG.

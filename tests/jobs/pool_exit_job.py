@@ -9,12 +9,14 @@ import json
 import multiprocessing
 import os
 import sys
+from pathlib import Path
 
 if __name__ != "__main__":  # a worker running this script again, as spawn does unless told not to
     raise SystemExit("pool_exit_job.py ran again in a worker")
 
-from euler_tasks import euler_task
-from child_job import devpath  # noqa: F401 - puts the repository's package on the path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers.euler_tasks import euler_task
+from helpers.child_job import devpath  # noqa: F401 - puts the repository's package on the path
 
 from gltf_sqlerp.core.fitting import ExportOptions
 from gltf_sqlerp.fit_workers.processes import FitProcesses

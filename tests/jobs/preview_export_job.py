@@ -13,8 +13,9 @@ import json
 import sys
 from pathlib import Path
 
-from bpy_access import current_scene, settings
-from child_job import ROOT, finish, tool
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers.bpy_access import current_scene, settings
+from helpers.child_job import ROOT, finish, tool
 SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
 
 

@@ -18,8 +18,9 @@ from typing import cast
 
 import numpy as np
 
-from bpy_access import current_scene, operator, settings
-from child_job import finish, tool
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers.bpy_access import current_scene, operator, settings
+from helpers.child_job import finish, tool
 
 
 def main(folder):

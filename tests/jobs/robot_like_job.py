@@ -18,8 +18,9 @@ from types import ModuleType
 from typing import Any
 
 
-import robot_like
-from child_job import finish, tool
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers import robot_like
+from helpers.child_job import finish, tool
 
 
 def measure(rc: ModuleType, played: Any, motions: list, calibration: Any, rate: float) -> dict[str, float]:

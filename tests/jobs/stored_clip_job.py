@@ -9,16 +9,18 @@ Usage: ``python stored_clip_job.py BLEND SAMPLE OUTPUT``.
 
 import json
 import sys
+from pathlib import Path
 
-from bpy_access import current_scene, operator
-from child_job import finish, tool
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers.bpy_access import current_scene, operator
+from helpers.child_job import finish, tool
 
 
 def main(blend, sample, output):
     fidelity = tool("tools/fidelity.py")
     fidelity.enable_addon()
     import bpy
-    from preview_checks import frame_set, off_spec, records, set_preview
+    from helpers.preview_checks import frame_set, off_spec, records, set_preview
 
     from gltf_sqlerp import core
     from gltf_sqlerp.operators import action_data

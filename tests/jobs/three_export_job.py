@@ -15,7 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-from child_job import finish, tool
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers.child_job import finish, tool
 
 
 

@@ -21,8 +21,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from bpy_access import current_scene, operator
-from child_job import finish, tool
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers package
+from helpers.bpy_access import current_scene, operator
+from helpers.child_job import finish, tool
 
 VARIANTS = {"plain": (False, False), "shared": (True, False), "merged": (True, True)}
 FORMATS = ("glb", "gltf")

@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from bpy_access import operator
+from helpers.bpy_access import operator
 
 pytestmark = pytest.mark.blender
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OPERATOR_CLASS = "GLTF_SQLERP_OT_check_file"
 PANEL_CLASS = "GLTF_SQLERP_PT_animation"
 

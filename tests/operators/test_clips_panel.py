@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bpy_access import current_scene, operator, settings
-from conftest import ASSETS
+from helpers.bpy_access import current_scene, operator, settings
+from helpers import ASSETS
 
 pytestmark = pytest.mark.blender
 
 BOX = ASSETS / "khronos/BoxAnimated/glTF/BoxAnimated.gltf"
 INTERPOLATION_TEST = ASSETS / "khronos/InterpolationTest/glTF/InterpolationTest.gltf"
-SAMPLE = Path(__file__).resolve().parents[1] / "samples/sqlerp_arm.gltf"
+SAMPLE = Path(__file__).resolve().parents[2] / "samples/sqlerp_arm.gltf"
 
 
 class OperatorButton:

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bpy_access import current_scene, operator, settings
+from helpers.bpy_access import current_scene, operator, settings
 
 from gltf_sqlerp.core.sampling import quaternions as quat
 from gltf_sqlerp.core.blender_model.clip_record import ChannelRecord
 from gltf_sqlerp.core.blender_model.deviation import CurveKeys, channel_deviations, format_table, target_name
 
-SAMPLE = Path(__file__).resolve().parents[1] / "samples/sqlerp_arm.gltf"
+SAMPLE = Path(__file__).resolve().parents[2] / "samples/sqlerp_arm.gltf"
 FPS = 24.0
 # The bundled importer's Y-up to Z-up maps (blender-notes.md): glTF (x, y, z, w) -> Blender
 # (w, x, -z, y) for quaternions, (x, y, z) -> (x, -z, y) for locations.

@@ -16,18 +16,18 @@ at most f off. So a world position is within 2 f x size, plus float32 rounding.
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-import gltf_validator
+from helpers import gltf_validator
+from helpers import JOBS
 from gltf_sqlerp.core import load
 
 pytestmark = pytest.mark.blender
 
-JOB = Path(__file__).with_name("compaction_job.py")
+JOB = JOBS / "compaction_job.py"
 FRACTION = 1e-4          # ExportOptions.property_tolerance's default, which the job exports with
 FPS = 24.0
 FLOAT32 = 1e-6           # relative: float32 rounding of the file's values and of Blender's

@@ -12,19 +12,16 @@ one constant per node measured from the bundled exporter's file at the first fra
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-import numpy as np
 import pytest
 
-import gltf_validator
-from child_job import tool
-from test_export_world import FPS, TOLERANCE
+from helpers import gltf_validator
+from helpers import JOBS
+from helpers.world_rotations import TOLERANCE, measured_world_errors
 
 pytestmark = pytest.mark.blender
 
-JOB = Path(__file__).with_name("driven_job.py")
-MEASURE = tool("tools/world_measure.py")
+JOB = JOBS / "driven_job.py"
 DRIVEN = ("upper", "lower", "hand", "prop")  # moved by IK, a driver, Child Of
 
 
@@ -49,13 +46,6 @@ def blended(tmp_path_factory):
     return job
 
 
-def world_errors(job, name, calibration="bundled.glb"):
-    """{node: largest angle in degrees} between Blender's world rotations and file ``name``'s
-    (tools/world_measure.py), the constants from file ``calibration``."""
-    times = np.asarray(job["frames"]) / FPS  # the bundled exporter keys frame f at f / fps
-    return MEASURE.world_errors(job["worlds"], job["folder"] / name, job["folder"] / calibration, times)
-
-
 def test_driven_channels_are_fitted_to_what_blender_plays(driven):
     assert driven["result"] == ["FINISHED"]
     channels = {c["target"]: c for c in driven["channels"]}
@@ -66,14 +56,14 @@ def test_driven_channels_are_fitted_to_what_blender_plays(driven):
 
 
 def test_every_bone_and_object_holds_the_tolerance_in_world_space(driven):
-    errors = world_errors(driven, "driven.glb")
+    errors = measured_world_errors(driven, "driven.glb")
     assert max(errors.values()) <= TOLERANCE, errors
-    bundled = world_errors(driven, "bundled.glb")
+    bundled = measured_world_errors(driven, "bundled.glb")
     assert max(bundled[name] for name in DRIVEN) > 10 * TOLERANCE  # what the bundled file plays between frames
 
 
 def test_the_report_gives_the_measured_figure_of_the_whole_file(driven):
-    errors = world_errors(driven, "driven.glb")
+    errors = measured_world_errors(driven, "driven.glb")
     assert driven["world_error_deg"] == pytest.approx(max(errors.values()), abs=2e-3)
     assert f"world max {driven['world_error_deg']:.4f} deg" in driven["summary"]
     assert "left as sampled" not in driven["summary"]
@@ -92,10 +82,10 @@ def test_nla_strips_blended_in_scene_mode_are_fitted_to_what_blender_plays(blend
     channels = {c["target"]: c for c in blended["channels"]}
     assert sorted(channels) == ["nodder", "turner"]
     assert all(c["sampled"] and not c["skipped"] for c in channels.values())
-    errors = world_errors(blended, "nla.glb", "nla-bundled.glb")
+    errors = measured_world_errors(blended, "nla.glb", "nla-bundled.glb")
     assert max(errors.values()) <= TOLERANCE, errors
     assert blended["world_error_deg"] == pytest.approx(max(errors.values()), abs=2e-3)
-    bundled = world_errors(blended, "nla-bundled.glb", "nla-bundled.glb")
+    bundled = measured_world_errors(blended, "nla-bundled.glb", "nla-bundled.glb")
     assert max(bundled[name] for name in ("nodder", "turner")) > 10 * TOLERANCE
     assert blended["unchanged"]
 
@@ -108,6 +98,6 @@ def test_nla_tracks_mode_plays_an_add_track_over_the_replace_track_below_it(blen
     channels = blended["track_channels"]
     assert sorted(c["target"] for c in channels) == ["nodder", "turner"]
     assert all(c["animation"] == "Turn" and c["sampled"] and not c["skipped"] for c in channels)
-    errors = world_errors(blended, "tracks.glb", "tracks-bundled.glb")
+    errors = measured_world_errors(blended, "tracks.glb", "tracks-bundled.glb")
     assert max(errors.values()) <= TOLERANCE, errors
     assert blended["track_world_error_deg"] == pytest.approx(max(errors.values()), abs=2e-3)

@@ -11,17 +11,17 @@ measure, calibrated on the bundled file at its first key).
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-import gltf_validator
+from helpers import gltf_validator
+from helpers import JOBS
 from gltf_sqlerp.core import load
-from test_export_world import AXES, TOLERANCE, angles_deg, file_worlds
+from helpers.world_rotations import AXES, TOLERANCE, angles_deg, file_worlds
 
 pytestmark = pytest.mark.blender
-JOB = Path(__file__).with_name("forms_job.py")
+JOB = JOBS / "forms_job.py"
 FPS = 24.0
 
 

@@ -11,17 +11,16 @@ constant per node, measured from the bundled exporter's file of the same bones a
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-import gltf_validator
-from test_export_driven import world_errors
-from test_export_world import TOLERANCE
+from helpers import gltf_validator
+from helpers import JOBS
+from helpers.world_rotations import TOLERANCE, measured_world_errors
 
 pytestmark = pytest.mark.blender
 
-JOB = Path(__file__).with_name("rigify_job.py")
+JOB = JOBS / "rigify_job.py"
 TIME_BOUND = 10.0  # the export's time over the bundled exporter's on such rigs (issue 35)
 
 
@@ -36,8 +35,9 @@ def rigify(tmp_path_factory):
 
 
 def bone_errors(job, name, calibration):
-    """test_export_driven.world_errors over the rig's bones (not its widget objects)."""
-    return world_errors({**job, "worlds": {bone: job["worlds"][bone] for bone in job["bones"]}}, name, calibration)
+    """helpers.world_rotations.measured_world_errors over the rig's bones (not its widget objects)."""
+    bones = {**job, "worlds": {bone: job["worlds"][bone] for bone in job["bones"]}}
+    return measured_world_errors(bones, name, calibration)
 
 
 @pytest.mark.parametrize("name", ["whole.glb", "deform.glb"])

@@ -15,13 +15,13 @@ benchmark's machinery (bench/real_clips.py, run in tests/robot_like_job.py).
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import JOBS
 
 pytestmark = pytest.mark.blender
 
-JOB = Path(__file__).with_name("robot_like_job.py")
+JOB = JOBS / "robot_like_job.py"
 TOLERANCE = 0.01           # degrees: the export's default, world space
 AGREEMENT = 0.002          # degrees: the export's own world maximum against the independent measure
 

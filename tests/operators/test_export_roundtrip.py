@@ -17,13 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import gltf_validator
+from helpers import gltf_validator
+from helpers import JOBS
 from gltf_sqlerp.core import load
 from gltf_sqlerp.core.sampling import quaternions as quat
 
 pytestmark = pytest.mark.blender
 
-JOB = Path(__file__).with_name("export_job.py")
+JOB = JOBS / "export_job.py"
 TOLERANCE = 0.01           # degrees: the export's default (CUBICSLERP against Blender's curves)
 FALLBACK_TOLERANCE = 0.1   # degrees: the LINEAR fallback against the CUBICSLERP curve
 IMPORT_TOLERANCE = 0.01    # degrees: our importer against the file, in world space
@@ -169,7 +170,7 @@ def test_reexporting_an_imported_cubicslerp_file_keeps_its_keys_and_tangents(tmp
     job = json.loads(done.stdout.strip().splitlines()[-1])
     assert job["result"] == ["FINISHED"]
     assert [c["kept"] for c in job["channels"]] == [True, True, True]
-    original = _cubicslerp_samplers(Path(__file__).parents[1] / "samples" / "sqlerp_arm.gltf")
+    original = _cubicslerp_samplers(Path(__file__).parents[2] / "samples" / "sqlerp_arm.gltf")
     again = _cubicslerp_samplers(tmp_path / "again.gltf")
     assert set(again) == set(original) == {"Shoulder", "Elbow", "Wrist"}
     for name, (times, values) in original.items():

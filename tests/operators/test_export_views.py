@@ -19,15 +19,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from child_job import tool
-from gltf_validator import ERROR, WARNING, errors, issues, validate_all
+from helpers.child_job import tool
+from helpers.gltf_validator import ERROR, WARNING, errors, issues, validate_all
+from helpers import JOBS
 
 from gltf_sqlerp import core
 
 pytestmark = pytest.mark.blender
 
 three_player = tool("tools/three_player.py")
-JOB = Path(__file__).with_name("view_merge_job.py")
+JOB = JOBS / "view_merge_job.py"
 SCENES = ("a1", "tree", "skinned", "twins")
 FORMATS = ("glb", "gltf")
 

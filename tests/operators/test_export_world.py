@@ -13,23 +13,19 @@ the bundled exporter's file at frame 0, where its per-frame keys are Blender's o
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-import gltf_validator
+from helpers import gltf_validator
+from helpers import JOBS
+from helpers.world_rotations import AXES, FPS, TOLERANCE, angles_deg, file_worlds
 from gltf_sqlerp.core import load
 
 pytestmark = pytest.mark.blender
 
-JOB = Path(__file__).with_name("export_job.py")
-TOLERANCE = 0.01           # degrees: the export's default, world space
+JOB = JOBS / "export_job.py"
 FALLBACK_TOLERANCE = 0.1   # degrees: the fallback's default, world space
-AXES = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])  # glTF axes -> Blender's
-FPS = 24.0
-
-
 @pytest.fixture(scope="module")
 def deep_job(tmp_path_factory):
     folder = tmp_path_factory.mktemp("deep")
@@ -39,30 +35,6 @@ def deep_job(tmp_path_factory):
     job = json.loads(done.stdout.strip().splitlines()[-1])
     job["folder"] = folder
     return job
-
-
-def file_worlds(path, names, times, fallback=False):
-    """{name: (S, 3, 3)} world rotations of the named nodes, the file played at ``times``."""
-    document = load(str(path))
-    scene = document.scene
-    trs = [np.repeat(values[None], len(times), axis=0) for values in scene.rest_trs()[:3]]
-    paths = {"translation": 0, "rotation": 1, "scale": 2}
-    for channel in document.animations[0].channels:
-        sampler = channel.fallback if fallback and channel.fallback is not None else channel.sampler
-        trs[paths[channel.path]][:, channel.node] = sampler.evaluate(times)
-    world = scene.global_matrices(*trs)
-    index = {node.get("name"): n for n, node in enumerate(document.json["nodes"])}
-    return {name: world[:, index[name], :3, :3] for name in names}
-
-
-def angles_deg(p, q):
-    """Angles between rotation matrices, (S,): of r = p^T q, atan2(|axis part|, cos part), where
-    the axis part (r - r^T) / 2 is first-order in the angle (the trace alone would turn the 1e-7
-    float32 noise of Blender's matrices into 0.03 degrees)."""
-    r = np.einsum("sji,sjk->sik", p, q)
-    axis = np.stack([r[:, 2, 1] - r[:, 1, 2], r[:, 0, 2] - r[:, 2, 0], r[:, 1, 0] - r[:, 0, 1]], axis=1) / 2.0
-    cosine = (np.trace(r, axis1=1, axis2=2) - 1.0) / 2.0
-    return np.degrees(np.arctan2(np.linalg.norm(axis, axis=1), cosine))
 
 
 def world_errors(job, fallback=False, name="deep.glb"):

@@ -8,12 +8,12 @@ under the same operator ids."""
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import JOBS
 
 pytestmark = pytest.mark.blender
-JOB = Path(__file__).with_name("extension_job.py")
+JOB = JOBS / "extension_job.py"
 
 
 def test_the_installed_extension_imports_previews_exports_and_uninstalls_cleanly(tmp_path):

@@ -13,10 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import JOBS
 
 pytestmark = pytest.mark.blender
-ROOT = Path(__file__).resolve().parents[1]
-JOB = Path(__file__).with_name("first_import_job.py")
+ROOT = Path(__file__).resolve().parents[2]
+JOB = JOBS / "first_import_job.py"
 REQUIRED = ROOT / "samples" / "sqlerp_arm_required.gltf"
 
 

@@ -19,8 +19,8 @@ it walks ``bpy.data``'s collections by name, not ``user_map``.
 import re
 
 import pytest
-from bpy_access import operator, settings
-from conftest import tool
+from helpers.bpy_access import operator, settings
+from helpers import tool
 
 pytestmark = pytest.mark.blender
 

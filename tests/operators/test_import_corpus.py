@@ -13,9 +13,9 @@ tests/test_import_inventory.py compares what the two imports build.
 """
 
 import pytest
-from gltf_validator import errors, validate_all
-from import_corpus import (BUNDLED_REFUSES, FIXED, GENERATED, SHARED, bundled_refuses, label,
-                           validator_valid, write_generated)
+from helpers.gltf_validator import errors, validate_all
+from helpers.import_corpus import (BUNDLED_REFUSES, FIXED, GENERATED, SHARED, bundled_refuses, label,
+                                   validator_valid, write_generated)
 
 pytestmark = pytest.mark.blender
 

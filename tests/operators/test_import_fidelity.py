@@ -15,48 +15,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bpy_access import operator, settings
-from conftest import ASSETS
+from helpers.bpy_access import operator, settings
+from helpers import ASSETS
 
 from gltf_sqlerp.core.gltf.file import read_file
-import scaled_rig
-from jumping_curve import jumping_segment
+from helpers import scaled_rig
+from helpers.jumping_curve import jumping_segment
+from helpers.import_checks import VERTEX_TOLERANCE, assert_plays_the_spec, inventory, load_document, model_id
 
 pytestmark = pytest.mark.blender
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
-ROTATION_TOLERANCE_DEG = 0.01  # the import's default tolerance (what the README promises)
-VERTEX_TOLERANCE = 1e-4        # of the mesh's bounding-box diagonal
 KHRONOS = sorted(p for p in (ASSETS / "khronos").rglob("*") if p.suffix in (".gltf", ".glb"))
 CLIPS = [(path, clip) for path in KHRONOS
          for clip in range(len(read_file(path).json.get("animations", [])))]
 SAMPLE_FILES = [SAMPLES / "sqlerp_arm.gltf", SAMPLES / "sqlerp_arm.glb", SAMPLES / "sqlerp_arm_required.gltf"]
 CESIUM_MAN_GLB = ASSETS / "khronos/CesiumMan/glTF-Binary/CesiumMan.glb"
 BROKEN_CASE = ASSETS / "validator" / "animation" / "unresolved_channel_sampler.gltf"
-
-
-def model_id(path):
-    if ASSETS in path.parents:
-        return f"{path.parent.parent.name}/{path.parent.name}/{path.name}"
-    return path.name
-
-
-def load_document(path):
-    from gltf_sqlerp import core
-    return core.load(path)
-
-
-def inventory(bpy):
-    return {block.as_pointer() for block in bpy.data.user_map()}
-
-
-def assert_plays_the_spec(result, document, clip):
-    assert result.problems == []
-    animated = {c.node for c in document.animations[clip].channels}
-    assert animated.isdisjoint(result.skipped)  # the clip's own nodes were compared
-    assert result.rotations + result.vertices > 0
-    assert result.rotation_max_deg <= ROTATION_TOLERANCE_DEG, str(result)
-    assert result.vertex_max <= VERTEX_TOLERANCE, str(result)
 
 
 # --- fidelity ------------------------------------------------------------------------------------

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from import_corpus import BUNDLED_REFUSES, FIXED, GENERATED, bundled_refuses, label, write_generated
-from scene_inventory import ANIMATED, Inventory, inventory
+from helpers.import_corpus import BUNDLED_REFUSES, FIXED, GENERATED, bundled_refuses, label, write_generated
+from helpers.scene_inventory import ANIMATED, Inventory, inventory
 
 pytestmark = pytest.mark.blender
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ASSETS
-from raw_gltf import raw_accessor
+from helpers import ASSETS
+from helpers.raw_gltf import raw_accessor
 
 pytestmark = pytest.mark.blender
 
 INTERPOLATION_TEST = ASSETS / "khronos/InterpolationTest/glTF/InterpolationTest.gltf"
-SAMPLE = Path(__file__).resolve().parents[1] / "samples/sqlerp_arm.gltf"
+SAMPLE = Path(__file__).resolve().parents[2] / "samples/sqlerp_arm.gltf"
 
 
 def clip_sampler(name):

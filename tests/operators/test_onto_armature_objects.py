@@ -14,11 +14,10 @@ import math
 
 import numpy as np
 import pytest
-from conftest import ASSETS
+from helpers import ASSETS
 
-from armature_variants import variant
-from test_import_fidelity import load_document
-from test_onto_rig import check_refused, import_onto, make_active, strip_clips
+from helpers.armature_variants import variant
+from helpers.import_checks import check_refused, import_onto, load_document, make_active, strip_clips
 
 pytestmark = pytest.mark.blender
 CESIUM_MAN = ASSETS / "khronos/CesiumMan/glTF/CesiumMan.gltf"

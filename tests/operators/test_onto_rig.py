@@ -8,23 +8,20 @@ import's own poses and a swing-twist split done with mathutils), prefixed names,
 hierarchy does not fit, several files at once, and undo.
 """
 
-import json
 import math
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
-from bpy_access import operator, settings
-from conftest import ASSETS
-
-from test_import_fidelity import (
-    ROTATION_TOLERANCE_DEG, VERTEX_TOLERANCE, assert_plays_the_spec, load_document, model_id,
+from helpers.bpy_access import operator, settings
+from helpers import ASSETS
+from helpers.import_checks import (
+    CESIUM_MAN, ROTATION_TOLERANCE_DEG, VERTEX_TOLERANCE, assert_plays_the_spec, check_refused, edited_copy,
+    import_onto, load_document, make_active, misfit, model_id, rig_of, strip_clips,
 )
 
 pytestmark = pytest.mark.blender
-SAMPLES = Path(__file__).resolve().parents[1] / "samples"
-CESIUM_MAN = ASSETS / "khronos/CesiumMan/glTF/CesiumMan.gltf"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 MODELS = [CESIUM_MAN, ASSETS / "khronos/RiggedFigure/glTF/RiggedFigure.gltf",
           ASSETS / "khronos/AnimatedMorphCube/glTF/AnimatedMorphCube.gltf",
           ASSETS / "khronos/InterpolationTest/glTF/InterpolationTest.gltf",
@@ -33,45 +30,6 @@ MODELS = [CESIUM_MAN, ASSETS / "khronos/RiggedFigure/glTF/RiggedFigure.gltf",
 
 def inventory(bpy):
     return {block.as_pointer(): block for block in bpy.data.user_map()}
-
-
-def strip_clips(bpy):
-    """Keep the imported objects, drop every action and NLA track: the rig the clips go onto."""
-    for data in [*bpy.data.objects, *bpy.data.shape_keys]:
-        data.animation_data_clear()
-    for action in list(bpy.data.actions):
-        bpy.data.actions.remove(action)
-
-
-def make_active(bpy):
-    """The armature, else the scene's first object."""
-    armatures = [o for o in bpy.context.scene.objects if o.type == 'ARMATURE']
-    obj = armatures[0] if armatures else bpy.context.scene.objects[0]
-    bpy.context.view_layer.objects.active = obj
-    return obj
-
-
-def rig_of(fidelity, path):
-    """``path`` imported whole, its clips and actions removed, its armature active: the rig."""
-    bpy = fidelity.bpy
-    assert fidelity.import_gltf(path) == {'FINISHED'}
-    strip_clips(bpy)
-    return make_active(bpy)
-
-
-def check_refused(fidelity, path, add, message):
-    """Adding ``path`` to CesiumMan's rig with ``add(bpy, path)`` raises ``message`` and leaves
-    every data-block as it was."""
-    bpy = fidelity.bpy
-    rig_of(fidelity, CESIUM_MAN)
-    before = inventory(bpy)
-    with pytest.raises(RuntimeError, match=message):
-        add(bpy, path)
-    assert set(inventory(bpy)) == set(before)
-
-
-def import_onto(bpy, path, **options):
-    return bpy.ops.import_scene.gltf_sqlerp(filepath=str(path), onto='ACTIVE', **options)
 
 
 def added_since(bpy, before):
@@ -121,7 +79,7 @@ def test_the_live_preview_plays_a_clip_added_to_the_rig(fidelity):
     """The sample's fallback is about 0.1° from its CUBICSLERP curve: with the preview playing the
     fallback, the rig's world rotations are the fallback's (the clip's curves play the extension)."""
     bpy = fidelity.bpy
-    from preview_checks import APART_DEG, set_preview
+    from helpers.preview_checks import APART_DEG, set_preview
     sample = SAMPLES / "sqlerp_arm.gltf"
     rig_of(fidelity, sample)
     document = load_document(sample)
@@ -243,18 +201,6 @@ def test_keeping_the_imported_rest_instead_would_be_seen(fidelity):
 
 # --- names and hierarchy --------------------------------------------------------------------------
 
-def edited_copy(folder, edit, name="CesiumMan_edited.gltf"):
-    """CesiumMan.gltf with its JSON changed by ``edit``, its buffer and texture copied beside it."""
-    for sibling in CESIUM_MAN.parent.iterdir():
-        if sibling.suffix != ".gltf" and not (folder / sibling.name).exists():
-            shutil.copy(sibling, folder)
-    data = json.loads(CESIUM_MAN.read_text(encoding="utf-8"))
-    edit(data)
-    path = folder / name
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return path
-
-
 def _prefixed(data):
     for node in data["nodes"]:
         if "name" in node:
@@ -275,16 +221,6 @@ def test_prefixed_names_are_matched_through_the_prefix_map(fidelity, tmp_path):
 def test_a_file_with_no_node_on_the_rig_is_refused_and_changes_nothing(fidelity, tmp_path):
     check_refused(fidelity, edited_copy(tmp_path, _prefixed), import_onto,
                   "none of the 19 animated nodes .* is on the rig 'Armature'")
-
-
-def misfit(data):
-    """leg_joint_R_2 moved from under leg_joint_R_1 to under Skeleton_torso_joint_1."""
-    names = [n.get("name") for n in data["nodes"]]
-    moved, old, new = (names.index(n) for n in ("leg_joint_R_2", "leg_joint_R_1", "Skeleton_torso_joint_1"))
-    data["nodes"][old]["children"].remove(moved)
-    if not data["nodes"][old]["children"]:
-        del data["nodes"][old]["children"]  # an empty list is invalid glTF
-    data["nodes"][new].setdefault("children", []).append(moved)
 
 
 def test_a_file_whose_hierarchy_does_not_fit_is_refused_and_changes_nothing(fidelity, tmp_path):
@@ -319,7 +255,7 @@ def test_the_readmes_nla_picture_is_what_the_scene_shows(tmp_path):
     again here, it is the same."""
     import subprocess
     import sys
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     out = tmp_path / "nla.svg"
     subprocess.run([sys.executable, str(root / "tools" / "plot_nla.py"), str(out)], check=True,
                    capture_output=True, timeout=300)

@@ -21,11 +21,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import gltf_validator
+from helpers import gltf_validator
+from helpers import JOBS
 
 pytestmark = pytest.mark.blender
 
-JOB = Path(__file__).with_name("export_job.py")
+JOB = JOBS / "export_job.py"
 FPS = 24.0
 FIRST, LAST = 1, 72          # the job's frame range
 PER_FRAME = 8                # check times per frame: every frame and half frame among them

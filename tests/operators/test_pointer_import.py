@@ -18,9 +18,9 @@ importer alone misses by far more on CUBICSPLINE curves and curved conversions.
 
 import numpy as np
 import pytest
-from conftest import tool
-from pointer_oracle import check_frames, played, pointer_curves, resampled_copy
-from import_corpus import bundled_refuses
+from helpers import tool
+from helpers.pointer_oracle import check_frames, played, pointer_curves, resampled_copy
+from helpers.import_corpus import bundled_refuses
 
 from gltf_sqlerp import core
 

@@ -17,11 +17,11 @@ converted by the real Blender (colour sockets, lens from yfov, light energy, spo
 
 import numpy as np
 import pytest
-from bpy_access import current_scene
-from conftest import tool
-from import_corpus import bundled_refuses
-from pointer_oracle import check_frames, played, pointer_curves, resampled_copy
-from preview_checks import frame_set, set_preview
+from helpers.bpy_access import current_scene
+from helpers import tool
+from helpers.import_corpus import bundled_refuses
+from helpers.pointer_oracle import check_frames, played, pointer_curves, resampled_copy
+from helpers.preview_checks import frame_set, set_preview
 
 from gltf_sqlerp import core
 

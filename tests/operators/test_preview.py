@@ -7,11 +7,11 @@ vertices against ``Document.node_matrices``). Blender's own values are read with
 
 import numpy as np
 import pytest
-from bpy_access import settings
-from preview_checks import (APART_DEG, EXACT_DEG, HALF_FRAMES, MORPH_CUBE, SAMPLE,
-                            blender_values, bone_matrices, core, curves, differences, equal,
-                            frame_set, import_sample, off_spec, pose_over_half_frames, records,
-                            set_preview, small_rig, spec_values)
+from helpers.bpy_access import settings
+from helpers.preview_checks import (APART_DEG, EXACT_DEG, HALF_FRAMES, MORPH_CUBE, SAMPLE,
+                                    blender_values, bone_matrices, core, curves, differences, equal,
+                                    frame_set, import_sample, off_spec, pose_over_half_frames, records,
+                                    set_preview, small_rig, spec_values)
 
 pytestmark = pytest.mark.blender
 

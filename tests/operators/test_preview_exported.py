@@ -11,8 +11,8 @@ values exactly; an edit of the keys is followed.
 
 import numpy as np
 import pytest
-from conftest import tool
-from preview_checks import frame_set, import_sample, set_preview
+from helpers import tool
+from helpers.preview_checks import frame_set, import_sample, set_preview
 
 from gltf_sqlerp.core.sampling import quaternions as quat
 

@@ -5,15 +5,15 @@ import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from bpy_access import operator, settings
-from preview_checks import (APART_DEG, EXACT_DEG, SAMPLE, blender_values, core, curves,
-                            differences, equal, frame_set, import_sample, off_spec, records,
-                            set_preview)
+from helpers.bpy_access import operator, settings
+from helpers import JOBS
+from helpers.preview_checks import (APART_DEG, EXACT_DEG, SAMPLE, blender_values, core, curves,
+                                    differences, equal, frame_set, import_sample, off_spec, records,
+                                    set_preview)
 
 pytestmark = pytest.mark.blender
 
@@ -82,7 +82,7 @@ def test_a_gltf_export_writes_what_the_action_says(tmp_path):
     the preview is back afterwards. The exports run in tests/preview_export_job.py (bpy 4.2
     crashes at exit after any glTF export); the control export there skips the add-on's export
     callbacks and must carry the preview's values."""
-    job = subprocess.run([sys.executable, str(Path(__file__).with_name("preview_export_job.py")),
+    job = subprocess.run([sys.executable, str(JOBS / "preview_export_job.py"),
                           str(tmp_path)], capture_output=True, text=True, timeout=600)
     assert job.returncode == 0, job.stdout[-3000:] + job.stderr[-3000:]
     report = json.loads(job.stdout.strip().splitlines()[-1])

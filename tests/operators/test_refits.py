@@ -8,8 +8,7 @@ import pytest
 from gltf_sqlerp.core.fitting.rotation_export import ExportOptions
 from gltf_sqlerp.fit_workers.processes import FitProcesses
 
-from euler_tasks import euler_task
-from test_fit_processes import Unknown, same_keys
+from helpers.euler_tasks import Unknown, euler_task, same_keys
 
 pytestmark = pytest.mark.blender
 

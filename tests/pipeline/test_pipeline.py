@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from terminal import bar_states, on_a_terminal
+from helpers.terminal import bar_states, on_a_terminal
 
 from gltf_sqlerp import core
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = ROOT / "pipeline_run.py"
 FLAMENCO = ROOT / "tools" / "flamenco" / "gltf_sqlerp_convert.js"
 CESIUM = "khronos/CesiumMan"

@@ -10,34 +10,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from terminal import bar_states, on_a_terminal
+from helpers.terminal import bar_states, on_a_terminal
+from helpers.blend_scripts import MAKE_BLEND, MAKE_RIG, READ_RIG
+from helpers.import_checks import CESIUM_MAN, edited_copy, misfit
 
 from gltf_sqlerp import core
 
 pytestmark = pytest.mark.blender
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = ROOT / "pipeline_run.py"
 SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
-
-# Saves a .blend with one empty keyed in Euler XYZ (Blender's own keyframes), then os._exit.
-MAKE_BLEND = """
-import os, sys
-import bpy
-bpy.ops.wm.read_homefile(use_empty=True)
-obj = bpy.data.objects.new("Spinner", None)
-bpy.context.scene.collection.objects.link(obj)
-for frame, angles in ((1, (0, 0, 0)), (10, (0.5, 0.2, 1.0)), (24, (1.2, -0.3, 2.0))):
-    obj.rotation_euler = angles
-    obj.keyframe_insert("rotation_euler", frame=frame)
-obj.animation_data.action.name = "Spin"
-obj.animation_data.action.use_fake_user = True
-obj.animation_data.action = None
-bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
-sys.stdout.flush()
-os._exit(0)
-"""
-
 
 def run(*args):
     result = subprocess.run([sys.executable, str(LAUNCHER), *map(str, args)], capture_output=True,
@@ -165,41 +148,11 @@ def test_the_built_extension_ships_the_launcher_and_it_runs_from_there(tmp_path,
 
 # --- add-clips ------------------------------------------------------------------------------------
 
-# Saves CesiumMan imported by the bundled importer, its clips removed (the rig), then os._exit.
-MAKE_RIG = """
-import os, sys
-import bpy
-bpy.ops.wm.read_homefile(use_empty=True)
-bpy.ops.import_scene.gltf(filepath=sys.argv[1])
-for obj in bpy.data.objects:
-    obj.animation_data_clear()
-for action in list(bpy.data.actions):
-    bpy.data.actions.remove(action)
-bpy.ops.wm.save_as_mainfile(filepath=sys.argv[2])
-sys.stdout.flush()
-os._exit(0)
-"""
-
-# Prints the saved .blend's NLA tracks of the armature and its clip records as JSON, then os._exit.
-READ_RIG = """
-import json, os, sys
-import bpy
-bpy.ops.wm.open_mainfile(filepath=sys.argv[1])
-rig = next(o for o in bpy.data.objects if o.type == 'ARMATURE')
-tracks = rig.animation_data.nla_tracks if rig.animation_data else []
-print(json.dumps({"tracks": sorted(t.name for t in tracks),
-                  "objects": len(bpy.data.objects),
-                  "records": sorted(a["gltf_sqlerp"]["name"] for a in bpy.data.actions if a.get("gltf_sqlerp"))}))
-sys.stdout.flush()
-os._exit(0)
-"""
-
 
 def test_add_clips_adds_a_folder_to_the_rig_and_saves_it(tmp_path, shared_assets):
     """Two clips and a file whose hierarchy does not fit: the two are added, the third is
     reported, the .blend is saved with the two, and its export writes every rotation of both
     within the default tolerance."""
-    from test_onto_rig import CESIUM_MAN, edited_copy, misfit
     folder = tmp_path / "clips"
     folder.mkdir()
     edited_copy(folder, lambda data: data["animations"][0].update(name="Idle"), "idle.gltf")

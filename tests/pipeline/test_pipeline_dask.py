@@ -15,9 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
-from dask_cluster import Cluster
+from helpers.dask_cluster import Cluster
+from helpers.blend_scripts import MAKE_BLEND
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = ROOT / "pipeline_run.py"
 CESIUM = Path("khronos/CesiumMan")
 TOLERANCE = "0.1"
@@ -199,7 +200,6 @@ def test_dask_is_needed_only_with_dask(tmp_path, shared_assets):
 def test_export_blends_on_the_cluster_as_on_one_machine(cluster, tmp_path):
     """Each worker runs each export in its own process with the bpy module (the workers here are
     this venv's Python, which has it)."""
-    from test_pipeline_blender import MAKE_BLEND
     folder = tmp_path / "blends"
     (folder / "sub").mkdir(parents=True)
     for path in (folder / "one.blend", folder / "sub" / "two.blend"):

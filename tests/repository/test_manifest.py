@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.blender
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = "blender_manifest.toml"
 # What a user's Blender needs: the package code and the manifest.
 RUNTIME_DIRS = ("core", "operators", "bundled_gltf", "ui", "pipeline")

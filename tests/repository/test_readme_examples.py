@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from child_job import tool
+from helpers.child_job import tool
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 DOCUMENTS = [README, *sorted((ROOT / "docs" / "manual").glob("*.md"))]
 OUTPUT_LANGUAGES = {"text", "json"}

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "readme_figures.py"
 sys.path.insert(0, str(ROOT / "tools"))
 # tools/readme_figures.py, imported by name: tools/ is on the path at run time only (the line above).

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gltf_validator import modules_folder
+from helpers.gltf_validator import modules_folder
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def pyright(*args, cwd=ROOT):

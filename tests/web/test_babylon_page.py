@@ -7,7 +7,7 @@ animation group with goToFrame and renders it; TestBabylonPage runs every exampl
 form too, the arm drawn and moving).
 """
 
-import web_player_checks as checks
+from helpers import web_player_checks as checks
 
 
 class TestBabylonPage(checks.PageTests):

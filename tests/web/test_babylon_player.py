@@ -13,7 +13,7 @@ the export benchmark's files. Babylon alone is checked too, so that each compari
 import numpy as np
 import pytest
 
-import web_player_checks as checks
+from helpers import web_player_checks as checks
 
 PLAYER = "babylon"
 REFUSED = "Required extension EXT_animation_sqlerp is not available"

@@ -27,8 +27,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from child_job import ROOT, tool
-from gltf_validator import errors, modules_folder, validate_all
+from helpers.child_job import ROOT, tool
+from helpers.gltf_validator import errors, modules_folder, validate_all
+from helpers import JOBS, TESTS
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core.gltf import read_file
@@ -36,7 +37,7 @@ from gltf_sqlerp.core.gltf import read_file
 three_player = tool("tools/three_player.py")
 corpus = tool("tools/hostile_corpus.py")
 
-HERE = Path(__file__).resolve().parent
+HERE = TESTS  # the data folders gltf_transform/ and validator/
 SCRIPT = HERE / "gltf_transform" / "transform.mjs"
 HOOKS = HERE / "gltf_transform" / "resolve_modules.mjs"
 CONFIG = ROOT / "viewers" / "gltf-transform" / "gltf-transform.config.mjs"
@@ -486,14 +487,14 @@ def test_other_commands_keep_the_curves(inputs, tmp_path, command):
 
 # Files the add-on exports from Blender (bench/bench_export.py's keyed rigs with CUBICSLERP channels,
 # every fallback form, 16-bit keys), written by the same child job as the web players' tests.
-EXPORT_JOB = HERE / "three_export_job.py"
+EXPORT_JOB = JOBS / "three_export_job.py"
 EXPORTED_RIGS = "a1,a2,a3"
 
 
 @pytest.mark.blender
 def test_files_the_add_on_exports_survive_optimize(tmp_path):
     done = subprocess.run([sys.executable, str(EXPORT_JOB), str(tmp_path), "--rigs", EXPORTED_RIGS],
-                          capture_output=True, text=True, cwd=HERE, timeout=900)
+                          capture_output=True, text=True, cwd=JOBS, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     written = [Path(p) for p in json.loads(done.stdout.strip().splitlines()[-1])]
     exported = [path for path in written if cubic_curves(core.load(str(path)))]

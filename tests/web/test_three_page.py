@@ -8,9 +8,9 @@ shows the page's screenshot (docs/three_arm.png, written by tools/three_page.py)
 
 import struct
 
-from child_job import ROOT
+from helpers.child_job import ROOT
 
-import web_player_checks as checks
+from helpers import web_player_checks as checks
 
 SCREENSHOT = ROOT / "docs" / "three_arm.png"
 

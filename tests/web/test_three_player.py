@@ -17,9 +17,9 @@ import re
 import numpy as np
 import pytest
 
-from child_job import ROOT
+from helpers.child_job import ROOT
 
-import web_player_checks as checks
+from helpers import web_player_checks as checks
 
 PLAYER = "three"
 PLUGIN = ROOT / "viewers" / "three" / "EXT_animation_sqlerp.js"

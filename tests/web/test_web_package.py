@@ -13,12 +13,12 @@ import shutil
 import subprocess
 import tarfile
 import tomllib
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from child_job import ROOT, tool
+from helpers.child_job import ROOT, tool
+from helpers import TESTS
 
 from gltf_sqlerp import core
 
@@ -26,7 +26,7 @@ three_player = tool("tools/three_player.py")
 
 PACKAGE = ROOT / "viewers"
 NAME = "ext-animation-sqlerp"
-HERE = Path(__file__).resolve().parent / "web_package"
+HERE = TESTS / "web_package"
 SAMPLE = ROOT / "samples" / "sqlerp_arm.glb"
 PINNED = ROOT / "tests" / "validator" / "package.json"
 # What the scratch project installs beside the tarball: the engines, the CLI and TypeScript.
