@@ -1,10 +1,11 @@
 """The layout's rule: a module imports another package's modules only through that package's
-surface (its ``__init__``'s ``__all__``), never a module file of a package it is not inside."""
+surface (its ``__init__``'s ``__all__``), never a module file of a package it is not inside. And the
+tests' own: one folder per package tested, what they share in tests/helpers."""
 
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ADDON = ("core", "operators", "ui", "bundled_gltf", "pipeline", "fit_workers")
 
 
@@ -146,3 +147,53 @@ def test_no_module_imports_another_modules_private_name():
     assert found == []
     # The check sees one: this line's own kind of import, parsed.
     assert _private_imports("from .common import _plain_error") == [(1, ".common", "_plain_error")]
+
+
+# The tests: one folder per package they test, and one package of what they share.
+TESTS = ROOT / "tests"
+TEST_FOLDERS = ("core", "operators", "bundled", "pipeline", "web", "repository")
+SHARED = ("helpers", "jobs")  # tests/helpers: the shared package; tests/jobs: child-process scripts
+
+
+def test_every_test_module_sits_in_the_folder_of_what_it_tests():
+    """tests/<folder>/test_*.py and nothing else there; no test module in tests/ itself, in the
+    helpers or the jobs."""
+    misplaced = []
+    for path in sorted(TESTS.rglob("*.py")):
+        folder = path.relative_to(TESTS).parts[0] if path.parent != TESTS else None
+        if folder is None:
+            wrong = path.name != "conftest.py"
+        elif folder in TEST_FOLDERS:
+            wrong = path.parent != TESTS / folder or not path.name.startswith("test_")
+        else:
+            wrong = folder not in SHARED or path.name.startswith("test_")
+        if wrong:
+            misplaced.append(str(path.relative_to(ROOT)))
+    assert misplaced == []
+    assert all((TESTS / folder).is_dir() for folder in (*TEST_FOLDERS, *SHARED))
+    assert (TESTS / "helpers" / "__init__.py").is_file()
+
+
+def _test_imports(source):
+    """(line, module) of every import of a test module, or of conftest, in the Python ``source``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        else:
+            continue
+        found += [(node.lineno, name) for name in names
+                  if name.split(".")[0].startswith("test_") or name.split(".")[0] == "conftest"]
+    return found
+
+
+def test_no_module_imports_a_test_module_what_tests_share_is_in_helpers():
+    modules = [path for top in ("tests", "tools", "bench") for path in sorted((ROOT / top).rglob("*.py"))]
+    found = [f"{path.relative_to(ROOT)}:{line} imports {name}"
+             for path in modules for line, name in _test_imports(path.read_text(encoding="utf-8"))]
+    assert found == []
+    # The check sees one: each kind of import it refuses, parsed.
+    source = "from test_convert import gltf_json\nimport test_keyframes as k\nfrom conftest import ASSETS"
+    assert _test_imports(source) == [(1, "test_convert"), (2, "test_keyframes"), (3, "conftest")]
