@@ -7,7 +7,7 @@ pipelines and tests can use the evaluator without Blender.
 from collections.abc import Callable
 from typing import Any
 
-__version__ = "0.1.0"  # the same as blender_manifest.toml and CHANGELOG.md (tests/test_manifest.py)
+__version__ = "0.1.0"  # the same as blender_manifest.toml and CHANGELOG.md (tests/repository/test_manifest.py)
 
 
 def register() -> None:

@@ -20,7 +20,7 @@ Babylon.js' core and loaders, playwright-core and glTF-Transform's core, extensi
 cli, pinned by tests/validator/package.json and package-lock.json) into `.node/` with `npm ci`,
 re-done only when those two files change (a hash stamp like the venvs'), and tells the tests where
 they are through GLTF_SQLERP_VALIDATOR (the node_modules folder). That needs Node.js 18+ and npm on
-PATH. The browser tests (tests/test_three_page.py, test_babylon_page.py) need Chromium: `chromium`
+PATH. The browser tests (tests/web/test_three_page.py, test_babylon_page.py) need Chromium: `chromium`
 on PATH or the CHROMIUM variable; where neither is found and apt-get can install Debian's package
 (as root), `test` installs it, else it stops and says how to get one.
 
@@ -44,7 +44,7 @@ PY311, PY313 = (3, 11), (3, 13)
 NO_TESTS_COLLECTED = 5  # pytest's exit code
 
 # The pinned glTF-Validator: its npm package.json and lock file, the folder npm installs it into, and
-# the variable that tells the tests (tests/gltf_validator.py) where its node_modules folder is.
+# the variable that tells the tests (tests/helpers/gltf_validator.py) where its node_modules folder is.
 VALIDATOR_SPEC = [ROOT / "tests" / "validator" / name for name in ("package.json", "package-lock.json")]
 NODE_FOLDER = ROOT / ".node"
 VALIDATOR_VARIABLE = "GLTF_SQLERP_VALIDATOR"
@@ -55,7 +55,7 @@ NPM_PACKAGES = ("gltf-validator", "pyright", "three", "playwright-core", "@gltf-
 CHROMIUM_VARIABLE = "CHROMIUM"
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_HELP = (
-    "The browser tests play the sample in headless Chromium (tests/test_three_page.py,\n"
+    "The browser tests play the sample in headless Chromium (tests/web/test_three_page.py,\n"
     "test_babylon_page.py). Install Chromium or Google Chrome (e.g. `apt install chromium`, `brew\n"
     "install --cask chromium`, `winget install Google.Chrome`) and put it on PATH, or set CHROMIUM to\n"
     "its executable, and run this again.")

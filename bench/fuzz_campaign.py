@@ -1,4 +1,4 @@
-"""Long fuzzing campaign of the core's glTF reader (issue 6): the property of tests/test_fuzz_core.py
+"""Long fuzzing campaign of the core's glTF reader (issue 6): the property of tests/core/test_fuzz_core.py
 run for many more inputs, outside the test suite.
 Figures of docs/manual/robustness.md: "Last campaign" (Security and robustness).
 
@@ -6,7 +6,7 @@ Figures of docs/manual/robustness.md: "Last campaign" (Security and robustness).
     python dev.py run bench/fuzz_campaign.py --examples 20000 [--seed 1] [--out fuzz_escapes]
 
 Each input is a seed file (our samples, glTF-Validator's animation cases, Khronos models) with one
-to five structural mutations (tests/fuzz_strategies.py). Prints how many inputs were tried, how
+to five structural mutations (tests/helpers/fuzz_strategies.py). Prints how many inputs were tried, how
 many loaded, how many raised GltfError (by code), the peak traced memory and the slowest input;
 every escape (another exception type, an input over the time limit or the memory bound, a GltfError
 without code/pointer/message) is saved under --out with its recipe, and the exit code is 1.

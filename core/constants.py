@@ -1,7 +1,7 @@
 """The names this add-on reads and writes, and its default tolerances: one place for each.
 
 As glTF-Transform keeps its extension names in one constants module, every module here imports
-these instead of writing the strings again (tests/test_layout.py fails on a copy elsewhere). The
+these instead of writing the strings again (tests/repository/test_layout.py fails on a copy elsewhere). The
 extension's text: docs/EXT_animation_sqlerp/README.md.
 
 >>> EXTENSION_NAME, CUBICSLERP

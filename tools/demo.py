@@ -56,7 +56,7 @@ def report_animation(document, animation, fps, metrics):
 
 
 def parser() -> argparse.ArgumentParser:
-    """The command line's options (also read by tests/test_pipeline.py)."""
+    """The command line's options (also read by tests/pipeline/test_pipeline.py)."""
     built = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     built.add_argument("file", nargs="?", default=str(DEFAULT_SAMPLE),
                        help="a .gltf or .glb (default: samples/sqlerp_arm.gltf)")

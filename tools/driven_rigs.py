@@ -1,6 +1,6 @@
 """Rigs whose bones and objects Blender moves through constraints, drivers and the NLA rather
 than through their own rotation keys (issue 35), built in the current scene for the tests'
-child jobs (tests/driven_job.py, tests/rigify_job.py) and bench/bench_driven_export.py; and
+child jobs (tests/jobs/driven_job.py, tests/jobs/rigify_job.py) and bench/bench_driven_export.py; and
 Blender's own world matrices of every bone and object, the reference they are measured against.
 Dev module: needs the real ``bpy``; not shipped.
 """

@@ -1,6 +1,6 @@
 """How faithfully Blender plays an imported glTF animation (dev tool; needs the real ``bpy``).
 
-Used by tests/test_import_fidelity.py, bench/bench_import.py and by hand (load this file with
+Used by tests/operators/test_import_fidelity.py, bench/bench_import.py and by hand (load this file with
 importlib like those do; it registers the package as ``gltf_sqlerp`` if nothing did)::
 
     fidelity.enable_addon()

@@ -11,7 +11,7 @@ plain SVG, no plotting library; the measured points are printed too.
     python dev.py run tools/plot_bytes_error.py [OUT.svg]
 
 The figure depends on the Blender that exports (its bundled exporter's bytes): the SVG names it
-(FIGURE_BLENDER), and tests/test_readme_figures.py draws the picture again with that Blender and
+(FIGURE_BLENDER), and tests/repository/test_readme_figures.py draws the picture again with that Blender and
 compares byte for byte.
 """
 

@@ -15,7 +15,7 @@ In README.md and the manual each such figure sits between ``<!-- figure NAME -->
   extension (tools/plot_curves.py, which also draws docs/curves.svg; needs the bpy module).
 
 The other figures come from the benchmark scripts that each table names (``bench/*.py``), which take
-minutes and print their tables whole. tests/test_readme_figures.py runs ``check`` in the test
+minutes and print their tables whole. tests/repository/test_readme_figures.py runs ``check`` in the test
 command: the README and these measurements must agree.
 """
 

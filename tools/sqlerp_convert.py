@@ -87,7 +87,7 @@ def summary(report):
 
 
 def parser() -> argparse.ArgumentParser:
-    """The command line's options (also read by tests/test_pipeline.py)."""
+    """The command line's options (also read by tests/pipeline/test_pipeline.py)."""
     built = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     built.add_argument("input", help="a .gltf or .glb")
     built.add_argument("output", help="the file to write (.glb for a .glb input, .gltf for a .gltf)")

@@ -32,7 +32,7 @@ PLAYERS = {"three": (ROOT / "tests" / "three" / "play.mjs", "three"),
            "babylon": (ROOT / "tests" / "babylon" / "play.mjs", "@babylonjs/core")}
 HOOKS = ROOT / "tests" / "three" / "resolve_three.mjs"
 PACKAGE_JSON = ROOT / "tests" / "validator" / "package.json"
-# The node_modules folder dev.py installs the tests' npm packages into, as tests/gltf_validator.py.
+# The node_modules folder dev.py installs the tests' npm packages into, as tests/helpers/gltf_validator.py.
 VARIABLE = "GLTF_SQLERP_VALIDATOR"
 TIMEOUT = 600  # seconds for one run of Node.js, however many files
 SAMPLES_PER_SECOND = 240  # 8 per frame at 30 fps

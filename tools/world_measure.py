@@ -1,5 +1,5 @@
 """How far a glTF file's world rotations are from Blender's, node by node: the measure of
-tests/test_export_driven.py, tests/test_export_rigify.py and bench/bench_driven_export.py (dev
+tests/operators/test_export_driven.py, tests/operators/test_export_rigify.py and bench/bench_driven_export.py (dev
 module: numpy and the add-on's core only, no bpy; not shipped).
 
 Blender's world matrices (3 x 3 parts, recorded by tools/driven_rigs.world_matrices) and the file's

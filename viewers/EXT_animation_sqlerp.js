@@ -8,7 +8,7 @@
 // each slerp the glTF 2.0 Appendix C slerp (shortest path by the sign of the dot product, normalized
 // lerp for tiny angles), the result normalized, v_1 / v_n outside the key range. This is the same
 // arithmetic as the add-on's numpy evaluator (core/sampling/quaternions.py), so both agree to
-// rounding (tests/test_three_player.py, tests/test_babylon_player.py: within 1e-6 on every file of
+// rounding (tests/web/test_three_player.py, tests/web/test_babylon_player.py: within 1e-6 on every file of
 // the export benchmarks).
 //
 // SPDX-License-Identifier: MIT (viewers/LICENSE; the Blender add-on around it is GPL-3.0).

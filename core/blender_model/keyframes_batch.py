@@ -6,7 +6,7 @@ microseconds for each slerp channel. Slerp (LINEAR rotation) channels are theref
 together, as one concatenation of their keys, with the closed form of
 ``keyframes._slerp_keyframes`` applied per segment and no segment crossing from one channel to the
 next; every other channel goes through ``keyframes_for``. The keys are the same as channel by
-channel (tests/test_keyframes_batch.py compares them).
+channel (tests/core/test_keyframes_batch.py compares them).
 """
 
 from collections.abc import Sequence

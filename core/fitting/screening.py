@@ -13,7 +13,7 @@ rotation, both unit quaternions) from its float64 value. Every quantity here is 
 an angle of at most pi or a parameter in [0, 1], so each operation adds a few units of float32
 rounding (u = 2^-24) at most, and the errors of its operations do not grow through the chain: on
 100 channels of 1,000-key Blender tracks (6.6 million samples) the chords differ by 2.8 u at most,
-and tests/test_screening.py holds each curve to 8 u of the draft's formulas on random keys (nearly
+and tests/core/test_screening.py holds each curve to 8 u of the draft's formulas on random keys (nearly
 equal and nearly opposite neighbours included) and a chord of float32-rounded rotations to 4 u.
 The margin is 32 u, enough for two curves and a chord (the LINEAR fallback's first pass compares
 its slerp with the screened CUBICSLERP curve): at the fit's limit (0.009 degrees) 2.4 % of the

@@ -121,7 +121,7 @@ SAMPLE = ROOT / "samples" / "sqlerp_arm.gltf"
 def test_placeholder_keys_take_the_decode_hook_where_blender_has_one(fidelity, monkeypatch):
     """From 5.2 the importer's decode hook answers the animation's reads with the placeholder keys
     and its accessor cache is left alone; before 5.2 the cache holds them. The keys the import
-    writes are exact either way (tests/test_import_fidelity.py)."""
+    writes are exact either way (tests/operators/test_import_fidelity.py)."""
     import bpy
     from gltf_sqlerp.bundled_gltf import import_hooks, versions
     cls = import_hooks.glTF2ImportUserExtension

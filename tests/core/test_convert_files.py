@@ -1,7 +1,8 @@
 """core.conversion.converter's files (core.conversion.files, core.gltf.compaction): the forms a source keeps
 (embedded, GLB, external buffers and images beside the output), everything but the rewritten
 samplers kept (read back with read_accessor), the source's own buffer never overwritten, and
-nothing left behind by a failed write. Sources: the dense test file of test_convert and Khronos' CesiumMan.
+nothing left behind by a failed write. Sources: the dense test file of tests/helpers/convert_sources.py
+and Khronos' CesiumMan.
 """
 
 import numpy as np

@@ -149,7 +149,7 @@ def test_unknown_required_extension_is_refused(tmp_path):
 
 def test_blenders_import_takes_required_extensions_that_leave_animation_data_alone(tmp_path):
     # Blender's bundled importer decides which required extensions it builds a scene with (it
-    # imports a file requiring KHR_lights_punctual; tests/test_import_corpus.py); the import reads
+    # imports a file requiring KHR_lights_punctual; tests/operators/test_import_corpus.py); the import reads
     # the animation taking those (also_required). An extension that stores buffer data the core
     # cannot decode is refused all the same, at its place in the list.
     document = {"asset": {"version": "2.0"}, "extensionsUsed": ["KHR_lights_punctual", "EXT_meshopt_compression"],
@@ -201,7 +201,7 @@ KHRONOS_FILES = sorted(p for p in (ASSETS / "khronos").rglob("*")
 def test_every_khronos_model_loads_evaluates_and_skins(path):
     """Through the public API: every clip evaluates to finite values of the right width at dense
     times; every mesh node poses in every clip; a skinned mesh, at rest and 0.5 s into its first
-    clip, is where plain per-vertex skinning (tests/plain_skinning.py: the node globals
+    clip, is where plain per-vertex skinning (tests/helpers/plain_skinning.py: the node globals
     walked up the parents, jointMatrix = global · inverseBindMatrix, Σ w · jointMatrix · p) puts
     it, on every vertex. (The rest pose need not be the bind pose moved rigidly: RecursiveSkeletons
     binds its skins in each skeleton's own frame and hangs them from each other with scale 0.3.)"""

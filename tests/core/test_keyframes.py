@@ -341,7 +341,7 @@ def test_bezier_time_solve_matches_plain_bisection():
 # --- a CUBICSLERP jump (issue 18, 2) ---------------------------------------------------------------
 
 def _jumping_segment(frame, rate=24.0):
-    """tests/jumping_curve.py's segment as a core Sampler, and the time it jumps at ``frame``."""
+    """tests/helpers/jumping_curve.py's segment as a core Sampler, and the time it jumps at ``frame``."""
     times, rows, jump = jumping_segment(frame, rate)
     return Sampler("CUBICSLERP", times, rows, "rotation", "/x"), jump
 

@@ -1,8 +1,9 @@
 """core.blender_model.keyframes_batch: every channel of an animation fitted at once.
 
 Two references: keyframes_for channel by channel (the batch must give the same keys, whatever
-else is in the batch), and the spec itself, through test_keyframes' plain-Python F-curve evaluator
-and Appendix C slerp (the batched keys must play every slerp channel within its tolerance).
+else is in the batch), and the spec itself, through the plain-Python F-curve evaluator and
+Appendix C slerp of tests/helpers/keyframe_refs.py (the batched keys must play every slerp channel
+within its tolerance).
 """
 
 import numpy as np

@@ -3,7 +3,7 @@
 Expected values come from outside the code under test: matrices worked by hand, the glTF 2.0 spec's
 formulas and the skeletal-animation seed's recipe recomputed here with plain Python loops (its naive
 "walk up the parents" global transform, and the vertex-shader sum Σ w_i · jointMatrix_i · p;
-tests/plain_skinning.py). Skinned models are every Khronos model with a skinned mesh node.
+tests/helpers/plain_skinning.py). Skinned models are every Khronos model with a skinned mesh node.
 """
 
 import math

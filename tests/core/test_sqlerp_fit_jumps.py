@@ -1,7 +1,7 @@
 """The CUBICSLERP fit never writes a curve that jumps (spec "Where the curve is discontinuous"), and
 core.sampling.jumping_segments finds the segments that do.
 
-The reference is tests/jumping_curve.py's Appendix C slerp in plain Python: p(u) . s(u), with
+The reference is tests/helpers/jumping_curve.py's Appendix C slerp in plain Python: p(u) . s(u), with
 p = slerp(v_k, v_k+1, u) and s = slerp(b_k, a_k+1, u), sampled 2,000 times per segment. Where it
 changes sign inside a segment, the outer slerp turns the other way and the curve jumps.
 

@@ -1,5 +1,5 @@
 """The JSON schema of the EXT_animation_sqlerp channel extension object
-(docs/EXT_animation_sqlerp/schema) and tests/sqlerp_schema.py, which applies it to glTF files.
+(docs/EXT_animation_sqlerp/schema) and tests/helpers/sqlerp_schema.py, which applies it to glTF files.
 
 The references come from outside the schema and this project's code:
 - the JSON Schema draft 2020-12 meta-schema (through jsonschema);
@@ -9,7 +9,7 @@ The references come from outside the schema and this project's code:
   the schema refuses, at the same JSON pointer;
 - the project's samples and the shared assets.
 
-Every file the suite validates through tests/gltf_validator.py is held to the schema as well (see
+Every file the suite validates through tests/helpers/gltf_validator.py is held to the schema as well (see
 that module), so exported files are covered where they are written. Neither Blender nor Node.js is
 needed here, except in the one test of that hook, which runs glTF-Validator.
 """

@@ -4,7 +4,7 @@
 //   node --import ./tests/gltf_transform/resolve_modules.mjs tests/gltf_transform/build.mjs OUT.gltf
 //
 // Keys at 0 s and 1 s: v_1 the identity, v_2 90 degrees about Z, b_1 = a_2 45 degrees about Z
-// (tests/test_three_player.py works the curve out by hand). a_1 = v_1 and b_2 = v_2. The channel's
+// (tests/web/test_three_player.py works the curve out by hand). a_1 = v_1 and b_2 = v_2. The channel's
 // core sampler is one STEP key holding v_1; the CUBICSLERP sampler is added to the animation first,
 // so that its written index (0) differs from the core sampler's (1) and from the order of creation.
 

@@ -1,5 +1,5 @@
 """Structure-aware hypothesis strategies that turn valid glTF files into hostile ones (not a test
-module: tests/test_fuzz_core.py and bench/fuzz_campaign.py use it).
+module: tests/core/test_fuzz_core.py and bench/fuzz_campaign.py use it).
 
 A seed is a real file split into its parts: the JSON tree, the GLB BIN chunk (for .glb) and the
 external buffer files (for .gltf). ``cases()`` draws a seed and one to five mutations of it:

@@ -16,7 +16,7 @@ The report is the validator's own object: ``report["issues"]["numErrors"]``,
 glTF-Validator does not know EXT_animation_sqlerp, so it never looks inside a channel's extension
 object. ``validate_all`` (and ``validate``) add that check: every
 ``channels[c].extensions.EXT_animation_sqlerp`` object of each file is checked against the
-extension's JSON schema (docs/EXT_animation_sqlerp/schema, through tests/sqlerp_schema.py), and each
+extension's JSON schema (docs/EXT_animation_sqlerp/schema, through tests/helpers/sqlerp_schema.py), and each
 schema error joins the report as an ERROR message with code EXT_ANIMATION_SQLERP_SCHEMA, its JSON
 pointer and jsonschema's message, counted in ``numErrors``. So every ``errors(report) == []`` of the
 suite also holds each file to the schema. A file whose JSON cannot be read adds nothing here: the

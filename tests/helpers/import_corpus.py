@@ -1,12 +1,12 @@
 """Every valid file we have, for the tests that import each with both importers (not a test module;
-issue 33): tests/test_import_corpus.py (ours imports what the bundled importer imports) and
-tests/test_import_inventory.py (and builds the same scene).
+issue 33): tests/operators/test_import_corpus.py (ours imports what the bundled importer imports) and
+tests/operators/test_import_inventory.py (and builds the same scene).
 
 The corpus: every .gltf and .glb of ../shared/assets/khronos, the Khronos glTF-Validator's own
 animation cases whose expected report has no error, the project's samples (``FIXED``), and the
 generated files (``GENERATED``, written by ``write_generated``): the files of tools/pointer_files.py
 (KHR_animation_pointer on every kind of target, with inputs, outputs and samplers shared between
-pointer and plain channels), the hostile corpus's valid base files, and tests/scaled_rig.py's
+pointer and plain channels), the hostile corpus's valid base files, and tests/helpers/scaled_rig.py's
 character (an armature scaled by 100 with meshes parented to its joints: the one file where our
 import places objects differently, on purpose).
 """
@@ -36,7 +36,7 @@ GENERATED = ([f"pointer/{name}" for name in pointer_files.FILES] + ["hostile/glt
              + ["scaled_rig"])
 
 # Files the bundled importer refuses in Blender versions first to last (None: open), whether ours
-# imports them all the same, and why: a change in either shows in tests/test_import_corpus.py.
+# imports them all the same, and why: a change in either shows in tests/operators/test_import_corpus.py.
 BUNDLED_REFUSES = {
     "sqlerp_arm_required.gltf": (None, None, True, "the draft's required form (a channel without a "
                                                    "core sampler) fails its parser; ours reads it"),

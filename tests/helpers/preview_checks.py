@@ -1,4 +1,4 @@
-"""Shared by tests/test_preview.py and tests/test_preview_lifecycle.py (not a test module).
+"""Shared by tests/operators/test_preview.py and tests/operators/test_preview_lifecycle.py (not a test module).
 
 Expected values come from the file through the core (``Channel.evaluate`` at t = frame / the
 scene's rate, mapped into Blender's property values with the record's matrix and offset);

@@ -1,6 +1,6 @@
 """A "robot-like" rig, shared by tests (not a test module): a Khronos character (CesiumMan) edited
 the way three.js's RobotExpressive is built (a real clip we cannot ship here): its armature node
-turned and scaled (tests/armature_variants.py), rigid meshes parented to joints (a mesh node under
+turned and scaled (tests/helpers/armature_variants.py), rigid meshes parented to joints (a mesh node under
 a joint node, no skin), and deep finger chains under both hands ending in leaf "end" joints, keyed
 every frame at 24 fps (LINEAR) for longer than the body's clip (90 frames against 48).
 

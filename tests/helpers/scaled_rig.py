@@ -96,7 +96,7 @@ def _clip(buffer, name, times, tracks, interpolation):
 def build():
     """The glTF document and its binary buffer."""
     document = {
-        "asset": {"version": "2.0", "generator": "gltf_sqlerp tests/scaled_rig.py"},
+        "asset": {"version": "2.0", "generator": "gltf_sqlerp tests/helpers/scaled_rig.py"},
         "scene": 0, "scenes": [{"name": "Scene", "nodes": [0]}],
         "nodes": [
             {"name": "Armature", "rotation": Z_UP, "scale": [CENTIMETRES] * 3, "children": [1, 4]},

@@ -1,7 +1,7 @@
 """What every web player must do with EXT_animation_sqlerp files (not a test module): PlayerTests, the
-tests tests/test_three_player.py and tests/test_babylon_player.py run (each subclasses it with its
+tests tests/web/test_three_player.py and tests/web/test_babylon_player.py run (each subclasses it with its
 engine, ``PLAYER``: "three" or "babylon", which tools/three_player.py runs under Node.js), and
-PageTests, what tests/test_three_page.py and tests/test_babylon_page.py run on each engine's example
+PageTests, what tests/web/test_three_page.py and tests/web/test_babylon_page.py run on each engine's example
 page in headless Chromium (Debian's, driven by the pinned playwright-core, WebGL in software;
 tools/three_page.py serves the repository and the pinned npm packages): the page loads the sample
 with its engine and our player, poses the clip at a given time and reports every node's quaternion,

@@ -1,4 +1,4 @@
-"""Child process of tests/test_export_compaction.py (not a test module itself).
+"""Child process of tests/operators/test_export_compaction.py (not a test module itself).
 
 ``python compaction_job.py FOLDER``: builds a scene whose location, scale and shape-key value are
 keyed on every frame with LINEAR keys (a mesh object with a shape key, and an armature whose two

@@ -1,4 +1,4 @@
-"""Child process of tests/test_export_driven.py (not a test module itself): rigs whose bones and
+"""Child process of tests/operators/test_export_driven.py (not a test module itself): rigs whose bones and
 objects Blender moves through constraints, drivers and the NLA, not through their own rotation
 keys (tools/driven_rigs.py).
 

@@ -1,4 +1,4 @@
-"""Child process of tests/test_export_roundtrip.py (not a test module itself).
+"""Child process of tests/operators/test_export_roundtrip.py (not a test module itself).
 
 The bpy module of Blender 4.2 crashes at exit once its bundled glTF exporter has run, so exports
 run here and the process ends with os._exit. Usage:

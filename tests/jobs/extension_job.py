@@ -1,4 +1,4 @@
-"""Child process of tests/test_extension_install.py (not a test module itself).
+"""Child process of tests/operators/test_extension_install.py (not a test module itself).
 
 A fresh Blender (the bpy module) with its own empty user folder: builds the extension zip with
 Blender's extension tooling, installs it into the user repository and enables it, the way a user

@@ -1,4 +1,4 @@
-"""Child process of tests/test_first_import.py (not a test module itself).
+"""Child process of tests/operators/test_first_import.py (not a test module itself).
 
 A fresh Blender (the bpy module) with its own empty user folder and the extension installed from
 its zip, as a user has it after installing: the very first thing it does is import a file of

@@ -1,4 +1,4 @@
-"""Child process of tests/test_fit_processes.py (not a test module itself).
+"""Child process of tests/core/test_fit_processes.py (not a test module itself).
 
 The add-on loaded the way Blender loads an installed extension: as ``bl_ext.user_default.gltf_sqlerp``
 under ``bl_ext`` and ``bl_ext.user_default``, modules with no file that a new interpreter cannot

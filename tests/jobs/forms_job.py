@@ -1,4 +1,4 @@
-"""Child process of tests/test_export_forms.py (not a test module itself): rigs where the
+"""Child process of tests/operators/test_export_forms.py (not a test module itself): rigs where the
 extension does not pay off, exported by the bundled exporter and by ours with default settings.
 
 ``python forms_job.py FOLDER``: for each seed of SEEDS, an arm of 4 bones keyed by an animator

@@ -1,4 +1,4 @@
-"""Child process of tests/test_export_roundtrip.py's occlusion-material test (not a test module).
+"""Child process of tests/operators/test_export_roundtrip.py's occlusion-material test (not a test module).
 
 Usage: ``python occlusion_export_job.py FOLDER``: writes FOLDER/occluded.gltf (our sample with a
 material that has an occlusion texture, which makes Blender's importer build its "glTF Material

@@ -1,4 +1,4 @@
-"""Child process of tests/test_fit_processes.py (not a test module itself).
+"""Child process of tests/core/test_fit_processes.py (not a test module itself).
 
 ``python pool_exit_job.py``: starts a FitProcesses, fits a task, prints the workers' process ids
 as one JSON line, closes the pool and ends at once with os._exit, as the add-on's command line

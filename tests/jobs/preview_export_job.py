@@ -1,4 +1,4 @@
-"""Child process of tests/test_preview_lifecycle.py's export test (not a test module itself).
+"""Child process of tests/operators/test_preview_lifecycle.py's export test (not a test module itself).
 
 The bpy module of Blender 4.2 crashes at exit once its bundled glTF exporter has run, with or
 without this add-on (a crash in Blender's static destructors), so the exports run here and the

@@ -1,4 +1,4 @@
-"""Child process of tests/test_export_rigify.py (not a test module itself): a Rigify human generated
+"""Child process of tests/operators/test_export_rigify.py (not a test module itself): a Rigify human generated
 from Blender's bundled metarig and animated through its controls (tools/driven_rigs.py).
 
 ``python rigify_job.py FOLDER`` builds build_rigify()'s rig (706 bones, 160 deforming on Blender

@@ -1,8 +1,8 @@
-"""Child process of tests/test_export_robot_like.py (not a test module itself): the bpy module of
+"""Child process of tests/operators/test_export_robot_like.py (not a test module itself): the bpy module of
 Blender 4.2 crashes at exit once its glTF exporter has run, so the export runs here and the
 process ends with os._exit (tests/child_job.finish).
 
-Usage: ``python robot_like_job.py FOLDER``. Writes the robot-like rig (tests/robot_like.py) to
+Usage: ``python robot_like_job.py FOLDER``. Writes the robot-like rig (tests/helpers/robot_like.py) to
 FOLDER, imports it with Blender's bundled importer alone (bench/real_clips.import_clip, which
 checks that our import hook did not run), exports it with the bundled exporter (the calibration's
 reference) and with ``export_scene.gltf_sqlerp`` at its default settings, then measures the

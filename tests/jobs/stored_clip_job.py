@@ -1,4 +1,4 @@
-"""Child process of tests/test_clip_record.py (not a test module itself).
+"""Child process of tests/core/test_clip_record.py (not a test module itself).
 
 A fresh Blender (the bpy module) with the add-on enabled opens a .blend saved by an earlier
 version, previews its clip and exports it, as a user who opens an old file does. A fresh process

@@ -1,4 +1,4 @@
-"""Child process of tests/test_export_views.py (not a test module itself).
+"""Child process of tests/operators/test_export_views.py (not a test module itself).
 
 ``python view_merge_job.py FOLDER [SCENE ...]`` builds each scene (``a1``: tools/keyed_rig.py
 build(); ``tree``: build_tree(); ``skinned``: the a1 rig with a skinned mesh that has a shape key,

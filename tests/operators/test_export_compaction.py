@@ -1,6 +1,6 @@
 """Translation, scale and morph-weight channels reduced on export, in the real Blender.
 
-tests/compaction_job.py keys location, scale and a shape key's value on every frame (LINEAR keys:
+tests/jobs/compaction_job.py keys location, scale and a shape key's value on every frame (LINEAR keys:
 between frames Blender plays the polyline the bundled exporter samples) on an object and on two
 bones, exports with the add-on and with the bundled exporter alone, and records what Blender
 plays at every frame and half frame with the model's size, measured from the evaluated vertices

@@ -2,7 +2,7 @@
 Blender: an IK arm with an animated target and a pole, a hand turned by a driver, and a prop keyed
 under a Child Of constraint to a spinning, moving empty; and a bone and an empty each playing two
 NLA strips, ADD at influence 0.5 over REPLACE, exported in animation mode Scene
-(tests/driven_job.py).
+(tests/jobs/driven_job.py).
 
 Reference: Blender's own world matrices of every bone and object at 8 samples per frame, recorded
 before the export, against the file played by the core (tools/world_measure.py: nearest rotations,

@@ -1,10 +1,10 @@
 """The default export's smaller form per channel, in the real Blender (issue 34): on arms keyed
-with turns of up to 100 degrees between keys (tests/forms_job.py, three seeds), CUBICSLERP keys
+with turns of up to 100 degrees between keys (tests/jobs/forms_job.py, three seeds), CUBICSLERP keys
 plus a fallback within 0.1 degrees write more bytes than a CUBICSPLINE sampler fitted to the motion
 alone, which every viewer plays within the tolerance. The file is then no larger than the bundled
 exporter's (measured before this choice: 1.3 times its bytes), and its world rotations stay within
 the tolerance of Blender's own at 8 samples per frame (reference: armature.matrix_world @
-pose_bone.matrix; the file played by the core's spec evaluator, tests/test_export_world.py's
+pose_bone.matrix; the file played by the core's spec evaluator, tests/helpers/world_rotations.py's
 measure, calibrated on the bundled file at its first key).
 """
 

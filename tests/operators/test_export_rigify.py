@@ -1,5 +1,5 @@
 """A Rigify human (Blender's bundled metarig, generated: 706 bones, 160 deforming) animated through
-its IK and FK controls, exported whole and deform-only (issue 35; tests/rigify_job.py).
+its IK and FK controls, exported whole and deform-only (issue 35; tests/jobs/rigify_job.py).
 
 Most of its bones move by constraints (IK, Copy Transforms, Stretch To, ...), not by keys of their
 own: the export fits them to Blender's own evaluation. Reference: Blender's world rotation of

@@ -2,14 +2,14 @@
 clip (three.js's RobotExpressive, imported with Blender's bundled importer, exported at the
 default settings) played 0.014 degrees off at a finger's end bone, tolerance 0.01.
 
-The rig (tests/robot_like.py) is CesiumMan with its armature node turned and scaled, rigid meshes
+The rig (tests/helpers/robot_like.py) is CesiumMan with its armature node turned and scaled, rigid meshes
 on joints, and deep finger chains ending in end joints; one finger per hand holds still with no
 keys, which Blender plays as constant F-curves and the export writes as one-key STEP samplers.
 Their 16-bit rounding added up down the still chain on top of the hand's own world error (0.0085
 degrees at the hand, 0.0125 at the finger's end before the fix), and STEP channels were never
 fitted again. The measure is independent of the export's own: Blender's frame_set evaluation at 8
 samples per frame against the file played by the core, every bone and object, through the
-benchmark's machinery (bench/real_clips.py, run in tests/robot_like_job.py).
+benchmark's machinery (bench/real_clips.py, run in tests/jobs/robot_like_job.py).
 """
 
 import json

@@ -5,7 +5,7 @@ action starting at frame -6) exported with ``export_scene.gltf_sqlerp``, then im
 Blender's own evaluation is the reference on both sides: world rotations read with frame_set at
 every frame and half frame, before the export and after the import. Bones and empties come back
 with other rest orientations (the importer's bone axes), a constant turn per node, measured at the
-first frame; what must match is the motion. The exports run in a child process (tests/export_job.py):
+first frame; what must match is the motion. The exports run in a child process (tests/jobs/export_job.py):
 the bpy module of Blender 4.2 crashes at exit once its glTF exporter has run.
 """
 
@@ -143,7 +143,7 @@ def test_the_linear_file_passes_the_validator_with_only_the_predicted_warnings(l
 def test_our_import_plays_blenders_original_motion(linear_job):
     errors = motion_error(linear_job["original"], linear_job["ours"])
     assert set(errors) == {"bone0", "bone1", "bone2", "bone3", "Empty0", "Empty1", "Fractional"}
-    # World rotation: the export holds its tolerance for every bone's (tests/test_export_world.py).
+    # World rotation: the export holds its tolerance for every bone's (tests/operators/test_export_world.py).
     assert max(errors.values()) <= IMPORT_TOLERANCE + TOLERANCE, errors
 
 
@@ -268,7 +268,7 @@ def test_a_rotation_blender_plays_otherwise_is_fitted_to_blenders_samples(tmp_pa
     outcome says why, and the other channels are fitted to their keys as usual; the same when only
     2 samples measure the map (every sample is checked against it) and when the channels were
     fitted at the export's start, before the samples existed (the head start's keys of a
-    constrained channel are not taken). World errors of such motion: tests/test_export_driven.py."""
+    constrained channel are not taken). World errors of such motion: tests/operators/test_export_driven.py."""
     done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "CONSTRAINED"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -343,7 +343,7 @@ X_TURN = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])  # -90 degrees about 
 
 
 def test_dense_channels_take_the_smaller_form_and_play_blenders_motion(tmp_path):
-    """Keys on every frame (tests/export_job.py dense()): the rough LINEAR channel is written as
+    """Keys on every frame (tests/jobs/export_job.py dense()): the rough LINEAR channel is written as
     LINEAR keys alone (no extension), the same keys played as Bezier and the slow swing as smooth
     curves (CUBICSLERP, or a CUBICSPLINE sampler alone) with fewer keys than frames; Blender's own
     world rotations at 8 samples per frame against the file as the core plays it, mapped back

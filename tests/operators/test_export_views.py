@@ -1,6 +1,6 @@
 """Animation data in few buffer views and shared key-time inputs, in the real Blender.
 
-tests/view_merge_job.py exports each scene with ``export_scene.gltf_sqlerp`` to .glb and .gltf
+tests/jobs/view_merge_job.py exports each scene with ``export_scene.gltf_sqlerp`` to .glb and .gltf
 three times: "plain" (bundled_gltf.export_views switched off: one view per accessor, as the
 bundled exporter writes them), "shared" (equal key-time inputs shared) and "merged" (views joined
 too: what the add-on writes). The plain files are the reference: the merged ones must pass the

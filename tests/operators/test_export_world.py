@@ -1,5 +1,5 @@
 """World-space tolerances of the export, in the real Blender: a chain of 24 animator-keyed bones
-(tests/export_job.py deep()) exported with the default settings.
+(tests/jobs/export_job.py deep()) exported with the default settings.
 
 Each bone's world rotation carries the errors of every channel above it; the tolerances (0.01
 degrees for the extension, 0.1 for the fallback) must hold for the world rotation of every bone,

@@ -2,7 +2,7 @@
 loaded as ``bl_ext.user_default.gltf_sqlerp``, used (import, live preview, export, also with its
 channels fitted in worker processes, clips added onto a rig), then disabled and removed with
 nothing of it left registered.
-Runs in a child process (tests/extension_job.py): this session has the repository's copy registered
+Runs in a child process (tests/jobs/extension_job.py): this session has the repository's copy registered
 under the same operator ids."""
 
 import json

@@ -2,7 +2,7 @@
 zip into a fresh user folder, and a file of the draft's required form (a channel with no core
 sampler, EXT_animation_sqlerp required) imported before anything else has run, as .gltf and as
 .glb, through the add-on's operator and through File > Import > glTF 2.0 with "Exact Animation"
-on. Each case is a fresh process (tests/first_import_job.py): in a session where any glTF import
+on. Each case is a fresh process (tests/jobs/first_import_job.py): in a session where any glTF import
 ran before, the bundled parser is loaded and the case proves nothing."""
 
 import base64

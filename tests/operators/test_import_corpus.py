@@ -8,8 +8,8 @@ Each file is imported twice into an empty scene: by the bundled importer alone (
 glTF 2.0 with "Exact Animation" off), then by ``import_scene.gltf_sqlerp``. Where the first
 finishes, the second must too. So that the comparison proves something, the bundled importer must
 import every file here but those in ``BUNDLED_REFUSES`` (which ours imports all the same), and the
-generated files are checked valid by the validator itself. The corpus is tests/import_corpus.py's;
-tests/test_import_inventory.py compares what the two imports build.
+generated files are checked valid by the validator itself. The corpus is tests/helpers/import_corpus.py's;
+tests/operators/test_import_inventory.py compares what the two imports build.
 """
 
 import pytest

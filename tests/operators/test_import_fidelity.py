@@ -290,7 +290,7 @@ def test_bundled_dialog_without_exact_animation_refuses_a_file_requiring_it(fide
 # --- a CUBICSLERP curve that jumps (issue 18, 2) ---------------------------------------------------
 
 def _jumping_file(folder, frame=40.01, fps=24.0):
-    """One empty turned by tests/jumping_curve.py's segment (with its LINEAR fallback), which
+    """One empty turned by tests/helpers/jumping_curve.py's segment (with its LINEAR fallback), which
     jumps about 0.01 frames after a whole frame; and the jump's time."""
     times, rows, jump = jumping_segment(frame, fps)
     times, rows = times.astype(np.float32), rows.astype(np.float32)

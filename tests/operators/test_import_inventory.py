@@ -1,8 +1,8 @@
 """Nothing the bundled importer does is lost (issue 33): both importers build the same scene.
 
-Every file of the import corpus (tests/import_corpus.py) is imported by the bundled importer alone
+Every file of the import corpus (tests/helpers/import_corpus.py) is imported by the bundled importer alone
 ("Exact Animation" off) and by ours, and what each left in Blender is read by
-tests/scene_inventory.py, through bpy only: objects, bones and poses, meshes and shape keys,
+tests/helpers/scene_inventory.py, through bpy only: objects, bones and poses, meshes and shape keys,
 materials and their node trees, cameras, lights, images, actions, their slots and F-curves with
 every key, NLA tracks and strips, custom properties. The two inventories must be equal but for the
 differences our import makes on purpose, listed in ``INTENDED`` with their reasons. Above all, the

@@ -2,7 +2,7 @@
 (``onto='ACTIVE'``), in the real Blender.
 
 The rigs and clip files are the project's own characters with their armature node turned ±90°
-about X and scaled 0.01 / 0.0012 / 1, everything below compensated (tests/armature_variants.py),
+about X and scaled 0.01 / 0.0012 / 1, everything below compensated (tests/helpers/armature_variants.py),
 under a Z_UP node or not, with prefixed names, with A-pose arms. What the clip must do comes from
 outside the import onto the rig: the clip file's own whole import, played by Blender. Every bone
 must point the same way in the world (its Y axis; the roll is the rig's own), and every joint must

@@ -59,7 +59,7 @@ def test_every_clip_onto_the_imported_model_plays_the_spec(fidelity, path):
 def test_the_clip_is_listed_and_reported_as_an_imported_clip(fidelity):
     """The clip list finds it on the rig; the deviation report reads the rig's curves through the
     stored maps (every channel within the import's tolerance of the spec). (The export of such
-    clips runs in a child process: tests/test_pipeline_blender.py's add-clips test.)"""
+    clips runs in a child process: tests/pipeline/test_pipeline_blender.py's add-clips test.)"""
     bpy = fidelity.bpy
     from gltf_sqlerp.operators import clips
     from gltf_sqlerp.operators.preview import deviation

@@ -2,7 +2,7 @@
 export writes them with fewer keys, each within the property tolerance of what the bundled
 exporter writes, and no more bytes.
 
-The job (tests/export_job.py LOOKS, a child process: Blender 4.2 crashes at exit after its
+The job (tests/jobs/export_job.py LOOKS, a child process: Blender 4.2 crashes at exit after its
 exporter ran) keys a material's Base Color, Emission Color and Roughness, a spot light's colour,
 power and cone and a camera's lens and clip distances (Bezier keys with holds, the far clip
 CONSTANT), and exports the scene with Blender's "Animation Pointer" option on, by the bundled

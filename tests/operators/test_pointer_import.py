@@ -12,7 +12,7 @@ component-wise lerp of the same rotations is not, which shows the comparison can
 Pointers to materials (factors, textures' scales and transforms, the KHR_materials_* factors),
 cameras and lights: every F-curve Blender plays after our import, at 8 samples a frame, within
 1e-5 of the range it spans of the values the real Blender gives the spec's curve there
-(tests/pointer_oracle.py: the bundled importer on a copy keyed at those very times). The bundled
+(tests/helpers/pointer_oracle.py: the bundled importer on a copy keyed at those very times). The bundled
 importer alone misses by far more on CUBICSPLINE curves and curved conversions.
 """
 

@@ -1,6 +1,6 @@
 """KHR_animation_pointer properties in the deviation report and the live preview (issue 33).
 
-The outside reference is tests/pointer_oracle.py: Blender's bundled importer alone on a copy of the
+The outside reference is tests/helpers/pointer_oracle.py: Blender's bundled importer alone on a copy of the
 file keyed at every key and 8 times a frame with the spec's values (the core's evaluation, itself
 checked by hand), so its F-curves, read at their keys, are the Blender values the spec asks for,
 converted by the real Blender (colour sockets, lens from yfov, light energy, spot blend, ...).

@@ -1,7 +1,7 @@
 """The live preview ("Play glTF Exactly") plays the core's evaluation, in the real Blender.
 
 Expected values: the file through the core, mapped into Blender's values by each stored record
-(tests/preview_checks.py) and, independently, tools/fidelity.measure (world rotations and skinned
+(tests/helpers/preview_checks.py) and, independently, tools/fidelity.measure (world rotations and skinned
 vertices against ``Document.node_matrices``). Blender's own values are read with the preview off.
 """
 

@@ -1,5 +1,5 @@
 """The live preview around renders, glTF exports, saving and reloading, undo and redo, and the
-add-on being disabled, in the real Blender (helpers: tests/preview_checks.py)."""
+add-on being disabled, in the real Blender (helpers: tests/helpers/preview_checks.py)."""
 
 import json
 import math
@@ -79,7 +79,7 @@ def _exported_rotations(path):
 
 def test_a_gltf_export_writes_what_the_action_says(tmp_path):
     """A glTF export while the preview is on writes the action's rotations, not the preview's;
-    the preview is back afterwards. The exports run in tests/preview_export_job.py (bpy 4.2
+    the preview is back afterwards. The exports run in tests/jobs/preview_export_job.py (bpy 4.2
     crashes at exit after any glTF export); the control export there skips the add-on's export
     callbacks and must carry the preview's values."""
     job = subprocess.run([sys.executable, str(JOBS / "preview_export_job.py"),

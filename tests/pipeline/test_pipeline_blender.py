@@ -1,7 +1,7 @@
 """The command line's Blender commands (verify, export) through pipeline_run.py, each in a child
 process of this interpreter (which has the bpy module), as ``python pipeline_run.py ...`` runs
 them. The launcher ends with os._exit: the bpy module of Blender 4.2 crashes at exit after an
-export (see tests/export_job.py)."""
+export (see tests/jobs/export_job.py)."""
 
 import importlib
 import json

@@ -1,5 +1,5 @@
 """``convert --dask`` on a real Dask cluster: a scheduler and two workers on 127.0.0.1 (tests/
-dask_cluster.py), each run a child process as users run it. The outputs are compared byte for byte
+helpers/dask_cluster.py), each run a child process as users run it. The outputs are compared byte for byte
 with a one-machine run (``--jobs``), the journal line by line; a worker is killed with SIGKILL in
 the middle of a run. The main venv pins dask (requirements-dev.txt), the Blender venvs do not: these
 tests run with the main venv's Python only."""

@@ -13,7 +13,7 @@ node).
 
 What judges the result is outside the code under test: the add-on's core loads each written file
 (with its EXT_animation_sqlerp checks) and evaluates every CUBICSLERP curve against the input's, the
-Khronos glTF-Validator (with the extension's schema, tests/gltf_validator.py) reads each file, and
+Khronos glTF-Validator (with the extension's schema, tests/helpers/gltf_validator.py) reads each file, and
 the same runs without our extension show that these checks see what glTF-Transform alone loses.
 """
 
@@ -418,7 +418,7 @@ def _about_z(degrees: float) -> list[float]:
 def test_a_script_builds_the_required_form(tmp_path):
     # The README's script API (createExtension, createAnimationSqlerp, setSampler) in build.mjs: one
     # node turned about Z, v_1 = 0 and v_2 = 90 degrees, b_1 = a_2 = 45 degrees. By hand (as in
-    # tests/test_three_player.py): at u the keys' slerp is 90u degrees, the tangents' 45, and the
+    # tests/web/test_three_player.py): at u the keys' slerp is 90u degrees, the tangents' 45, and the
     # outer slerp goes 2u(1 - u) of the way: 30.9375 degrees at u = 1/4, 45 at 1/2, 59.0625 at 3/4.
     path = tmp_path / "turned.gltf"
     done = _run_node([str(HERE / "gltf_transform" / "build.mjs"), str(path)], tmp_path)

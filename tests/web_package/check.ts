@@ -1,4 +1,4 @@
-// Compiled with TypeScript (strict) in the scratch project of tests/test_web_package.py: every entry
+// Compiled with TypeScript (strict) in the scratch project of tests/web/test_web_package.py: every entry
 // point's declarations, used as a user's TypeScript code uses them. It is type-checked only, never run.
 
 import { NodeIO } from '@gltf-transform/core';

@@ -1,4 +1,4 @@
-// Must NOT compile (tests/test_web_package.py expects exactly these three errors): the declarations are
+// Must NOT compile (tests/web/test_web_package.py expects exactly these three errors): the declarations are
 // in effect, not an `any` that accepts everything.
 
 import { GLTFAnimationSqlerpExtension } from 'ext-animation-sqlerp/three';

@@ -1,6 +1,6 @@
 // Run inside a scratch project where the packed ext-animation-sqlerp tarball is installed, as a
 // user's project has it: import every entry point of the package's `exports` map by its public name
-// and use each once. Prints one JSON object (what tests/test_web_package.py checks against the
+// and use each once. Prints one JSON object (what tests/web/test_web_package.py checks against the
 // add-on's core and hand-worked values):
 //
 //   node use_package.mjs SAMPLE.glb OUT.glb > result.json

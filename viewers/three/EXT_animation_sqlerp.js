@@ -24,12 +24,12 @@
 // uuid, + '.quaternion'; the node from `parser.getDependency`). Accessor data comes from
 // `getDependency('accessor', ...)`, three's cache, so nothing is loaded twice. The plugin has no
 // `loadAnimation` hook: building tracks there would need the parser's private track factory and
-// three's module-private CUBICSPLINE interpolant (tests/test_three_player.py checks the source
+// three's module-private CUBICSPLINE interpolant (tests/web/test_three_player.py checks the source
 // names no underscore member).
 //
 // Evaluation is the spec's, in double precision, from ../EXT_animation_sqlerp.js (this package's
 // engine-free arithmetic, shared with viewers/babylon/): the add-on's core plays the same to rounding
-// (tests/test_three_player.py: within 1e-6 on every file of the export benchmarks). No dependency
+// (tests/web/test_three_player.py: within 1e-6 on every file of the export benchmarks). No dependency
 // but three.
 //
 // SPDX-License-Identifier: MIT (viewers/LICENSE; the Blender add-on around it is GPL-3.0).
