@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 
 from helpers import gltf_validator
-from helpers import JOBS
+from helpers import JOBS as JOB_FOLDER  # this module has a JOBS of its own
 from gltf_sqlerp.core import load
 from gltf_sqlerp.core.sampling import quaternions as quat
 
 pytestmark = pytest.mark.blender
 
-JOB = JOBS / "export_job.py"
+JOB = JOB_FOLDER / "export_job.py"
 TOLERANCE = 0.01           # degrees: the export's default (CUBICSLERP against Blender's curves)
 FALLBACK_TOLERANCE = 0.1   # degrees: the LINEAR fallback against the CUBICSLERP curve
 IMPORT_TOLERANCE = 0.01    # degrees: our importer against the file, in world space
