@@ -124,9 +124,13 @@ class ChannelKeys:
 
 
 def check_grid(start: float, end: float, key_frames: npt.ArrayLike) -> np.ndarray:
-    """The dense check frames: SAMPLES_PER_FRAME per frame from ``start``, ``end`` and every key
-    frame in between, sorted. Keys on whole frames are on the grid already; the others are merged
-    in (an insertion, not a sort of the whole grid)."""
+    """List the dense check frames: SAMPLES_PER_FRAME per frame from ``start``, ``end`` and every
+    key frame in between, sorted. Keys on whole frames are on the grid already; the others are
+    merged in (an insertion, not a sort of the whole grid). Returns (T,) frames.
+
+    >>> check_grid(0.0, 1.0, [0.0, 0.3, 1.0]).tolist()  # 8 per frame, the key at 0.3 merged in
+    [0.0, 0.125, 0.25, 0.3, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0]
+    """
     count = int(np.ceil((end - start) * SAMPLES_PER_FRAME))
     grid = start + np.arange(max(count, 0)) / SAMPLES_PER_FRAME
     grid = grid[grid < end]

@@ -31,12 +31,19 @@ _Scalar = TypeVar("_Scalar", bound=np.generic)
 
 def evaluate(interpolation: str, times: npt.ArrayLike, values: npt.ArrayLike, query: npt.ArrayLike, *,
              rotation: bool = False) -> npt.NDArray[np.float64]:
-    """Values of a sampler at the query times, shape (len(query), k).
+    """Evaluate a sampler at the query times as the glTF spec plays it.
 
-    times: (n,) strictly increasing. values: (n, k) for STEP/LINEAR, (3n, k) rows (a_i, v_i, b_i)
-    interleaved for CUBICSPLINE/CUBICSLERP. rotation=True: k == 4 quaternions (x, y, z, w); LINEAR
-    becomes slerp and CUBICSPLINE results are normalized. CUBICSLERP is rotation-only by
-    definition (the flag is implied). a_1 and b_n are never read, so any value (zeros) is fine.
+    Parameters: ``interpolation`` (STEP, LINEAR, CUBICSPLINE or CUBICSLERP); ``times`` (n,)
+    strictly increasing; ``values`` (n, k) for STEP/LINEAR, (3n, k) rows (a_i, v_i, b_i)
+    interleaved for CUBICSPLINE/CUBICSLERP; ``query`` (T,) seconds, clamped to the keys;
+    ``rotation``: k == 4 quaternions (x, y, z, w), LINEAR becomes slerp and CUBICSPLINE results
+    are normalized (CUBICSLERP is rotation-only by definition). a_1 and b_n are never read, so any
+    value (zeros) is fine. Returns (T, k).
+
+    >>> evaluate("LINEAR", [0.0, 2.0], [[0.0], [10.0]], [-1.0, 0.5, 3.0]).tolist()  # clamped outside
+    [[0.0], [2.5], [10.0]]
+    >>> evaluate("STEP", [0.0, 1.0], [[1.0], [2.0]], [0.99, 1.0]).tolist()
+    [[1.0], [2.0]]
     """
     return Evaluator(interpolation, times, values, rotation=rotation)(query)
 

@@ -27,7 +27,12 @@ class Deviation:
 
 
 def dense_times(start: float, end: float, fps: float, per_frame: int = SAMPLES_PER_FRAME) -> npt.NDArray[np.float64]:
-    """Sample times from ``start`` to ``end`` seconds, ``per_frame`` per frame at ``fps``, ends included."""
+    """Spread sample times from ``start`` to ``end`` seconds, ``per_frame`` per frame at ``fps``,
+    ends included. Returns (T,) seconds.
+
+    >>> dense_times(0.0, 0.25, fps=4, per_frame=2).tolist()  # one frame at 4 fps, 2 samples per frame
+    [0.0, 0.125, 0.25]
+    """
     count = max(int(np.ceil((end - start) * fps * per_frame)), 1) + 1
     return np.linspace(start, end, count)
 

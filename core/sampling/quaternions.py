@@ -57,7 +57,12 @@ def _norm(q):
 
 
 def normalize(q: npt.ArrayLike, axis: int = -1) -> npt.NDArray[np.float64]:
-    """q / |q|. A zero quaternion stays zero (no NaN): unused CUBICSLERP tangents may be zeros."""
+    """Scale quaternions to unit length along ``axis``: q / |q|, shape kept. A zero quaternion
+    stays zero (no NaN): unused CUBICSLERP tangents may be zeros.
+
+    >>> normalize([[0.0, 0.0, 3.0, 4.0], [0.0, 0.0, 0.0, 0.0]]).tolist()
+    [[0.0, 0.0, 0.6, 0.8], [0.0, 0.0, 0.0, 0.0]]
+    """
     q = _f64(q)
     length = np.sqrt(_dot(q, q, axis))
     return q / _per_quat(np.where(length > 0.0, length, 1.0), axis)
@@ -337,10 +342,15 @@ def nearest_rotation(matrices: npt.ArrayLike) -> npt.NDArray[np.float64]:
 
 
 def make_continuous(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Flip signs along axis 0 so that consecutive quaternions have dot >= 0 (same rotations).
+    """Flip signs along axis 0 so that consecutive quaternions (n, 4) have dot >= 0; the same
+    rotations, shape kept.
 
     Flipping q_i flips its dot with q_{i+1} too, so the sign of q_i is the running product of the
     signs of the original neighbour dots.
+
+    >>> q = make_continuous([[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, -1.0], [0.0, 0.0, 0.6, -0.8]])
+    >>> (q + 0.0).tolist()  # + 0.0: no -0.0 in the printout
+    [[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, -0.6, 0.8]]
     """
     q = _f64(q)
     if q.shape[0] < 2:

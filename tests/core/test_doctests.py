@@ -28,7 +28,11 @@ DOCUMENTED = {"gltf_sqlerp.core.document.load", "gltf_sqlerp.core.document.Docum
               "gltf_sqlerp.core.fitting.sqlerp_fit.fit_cubicslerp", "gltf_sqlerp.core.fitting.sqlerp_fit.FitOptions",
               "gltf_sqlerp.core.conversion.converter.ConvertOptions",
               "gltf_sqlerp.core.sampling.quaternions.slerp", "gltf_sqlerp.core.sampling.quaternions.sqlerp",
-              "gltf_sqlerp.core.sampling.quaternions.angle_between", "gltf_sqlerp.core.constants"}
+              "gltf_sqlerp.core.sampling.quaternions.angle_between", "gltf_sqlerp.core.constants",
+              "gltf_sqlerp.core.sampling.quaternions.normalize",
+              "gltf_sqlerp.core.sampling.quaternions.make_continuous",
+              "gltf_sqlerp.core.sampling.interpolation.evaluate", "gltf_sqlerp.core.sampling.metrics.dense_times",
+              "gltf_sqlerp.core.fitting.rotation_export.check_grid"}
 
 
 def test_the_scripting_api_has_examples():
