@@ -87,12 +87,12 @@ def _summary_problem(doc):
 
 def _function_problems(function):
     doc = inspect.getdoc(function) or ""
-    problems = [_summary_problem(doc)] if doc else ["no docstring"]
+    problems: list[str | None] = [_summary_problem(doc)] if doc else ["no docstring"]
     parameters = _section(doc, "Parameters")
     names = _parameters(function)
     if names and parameters is None:
         problems.append("no Parameters section")
-    elif names:
+    elif parameters is not None:
         problems += [f"Parameters does not name {name!r}" for name in names
                      if not re.search(rf"^{name}\b", parameters, re.M)]
     if not _returns_none(function) and _section(doc, "Returns") is None:
