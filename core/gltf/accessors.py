@@ -31,11 +31,39 @@ MAX_UNBACKED_ELEMENTS = 1 << 24
 
 
 def read_accessor(gltf: GltfFile, index: int) -> np.ndarray:
-    """Decode accessor ``index`` of ``gltf`` (a GltfFile), once: later calls return the same
-    read-only array.
+    """Decode accessor ``index`` of ``gltf`` once; later calls return the same read-only array.
 
-    SCALAR -> (count, 1), VECn -> (count, n), MATn -> (count, n, n) indexed [row, col].
-    Floats and normalized integers become float64; other integers keep their integer dtype.
+    Floats and normalized integers become float64 (glTF 2.0 section 3.11: c / max, clamped at -1
+    for signed types); other integers keep their integer dtype. Sparse values are applied. Every
+    length is checked against the bytes that exist before anything is allocated.
+
+    Parameters
+    ----------
+    gltf : GltfFile
+        The asset, its buffers read.
+    index : int
+        The accessor's index in ``gltf.json["accessors"]``.
+
+    Returns
+    -------
+    (count, 1), (count, n) or (count, n, n) array
+        SCALAR -> (count, 1), VECn -> (count, n), MATn -> (count, n, n) indexed [row, col];
+        read-only.
+
+    Raises
+    ------
+    GltfError
+        The accessor does not exist, is malformed, or needs bytes its buffer view does not hold.
+
+    Examples
+    --------
+    >>> data = np.array([0, 32767, -32768, 16384], "<i2").tobytes()  # normalized SHORT, VEC2
+    >>> gltf = GltfFile({"bufferViews": [{"buffer": 0, "byteLength": 8}], "accessors": [{"bufferView": 0,
+    ...                 "componentType": 5122, "normalized": True, "count": 2, "type": "VEC2"}]}, [data])
+    >>> read_accessor(gltf, 0).tolist()  # c / 32767, -32768 clamped to -1.0
+    [[0.0, 1.0], [-1.0, 0.50001...]]
+    >>> read_accessor(gltf, 0) is read_accessor(gltf, 0)
+    True
     """
     cacheable = isinstance(index, int) and not isinstance(index, bool)
     if cacheable and index in gltf.accessor_cache:
@@ -98,9 +126,35 @@ def _decode_accessor(gltf, index):
 
 
 def as_stored(values: npt.ArrayLike, precision: str) -> npt.NDArray[np.float64]:
-    """``values`` as a reader decodes them once written as float32 components ("FLOAT") or as
-    normalized 16-bit ones ("SHORT", values in [-1, 1]: c = round(f x 32767), decoded by the same
-    rule as read_accessor's): the exporter checks what the file will play, not what it fitted."""
+    """Round ``values`` to what a reader decodes once they are written with ``precision``.
+
+    The exporter checks what the file will play, not what it fitted.
+
+    Parameters
+    ----------
+    values : (...) float array
+        Any shape; for "SHORT", values in [-1, 1].
+    precision : str
+        "FLOAT": float32 components. "SHORT": normalized 16-bit ones, c = round(f x 32767),
+        decoded by read_accessor's rule (c / 32767).
+
+    Returns
+    -------
+    (...) float64 array
+        The decoded values, shape kept.
+
+    Raises
+    ------
+    ValueError
+        ``precision`` is neither "FLOAT" nor "SHORT".
+
+    Examples
+    --------
+    >>> as_stored([0.5, -1.0], "SHORT").tolist()  # round(16383.5) = 16384 (to even); 16384 / 32767
+    [0.50001..., -1.0]
+    >>> as_stored([0.1], "FLOAT").tolist()  # float32's nearest: 13421773 / 2**27
+    [0.10000000149011612]
+    """
     values = np.asarray(values, dtype=np.float64)
     if precision == "SHORT":
         raw = np.clip(np.round(values * _NORMALIZED_MAX[5122]), -32767.0, 32767.0)

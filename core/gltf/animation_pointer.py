@@ -16,8 +16,27 @@ NODE_PATHS = ("translation", "rotation", "scale", "weights")
 
 
 def pointer_text(target: Any) -> str | None:
-    """The pointer string of a channel target object, or None (not a pointer target, or malformed:
-    the validator reports that)."""
+    """Return the KHR_animation_pointer string of a channel's target object.
+
+    Parameters
+    ----------
+    target : any JSON value
+        A channel's ``target``.
+
+    Returns
+    -------
+    str or None
+        The pointer; None when the target is not a pointer target, or a malformed one (the
+        validator reports that).
+
+    Examples
+    --------
+    >>> extension = {"KHR_animation_pointer": {"pointer": "/materials/0/alphaCutoff"}}
+    >>> pointer_text({"path": "pointer", "extensions": extension})
+    '/materials/0/alphaCutoff'
+    >>> pointer_text({"node": 3, "path": "rotation"}) is None
+    True
+    """
     if not isinstance(target, dict) or target.get("path") != "pointer":
         return None
     extension = target.get("extensions")
@@ -27,8 +46,28 @@ def pointer_text(target: Any) -> str | None:
 
 
 def node_target(target: Any) -> tuple[int, str] | None:
-    """(node, path) when the target object points at a node's translation, rotation, scale or
-    weights ("/nodes/{index}/{path}", index a plain decimal integer), else None."""
+    """Read the node and path a KHR_animation_pointer target animates, when it is a node's TRS.
+
+    Parameters
+    ----------
+    target : any JSON value
+        A channel's ``target``.
+
+    Returns
+    -------
+    (int, str) or None
+        (node, path) when the pointer is "/nodes/{index}/{path}", index a plain decimal integer
+        (RFC 6901: no sign, no leading zero) and path translation, rotation, scale or weights;
+        else None.
+
+    Examples
+    --------
+    >>> def target(text): return {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": text}}}
+    >>> node_target(target("/nodes/3/rotation"))  # plays as {"node": 3, "path": "rotation"}
+    (3, 'rotation')
+    >>> node_target(target("/nodes/03/rotation")), node_target(target("/meshes/0/weights"))
+    (None, None)
+    """
     text = pointer_text(target)
     if text is None:
         return None

@@ -33,23 +33,73 @@ DRACO, INSTANCING = "KHR_draco_mesh_compression", "EXT_mesh_gpu_instancing"
 
 @dataclass(frozen=True)
 class Compaction:
-    accessors: np.ndarray   # (old count,) new index of each old accessor, -1 when dropped
-    views: np.ndarray       # (old count,) new index of each old buffer view, -1 when dropped
-    buffers: np.ndarray     # (old count,) new index of each old buffer, -1 when dropped
+    """Where ``compact`` moved each accessor, buffer view and buffer.
+
+    Attributes
+    ----------
+    accessors : (old count,) int array
+        New index of each old accessor, -1 when dropped.
+    views : (old count,) int array
+        New index of each old buffer view, -1 when dropped.
+    buffers : (old count,) int array
+        New index of each old buffer, -1 when dropped.
+    """
+
+    accessors: np.ndarray
+    views: np.ndarray
+    buffers: np.ndarray
 
     @property
     def dropped_accessors(self) -> int:
+        """How many accessors were dropped."""
         return int(np.count_nonzero(self.accessors < 0))
 
 
 def unknown_extensions(gltf: dict[str, Any]) -> list[str]:
-    """Sorted names of the extensions the file declares or holds that ``compact`` cannot rewrite."""
+    """Find the extensions a document declares or holds that ``compact`` cannot rewrite.
+
+    A caller must not compact a document that has any: renumbering would silently break it.
+
+    Parameters
+    ----------
+    gltf : dict
+        A glTF JSON document; its ``extensionsUsed`` and every ``extensions`` object in it count.
+
+    Returns
+    -------
+    list of str
+        Their names, sorted; empty when ``compact`` may run.
+
+    Examples
+    --------
+    >>> document = {"extensionsUsed": ["KHR_materials_unlit", "EXT_meshopt_compression"],
+    ...             "nodes": [{"extensions": {"MY_instances": {"accessor": 4}}}]}
+    >>> unknown_extensions(document)  # every KHR_materials_* holds no buffer reference
+    ['EXT_meshopt_compression', 'MY_instances']
+    """
     names = set(n for n in gltf.get("extensionsUsed", []) if isinstance(n, str))
     return unknown_names(names | _extension_names(gltf))
 
 
 def unknown_names(names: Iterable[str]) -> list[str]:
-    """Sorted ``names`` of extensions that may hold references ``compact`` cannot rewrite."""
+    """Select the extension names that may hold references ``compact`` cannot rewrite.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Extension names.
+
+    Returns
+    -------
+    list of str
+        Those neither known to hold no accessor, buffer view or buffer index nor rewritten by
+        ``compact``, sorted and without duplicates.
+
+    Examples
+    --------
+    >>> unknown_names(["KHR_texture_transform", "KHR_draco_mesh_compression", "EXT_meshopt_compression"])
+    ['EXT_meshopt_compression']
+    """
     return sorted(n for n in set(names) if n not in NO_BUFFER_REFERENCES and n not in REWRITTEN
                   and not n.startswith("KHR_materials_"))
 
@@ -71,9 +121,38 @@ def _extension_names(value):
 
 
 def compact(gltf: dict[str, Any], buffers: Sequence[bytes | None]) -> tuple[list[bytes], Compaction]:
-    """(buffers, Compaction): ``gltf`` (a validated document without unknown_extensions) changed in
-    place, and the rebuilt bytes of its buffers (``buffers``: bytes per old buffer, None where
-    a buffer has no data). Buffers left without a view are dropped."""
+    """Drop the accessors, buffer views and bytes nothing references, renumbering the rest.
+
+    Kept items stay in their order; each buffer keeps the byte ranges of its views, each at its
+    old offset modulo 4 (every alignment the file met it still meets). Buffers left without a
+    view are dropped.
+
+    Parameters
+    ----------
+    gltf : dict
+        A validated glTF JSON document without unknown_extensions; changed in place.
+    buffers : sequence of bytes or None
+        The bytes of each old buffer; None where a buffer has no data.
+
+    Returns
+    -------
+    list of bytes
+        The rebuilt bytes of each kept buffer (``gltf["buffers"]``' byteLength set to match).
+    Compaction
+        The old -> new index maps.
+
+    Examples
+    --------
+    >>> scalar = {"componentType": 5126, "count": 1, "type": "SCALAR"}  # one float: 4 bytes
+    >>> gltf = {"buffers": [{"byteLength": 8}], "skins": [{"inverseBindMatrices": 1}],
+    ...         "bufferViews": [{"buffer": 0, "byteLength": 4}, {"buffer": 0, "byteOffset": 4, "byteLength": 4}],
+    ...         "accessors": [{**scalar, "bufferView": 0}, {**scalar, "bufferView": 1}]}
+    >>> buffers, compaction = compact(gltf, [b"AAAABBBB"])  # accessor 0 and its view are unused
+    >>> buffers, compaction.accessors.tolist(), gltf["skins"]
+    ([b'BBBB'], [-1, 0], [{'inverseBindMatrices': 0}])
+    >>> gltf["bufferViews"], gltf["buffers"]
+    ([{'buffer': 0, 'byteOffset': 0, 'byteLength': 4}], [{'byteLength': 4}])
+    """
     accessor_map = _keep(len(gltf.get("accessors", [])), _accessor_references(gltf))
     _renumber(gltf, "accessors", _accessor_slots(gltf), accessor_map)
     view_map = _keep(len(gltf.get("bufferViews", [])), _view_references(gltf))

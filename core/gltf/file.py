@@ -29,18 +29,61 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 @dataclass
 class GltfFile:
-    json: dict[str, Any]  # the JSON document, as parsed: any JSON value may be anywhere in it
-    # The bytes of each buffer; None for a buffer without data (no uri, and not a GLB's BIN chunk).
+    """A glTF asset as read: its JSON document and the bytes of its buffers.
+
+    Attributes
+    ----------
+    json : dict
+        The JSON document, as parsed: any JSON value may be anywhere in it.
+    buffers : list of bytes or None
+        The bytes of each buffer, cut to its byteLength; None for a buffer without data (no uri,
+        and not a GLB's BIN chunk).
+    path : Path or None
+        The file read; None when parsed from bytes.
+    base_dir : Path or None
+        Where external URIs resolve; None: they cannot be read.
+    accessor_cache : dict of int to array
+        Decoded accessors by index, filled by accessors.read_accessor: validation, animations and
+        the scene read many of the same accessors.
+    """
+
+    json: dict[str, Any]
     buffers: list[bytes | None] = field(default_factory=list)
-    path: Path | None = None  # None when parsed from bytes
-    base_dir: Path | None = None  # where external URIs resolve; None: they cannot be read
-    # Decoded accessors by index, filled by accessors.read_accessor: validation, animations and
-    # the scene read many of the same accessors.
+    path: Path | None = None
+    base_dir: Path | None = None
     accessor_cache: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
 
 
 def read_file(path: str | os.PathLike[str]) -> GltfFile:
-    """Read a ``.gltf`` or ``.glb`` file (told apart by its first bytes, not its name)."""
+    """Read a ``.gltf`` or ``.glb`` file and the buffers it references.
+
+    The two forms are told apart by the first bytes, not the name. External buffers are read
+    from the file's own folder only (read_relative_uri).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The .gltf or .glb file.
+
+    Returns
+    -------
+    GltfFile
+        Its JSON document and buffers, ``path`` and ``base_dir`` (the file's folder) set.
+
+    Raises
+    ------
+    GltfError
+        The file cannot be read (IO_ERROR), is no valid GLB or JSON, or a buffer's data is
+        missing, malformed, shorter than its byteLength or outside the file's folder.
+
+    Examples
+    --------
+    >>> glb = read_file("samples/sqlerp_arm.glb")  # a GLB: it starts with b"glTF"
+    >>> len(glb.buffers[0]) == glb.json["buffers"][0]["byteLength"]
+    True
+    >>> glb.buffers == read_file("samples/sqlerp_arm.gltf").buffers  # the same data as a .gltf + .bin
+    True
+    """
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -66,7 +109,30 @@ def parse_bytes(data: bytes | bytearray | memoryview,
 
 
 def parse_json_only(data: bytes | bytearray | memoryview) -> dict[str, Any]:
-    """The JSON document of a ``.gltf`` or ``.glb``'s bytes, its buffers left unread."""
+    """Parse the JSON document of a ``.gltf`` or ``.glb``'s bytes, its buffers left unread.
+
+    Parameters
+    ----------
+    data : bytes-like
+        The whole file: a GLB (starting with b"glTF") or JSON text (UTF-8, a BOM allowed).
+
+    Returns
+    -------
+    dict
+        The JSON document.
+
+    Raises
+    ------
+    GltfError
+        A malformed GLB container, invalid JSON, or a JSON root that is not an object.
+
+    Examples
+    --------
+    >>> parse_json_only(b'{"asset": {"version": "2.0"}}')
+    {'asset': {'version': '2.0'}}
+    >>> sorted(parse_json_only(Path("samples/sqlerp_arm.glb").read_bytes())["buffers"][0])  # no uri: the BIN chunk
+    ['byteLength']
+    """
     data = bytes(data)
     return _parse_json(_split_glb(data)[0] if data[:4] == GLB_MAGIC else data)
 
@@ -174,7 +240,41 @@ def decode_data_uri(uri: str, where: str) -> bytes:
 
 
 def read_relative_uri(uri: str, base_dir: Path | None, where: str) -> bytes:
-    """Read a URI relative to the asset's folder, refusing anything that would leave it."""
+    """Read a URI relative to the asset's folder, refusing anything that would leave it.
+
+    A file from the internet must not make a reader open other files: absolute paths, schemes,
+    ``..`` escapes and symlinks leading out of ``base_dir`` are refused. ``%xx`` escapes decode.
+
+    Parameters
+    ----------
+    uri : str
+        The URI as the JSON holds it (not a ``data:`` URI).
+    base_dir : Path or None
+        The asset's folder; None (an asset parsed from bytes) refuses every URI.
+    where : str
+        JSON pointer of the URI, for the error.
+
+    Returns
+    -------
+    bytes
+        The whole file.
+
+    Raises
+    ------
+    GltfError
+        INVALID_URI without ``base_dir``, URI_OUTSIDE_FOLDER, or IO_ERROR when it cannot be read.
+
+    Examples
+    --------
+    >>> data = read_relative_uri("sqlerp%5Farm.bin", Path("samples"), "/buffers/0/uri")  # %5F: "_"
+    >>> data == Path("samples/sqlerp_arm.bin").read_bytes()
+    True
+    >>> try:
+    ...     read_relative_uri("../README.md", Path("samples"), "/buffers/0/uri")
+    ... except GltfError as error:
+    ...     print(error.code)
+    URI_OUTSIDE_FOLDER
+    """
     if base_dir is None:
         raise GltfError("INVALID_URI", where, "an external URI needs the file's folder to resolve it")
     relative = unquote(uri)

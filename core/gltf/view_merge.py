@@ -25,25 +25,65 @@ PADDING = 4  # glTF aligns views to 4 bytes: up to 3 bytes of padding between tw
 
 @dataclass(frozen=True)
 class View:
+    """One buffer view, as ``plan_merge`` sees it.
+
+    Attributes
+    ----------
+    buffer : int
+        Its buffer's index.
+    offset : int
+        Its byteOffset in that buffer.
+    length : int
+        Its byteLength.
+    plain : bool
+        Without byteStride, target and extensions (only such views join).
+    """
+
     buffer: int
     offset: int
     length: int
-    plain: bool = True  # no byteStride, target or extensions
+    plain: bool = True
 
 
 @dataclass(frozen=True)
 class AccessorUse:
-    view: int | None     # its bufferView, None without one
-    offset: int          # its byteOffset within that view
-    component_size: int  # bytes per component (COMPONENT_SIZES)
-    animation: bool      # dense, and read by animation samplers only
+    """One accessor, as ``plan_merge`` sees it.
+
+    Attributes
+    ----------
+    view : int or None
+        Its bufferView; None without one.
+    offset : int
+        Its byteOffset within that view.
+    component_size : int
+        Bytes per component (COMPONENT_SIZES).
+    animation : bool
+        Dense, and read by animation samplers only.
+    """
+
+    view: int | None
+    offset: int
+    component_size: int
+    animation: bool
 
 
 @dataclass(frozen=True)
 class ViewMerge:
-    view_map: list[int]                 # old view index -> new view index (joined views share one)
-    spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # new index -> (byteOffset, byteLength)
-    accessor_offsets: dict[int, int] = field(default_factory=dict)   # accessor -> new byteOffset, where changed
+    """Which buffer views join, and what changes for the views and accessors that stay.
+
+    Attributes
+    ----------
+    view_map : list of int
+        Old view index -> new view index; joined views share one.
+    spans : dict of int to (int, int)
+        New index of each joined view -> its (byteOffset, byteLength).
+    accessor_offsets : dict of int to int
+        Accessor index -> its new byteOffset within its joined view, where it changed.
+    """
+
+    view_map: list[int]
+    spans: dict[int, tuple[int, int]] = field(default_factory=dict)
+    accessor_offsets: dict[int, int] = field(default_factory=dict)
 
     @property
     def dropped(self) -> int:
@@ -59,9 +99,35 @@ class ViewMerge:
 
 
 def plan_merge(views: Sequence[View], accessors: Sequence[AccessorUse], pinned: Iterable[int] = ()) -> ViewMerge:
-    """Which of ``views`` join into one: runs of adjacent mergeable views of one buffer, in
-    buffer order. A view is mergeable when it is plain, not ``pinned`` and read by at least one
-    accessor, every one of them an animation accessor. Views nothing reads stay as they are."""
+    """Plan which of ``views`` join into one: runs of adjacent mergeable views of one buffer.
+
+    A view is mergeable when it is plain, not ``pinned`` and read by at least one accessor, every
+    one of them an animation accessor. Two views are adjacent when at most 3 bytes of padding lie
+    between them, and join only where each accessor's byteOffset in the joined view stays a
+    multiple of its component size. Views nothing reads stay as they are.
+
+    Parameters
+    ----------
+    views : sequence of View
+        Every buffer view of the file, by index.
+    accessors : sequence of AccessorUse
+        Every accessor of the file, by index.
+    pinned : iterable of int
+        Views also read by something else (a sparse accessor, an image, an extension).
+
+    Returns
+    -------
+    ViewMerge
+        The new view of each old one, the joined views' spans and the accessors' new offsets.
+
+    Examples
+    --------
+    >>> views = [View(0, 0, 12), View(0, 12, 8), View(0, 20, 16)]  # (buffer, byteOffset, byteLength)
+    >>> uses = [AccessorUse(0, 0, 4, True), AccessorUse(1, 0, 4, True), AccessorUse(2, 0, 4, False)]
+    >>> merge = plan_merge(views, uses)  # view 2 holds a mesh's data: it stays alone
+    >>> merge.view_map, merge.spans, merge.accessor_offsets, merge.dropped
+    ([0, 0, 1], {0: (0, 20)}, {1: 12}, 1)
+    """
     readers: list[list[int]] = [[] for _ in views]
     mergeable = [view.plain for view in views]
     for index, use in enumerate(accessors):

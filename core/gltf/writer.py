@@ -22,8 +22,29 @@ _TYPE_BY_WIDTH = {1: "SCALAR", 2: "VEC2", 3: "VEC3", 4: "VEC4", 16: "MAT4"}
 
 
 class BufferBuilder:
-    """Collects accessors into one binary buffer (buffer 0), 4-byte aligned, without byteStride
-    (animation samplers must not use it)."""
+    """Accessors collected into one binary buffer (buffer 0), each in its own buffer view.
+
+    Views are 4-byte aligned and have no byteStride (animation samplers must not use it). The
+    caller writes ``blob()`` as buffer 0 (write_gltf, write_glb).
+
+    Attributes
+    ----------
+    document : dict
+        The glTF JSON document the accessors and buffer views are appended to.
+    parts : list of bytes
+        Each view's bytes, padded to 4 bytes.
+    length : int
+        Bytes so far: where the next view starts.
+
+    Examples
+    --------
+    >>> document = {}
+    >>> builder = BufferBuilder(document)
+    >>> builder.add_accessor([0.0, 1.0], bounds=True), builder.add_accessor([[1, 2, 3]], component_type=5121)
+    (0, 1)
+    >>> document["bufferViews"][1], len(builder.blob())  # 2 floats: 8 bytes; 3 bytes padded to 4
+    ({'buffer': 0, 'byteOffset': 8, 'byteLength': 3}, 12)
+    """
 
     def __init__(self, document: dict[str, Any]) -> None:
         self.document = document
@@ -32,9 +53,24 @@ class BufferBuilder:
 
     def add_accessor(self, array: npt.ArrayLike, component_type: int = 5126, kind: str | None = None,
                      bounds: bool = False) -> int:
-        """Append ``array`` (count, width) or (count, 4, 4) as a new accessor; return its index.
+        """Append ``array`` as a new accessor in a buffer view of its own.
 
-        ``bounds`` adds ``min``/``max``, which animation inputs and POSITION require."""
+        Parameters
+        ----------
+        array : (count,), (count, width) or (count, 4, 4) array
+            The elements; (count,) is (count, 1). Matrices are indexed [row, col].
+        component_type : int
+            The glTF componentType (5126: FLOAT).
+        kind : str or None
+            The accessor type; None: from the width (SCALAR, VEC2, VEC3, VEC4 or MAT4).
+        bounds : bool
+            Add ``min`` and ``max``, which animation inputs and POSITION require.
+
+        Returns
+        -------
+        int
+            The new accessor's index.
+        """
         dtype = COMPONENT_TYPES[component_type]
         array = np.asarray(array)
         if array.ndim == 1:
@@ -61,6 +97,7 @@ class BufferBuilder:
         return len(views) - 1
 
     def blob(self) -> bytes:
+        """Join the views' bytes: the buffer's data."""
         return b"".join(self.parts)
 
 
@@ -96,7 +133,31 @@ def write_glb(path: str | os.PathLike[str], document: dict[str, Any], blob: byte
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, then rename."""
+    """Write ``data`` to ``path`` through a temporary file in the same folder, then rename.
+
+    A failure half-way never damages a file that was already there, and leaves no temporary file.
+    A replaced file's permissions are kept; a new one gets the mode ``open()`` would give it.
+
+    Parameters
+    ----------
+    path : Path
+        The file to create or replace; its folder must exist.
+    data : bytes
+        The whole content.
+
+    Raises
+    ------
+    OSError
+        The folder cannot be written to, or the disk is full.
+
+    Examples
+    --------
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = Path(folder) / "a.bin"
+    ...     write_atomic(target, b"old"); write_atomic(target, b"new")
+    ...     print(target.read_bytes(), [item.name for item in Path(folder).iterdir()])
+    b'new' ['a.bin']
+    """
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
