@@ -84,7 +84,30 @@ def planned_size(writes: Sequence[Write], gltf: dict[str, Any], source_dir: Path
 
 
 def external_uris(gltf: dict[str, Any], kinds: Iterable[str] = ("buffers", "images")) -> list[tuple[str, str]]:
-    """(JSON pointer, URI) of every URI of those kinds that names a file (not data:)."""
+    """Find the URIs of a document's buffers and images that name files (not ``data:`` URIs).
+
+    Parameters
+    ----------
+    gltf : dict
+        A glTF JSON document.
+    kinds : iterable of str
+        The top-level arrays to look in: "buffers", "images" or both.
+
+    Returns
+    -------
+    list of (str, str)
+        (JSON pointer, URI) of each, in the document's order; the URIs as written (``%xx``
+        escapes kept).
+
+    Examples
+    --------
+    >>> gltf = {"buffers": [{"uri": "data:application/octet-stream;base64,AAAA"}, {"uri": "a%20b.bin"}],
+    ...         "images": [{"uri": "skin.png"}, {"bufferView": 3}]}
+    >>> external_uris(gltf)
+    [('/buffers/1/uri', 'a%20b.bin'), ('/images/0/uri', 'skin.png')]
+    >>> external_uris(gltf, ("buffers",))
+    [('/buffers/1/uri', 'a%20b.bin')]
+    """
     return [(pointer(kind, i, "uri"), item["uri"]) for kind in kinds
             for i, item in enumerate(gltf.get(kind, []))
             if isinstance(item, dict) and isinstance(item.get("uri"), str)

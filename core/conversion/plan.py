@@ -22,44 +22,118 @@ from ..constants import CUBICSLERP, EXTENSION_NAME
 
 @dataclass(frozen=True)
 class ChannelReport:
-    pointer: str                 # /animations/a/channels/c
+    """What a conversion did with one rotation channel, or why it left it alone.
+
+    Attributes
+    ----------
+    pointer : str
+        The channel's JSON pointer, /animations/a/channels/c.
+    node : int
+        The node it rotates.
+    original_keys : int
+        Keys of the sampler it played in the source.
+    interpolation : str
+        That sampler's interpolation.
+    form : str
+        "LINEAR" (keys alone, no extension), "CUBICSLERP" (in the extension) or "" (left alone).
+    keys : int or None
+        Keys of the new LINEAR or CUBICSLERP sampler.
+    fallback : str
+        A CUBICSLERP channel's fallback interpolation (LINEAR or CUBICSPLINE).
+    fallback_keys : int or None
+        Keys of that fallback.
+    precision : str
+        Of the new values: "SHORT" (normalized 16-bit) or "FLOAT".
+    max_error_deg : float or None
+        The new keys against the original, in the node's own space, in degrees.
+    share : float or None
+        The share of the tolerance this channel was fitted at (world space).
+    note : str
+        Why the channel was left alone ("" when rewritten).
+    """
+
+    pointer: str
     node: int
     original_keys: int
-    interpolation: str           # of the channel's own sampler in the source
-    form: str = ""               # "LINEAR" (keys alone, no extension), "CUBICSLERP" or "" (left alone)
-    keys: int | None = None      # of the new LINEAR or CUBICSLERP sampler
-    fallback: str = ""           # a CUBICSLERP channel's fallback interpolation
+    interpolation: str
+    form: str = ""
+    keys: int | None = None
+    fallback: str = ""
     fallback_keys: int | None = None
-    precision: str = ""          # of the new values: "SHORT" (normalized 16-bit) or "FLOAT"
-    max_error_deg: float | None = None  # the new keys against the original, in the node's own space
-    share: float | None = None   # of the tolerance this channel was fitted at (world space)
-    note: str = ""               # why a channel was left alone
+    precision: str = ""
+    max_error_deg: float | None = None
+    share: float | None = None
+    note: str = ""
 
     @property
     def converted(self) -> bool:
+        """Whether the channel was rewritten."""
         return bool(self.form)
 
     @property
     def cubicslerp_keys(self) -> int | None:
+        """Keys of the new CUBICSLERP sampler; None for other forms."""
         return self.keys if self.form == CUBICSLERP else None
 
 
 @dataclass
 class Conversion:
-    gltf: dict[str, Any]         # the converted JSON (Any: any JSON value)
-    buffers: list[bytes | None]  # bytes per buffer of ``gltf`` (None: no data, as read)
-    changed: list[bool]          # per buffer: whether its bytes differ from the source's
-    channels: list[ChannelReport]  # per rotation channel with a node
-    world_max: tuple[float, float]  # (extension, fallback) world max error in degrees
+    """A document converted in memory: what ``convert`` writes.
+
+    Attributes
+    ----------
+    gltf : dict
+        The converted JSON document (any JSON value may be anywhere in it).
+    buffers : list of bytes or None
+        The bytes of each buffer of ``gltf``; None: no data, as read.
+    changed : list of bool
+        Per buffer: whether its bytes differ from the source's.
+    channels : list of ChannelReport
+        One per rotation channel with a node.
+    world_max : (float, float)
+        The largest world-space error of the extension and of the fallback, in degrees.
+    dropped_accessors : int
+        Accessors that left the document (compaction).
+    """
+
+    gltf: dict[str, Any]
+    buffers: list[bytes | None]
+    changed: list[bool]
+    channels: list[ChannelReport]
+    world_max: tuple[float, float]
     dropped_accessors: int = 0
 
 
 def convert_document(document: Document, tolerance_deg: float, min_ratio: float, fallback_tolerance_deg: float,
                      glb: bool = False, compacting: bool = True,
                      progress: Callable[[float], None] | None = None) -> Conversion:
-    """Convert a loaded Document (core.load) in memory; its JSON and buffers stay untouched.
-    ``compacting``: drop what nothing references any more (core.gltf.compaction), else only
-    add the new data. ``progress(fraction)``: see convert_world.hold."""
+    """Convert a loaded Document in memory; its JSON and buffers stay untouched.
+
+    Parameters
+    ----------
+    document : Document
+        The source, loaded by core.load.
+    tolerance_deg, min_ratio, fallback_tolerance_deg : float
+        As ConvertOptions' fields.
+    glb : bool
+        The output is a GLB: new data goes to its BIN chunk when it has one.
+    compacting : bool
+        Drop what nothing references any more (core.gltf.compaction); False: only add the new data.
+    progress : callable or None
+        ``progress(fraction)``, from 0 to 1 as the fit goes (core.conversion.world.hold).
+
+    Returns
+    -------
+    Conversion
+        The converted JSON and buffers and a report per rotation channel.
+
+    Examples
+    --------
+    >>> from gltf_sqlerp.core.document import load
+    >>> conversion = convert_document(load("samples/sqlerp_arm.gltf"), 0.01, 1.0, 0.1)
+    >>> [(c.node, c.form, c.note) for c in conversion.channels], conversion.changed  # nothing to do
+    ([(1, '', 'has EXT_animation_sqlerp already'), (2, ...), (3, ...)], [False])
+    """
     gltf = copy.deepcopy(document.json)
     rows, units = _plan(document)
     worlds = [AnimationWorld(document.scene.parents, document.scene.rest_trs().rotation,
