@@ -18,7 +18,8 @@ import numpy.typing as npt
 
 from .clip_record import PointerRecord
 from ..sampling import SAMPLES_PER_FRAME
-from .deviation import SNAP_FRAMES, BlenderCurves, CurveKeys, Peak
+from .blender_curves import BlenderCurves, CurveKeys
+from .deviation import SNAP_FRAMES, Peak
 
 # A STEP reference switches at float32 key frames: a frame within this many float32 ulps of a key
 # plays that key (Blender compares float32 frames), as the node channels' preview does.

@@ -47,7 +47,7 @@ def to_quaternions(mode: str, components: npt.ArrayLike) -> np.ndarray:
 # The conversions below build their result a component at a time from 1-D component arrays, in
 # work arrays kept between calls: numpy is slow over a trailing axis of 4, and fresh large
 # temporaries cost more in page faults than the arithmetic done in them. Input transposed from
-# component-major (k, T), as deviation.blender_values gives it, has each component contiguous.
+# component-major (k, T), as blender_curves.blender_values gives it, has each component contiguous.
 
 
 def from_blender_quaternion(wxyz: npt.ArrayLike) -> np.ndarray:
