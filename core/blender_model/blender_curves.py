@@ -19,8 +19,20 @@ from .keyframes import Keyframes
 
 @dataclass(frozen=True)
 class CurveKeys:
-    """One F-curve's keys as ``keyframe_points.foreach_get`` reads them: ``co``,
-    ``handle_left``, ``handle_right`` (m, 2) (frame, value) and ``interpolation`` (m,) names."""
+    """One F-curve's keys as ``keyframe_points.foreach_get`` reads them.
+
+    Attributes
+    ----------
+    co : (m, 2) float array
+        Each key's (frame, value).
+    handle_left : (m, 2) float array
+        Each key's left handle, (frame, value).
+    handle_right : (m, 2) float array
+        Each key's right handle, (frame, value).
+    interpolation : (m,) str array
+        Each key's interpolation name ('CONSTANT', 'LINEAR', 'BEZIER', ...): the mode of the
+        segment it starts.
+    """
     co: np.ndarray
     handle_left: np.ndarray
     handle_right: np.ndarray
@@ -45,16 +57,60 @@ Curves = Sequence[CurveKeys | None]
 
 
 def blender_values(curves: Curves, frames: npt.ArrayLike, rotation: bool) -> tuple[np.ndarray, np.ndarray] | str:
-    """What Blender plays at ``frames`` from per-component CurveKeys (None: no property, left
-    out): ((T, k) values, (k,) mask of played components), or a reason string where the keys
-    use a mode that is not emulated."""
+    """Play one channel's F-curves at action frames as Blender does.
+
+    Parameters
+    ----------
+    curves : sequence of k CurveKeys or None
+        Per component, its F-curve's keys; None where the component has no property (left out:
+        it plays 0 and is not in the mask).
+    frames : (T,) float array
+        Action frames, evaluated as float32 frames as Blender does.
+    rotation : bool
+        The k == 4 components are a quaternion: normalized, as Blender does when it builds the pose.
+
+    Returns
+    -------
+    ((T, k) float64 array, (k,) bool array) or str
+        The values played and the mask of components that have an F-curve; or a string saying
+        which interpolation the keys use that is not emulated.
+
+    Examples
+    --------
+    >>> co = np.array([[0.0, 0.0], [10.0, 2.0]])  # (frame, value): 0 at frame 0, 2 at frame 10
+    >>> linear = CurveKeys(co, co, co, np.array(["LINEAR", "LINEAR"]))
+    >>> values, played = blender_values([linear, None], [-5.0, 5.0, 15.0], rotation=False)
+    >>> values.tolist(), played.tolist()  # held before the first key and after the last
+    ([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]], [True, False])
+    >>> blender_values([CurveKeys(co, co, co, np.array(["ELASTIC"] * 2))], [0.0], False)
+    'Blender keys use ELASTIC interpolation (not emulated)'
+    """
     prepared = BlenderCurves.of(curves)
     return prepared if isinstance(prepared, str) else prepared.values(frames, rotation)
 
 
 class BlenderCurves:
-    """Per-component CurveKeys set up once for many blender_values() calls: the groups of curves
-    sharing their key timing (fcurves.Prepared each)."""
+    """One channel's per-component CurveKeys, set up once for many blender_values() calls.
+
+    F-curves with the same key and handle frames and modes (a rotation's curves usually) form a
+    group, played in one vectorized call.
+
+    Attributes
+    ----------
+    count : int
+        The channel's components, k.
+    played : (k,) bool array
+        Which components have an F-curve.
+    groups : list of (list of int, fcurves.Prepared)
+        Per group of curves sharing their key timing: its components and their keys set up to play.
+
+    Examples
+    --------
+    >>> curves = BlenderCurves.of([CurveKeys.constant(3.0), None])  # a value without F-curve, no property
+    >>> values, played = curves.values([0.0, 7.5], rotation=False)
+    >>> values.tolist(), played.tolist()
+    ([[3.0, 0.0], [3.0, 0.0]], [True, False])
+    """
 
     def __init__(self, curves: Curves):
         self.count = len(curves)

@@ -49,15 +49,38 @@ MIGRATIONS: dict[int, Callable[[Record], Record]] = {
 
 
 class RecordError(ValueError):
-    """A stored clip record this add-on cannot read."""
+    """A stored clip record this add-on cannot read: not a record, damaged, or of a newer version.
+
+    Its message names the record (``where``) and what is wrong with it.
+    """
 
 
 @dataclass
 class SamplerRecord:
-    interpolation: str           # STEP | LINEAR | CUBICSPLINE | CUBICSLERP
-    times: np.ndarray            # (n,) seconds
-    values: np.ndarray           # (rows, width): cubic samplers keep in-tangent, value, out-tangent
-    pointer: str = ""            # where the sampler is in its file
+    """One stored sampler, in glTF values: how it interpolates, its key times and value rows.
+
+    Attributes
+    ----------
+    interpolation : str
+        STEP, LINEAR, CUBICSPLINE or CUBICSLERP.
+    times : (n,) float64 array
+        Key times in seconds.
+    values : (n, width) or (3n, width) float64 array
+        One row per key; cubic samplers keep three, (in-tangent, value, out-tangent).
+    pointer : str
+        Where the sampler is in its file (a JSON pointer).
+    width : int
+        The components per row (read-only: ``values``' columns).
+
+    Examples
+    --------
+    >>> SamplerRecord("LINEAR", np.array([0.0, 1.0]), np.zeros((2, 4))).to_record()["width"]
+    4
+    """
+    interpolation: str
+    times: np.ndarray
+    values: np.ndarray
+    pointer: str = ""
 
     @property
     def width(self) -> int:
@@ -72,33 +95,78 @@ class SamplerRecord:
 
     def to_record(self) -> Record:
         # float64 arrays are stored as the same double arrays lists of floats become, read straight
-        # from their buffer: 30x faster than .tolist() (a 1,000-key CUBICSLERP channel: 1.3 ms).
+        # from their buffer: faster than .tolist() (measured: docs/manual/benchmarks.md, "Kernel choices").
         return {"interpolation": self.interpolation, "pointer": self.pointer,
                 "times": _doubles(self.times), "width": self.width, "values": _doubles(self.values)}
 
 
 @dataclass
 class CurveTarget:
-    data_path: str               # '' with index -1: Blender has no property for this component
+    """The F-curve one glTF component drives: a data path and an array index.
+
+    Attributes
+    ----------
+    data_path : str
+        The property's data path; '' (with ``index`` -1) where Blender has no property for the
+        component (a morph target without a shape key).
+    index : int
+        The F-curve's array index, -1 with no property.
+    """
+    data_path: str
     index: int
 
 
 @dataclass
 class ChannelRecord:
+    """One imported node channel: the F-curves it drives and the samplers they were written from.
+
+    Attributes
+    ----------
+    node : int
+        The glTF node's index.
+    path : str
+        'translation', 'rotation', 'scale' or 'weights'.
+    pointer : str
+        The channel's JSON pointer in its file.
+    id_name : str
+        The animated data-block's name (the object or armature, or the shape keys).
+    id_type : str
+        'Object' or 'Key'.
+    slot : str
+        The action slot's identifier, '' on Blender 4.2.
+    data_path : str
+        The property the channel drives, e.g. 'pose.bones["Elbow"].rotation_quaternion'; '' for
+        morph weights (``curves`` name each shape key's).
+    curves : list of CurveTarget
+        The F-curve of each of the k components.
+    matrix : (k, k) float64 array
+        With ``offset``, maps glTF values to the property's: Blender value = matrix @ glTF value
+        + offset.
+    offset : (k,) float64 array
+        See ``matrix``.
+    source : str
+        EXTENSION or FALLBACK: the sampler the curves were written to play.
+    sampler : SamplerRecord
+        The channel's sampler (the CUBICSLERP one of an EXT_animation_sqlerp channel).
+    fallback : SamplerRecord or None
+        An EXT_animation_sqlerp channel's fallback sampler, None for other channels.
+    rotation_mode : str
+        Not stored: set by the preview's "as exported" records (a Blender rotation mode), else ''.
+    """
     node: int
     path: str
     pointer: str
     id_name: str
-    id_type: str                 # 'Object' | 'Key'
-    slot: str                    # slot identifier, '' on Blender 4.2
+    id_type: str
+    slot: str
     data_path: str
-    curves: list[CurveTarget]    # per component
-    matrix: np.ndarray           # (k, k): Blender values from glTF values
-    offset: np.ndarray           # (k,)
-    source: str                  # EXTENSION | FALLBACK: what the curves were written to play
+    curves: list[CurveTarget]
+    matrix: np.ndarray
+    offset: np.ndarray
+    source: str
     sampler: SamplerRecord
     fallback: SamplerRecord | None = None
-    rotation_mode: str = ""      # not stored: set by the preview's "as exported" records
+    rotation_mode: str = ""
 
     @classmethod
     def from_record(cls, stored: Record) -> "ChannelRecord":
@@ -131,16 +199,38 @@ class ChannelRecord:
 
 @dataclass
 class PointerRecord:
-    """The reference of one pointer channel's F-curves in one action slot (version 2)."""
-    pointer: str                 # the channel's JSON pointer, "/animations/a/channels/c"
-    target: str                  # the glTF property, "/materials/0/emissiveFactor"
-    id_type: str                 # 'NODETREE' | 'MATERIAL' | 'CAMERA' | 'LIGHT' | ...
-    id_name: str                 # the material, camera or light (for reports)
-    slot: str                    # slot identifier, '' on Blender 4.2
-    interpolation: str           # LINEAR | STEP: how the reference plays between its samples
-    curves: list[CurveTarget]    # per F-curve (k)
-    times: np.ndarray            # (n,) float32 seconds
-    values: np.ndarray           # (n, k) float32 Blender values
+    """The reference of one pointer channel's F-curves in one action slot (version 2).
+
+    Attributes
+    ----------
+    pointer : str
+        The channel's JSON pointer, "/animations/a/channels/c".
+    target : str
+        The glTF property it animates, "/materials/0/emissiveFactor".
+    id_type : str
+        The animated data-block's kind: 'NODETREE', 'MATERIAL', 'CAMERA', 'LIGHT', ...
+    id_name : str
+        The material, camera or light (for reports).
+    slot : str
+        The action slot's identifier, '' on Blender 4.2.
+    interpolation : str
+        LINEAR or STEP: how the reference plays between its samples.
+    curves : list of CurveTarget
+        The k F-curves.
+    times : (n,) float32 array
+        The samples' times in seconds.
+    values : (n, k) float32 array
+        What Blender's importer made of each sample, in Blender units.
+    """
+    pointer: str
+    target: str
+    id_type: str
+    id_name: str
+    slot: str
+    interpolation: str
+    curves: list[CurveTarget]
+    times: np.ndarray
+    values: np.ndarray
 
     @classmethod
     def from_record(cls, stored: Record) -> "PointerRecord":
@@ -162,9 +252,41 @@ class PointerRecord:
 
 @dataclass
 class ClipRecord:
+    """The record of one imported glTF animation, as its Action keeps it (``action[KEY]``).
+
+    Attributes
+    ----------
+    file : str
+        The imported file's path.
+    animation : int
+        The glTF animation's index.
+    name : str
+        Its NLA track's name in Blender.
+    source : str
+        EXTENSION or FALLBACK: what EXT_animation_sqlerp channels were imported to play.
+    tolerance_deg : float
+        The import's rotation tolerance in degrees.
+    bake : bool
+        Whether the import keyed every frame instead of fitting curves.
+    frames_per_second : float
+        The scene's frame rate at import: action frame = seconds * frames_per_second.
+    channels : list of ChannelRecord
+        The node channels (none for a Blender 4.2 action of pointer F-curves alone).
+    version : int
+        The record's version, VERSION once read (older ones are migrated).
+    pointers : list of PointerRecord
+        The KHR_animation_pointer references of the F-curves this action holds.
+
+    Examples
+    --------
+    >>> ClipRecord.from_record({"version": 99})
+    Traceback (most recent call last):
+    ...
+    gltf_sqlerp.core.blender_model.clip_record.RecordError: the clip record was written by a newer version ...
+    """
     file: str
-    animation: int               # the glTF animation's index
-    name: str                    # its NLA track's name in Blender
+    animation: int
+    name: str
     source: str
     tolerance_deg: float
     bake: bool

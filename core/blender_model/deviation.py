@@ -186,6 +186,31 @@ def _float32(values):
 
 
 def target_name(record: ChannelRecord) -> str:
+    """Name what a channel animates, for reports: its bone, its object or its shape keys.
+
+    Parameters
+    ----------
+    record : ChannelRecord
+        The channel; a pose bone's data path names the bone (its escaped characters read back).
+
+    Returns
+    -------
+    str
+        The bone's name for a pose bone's channel; "<id_name> (shape keys)" for morph weights
+        (``id_type`` 'Key'); else ``id_name``, the object's.
+
+    Examples
+    --------
+    >>> from gltf_sqlerp.core.blender_model import ChannelRecord, SamplerRecord
+    >>> record = ChannelRecord(0, "rotation", "", "Armature", "Object", "", 'pose.bones["Elbow"].rotation_quaternion',
+    ...                        [], np.eye(4), np.zeros(4), "EXTENSION",
+    ...                        SamplerRecord("STEP", np.zeros(1), np.zeros((1, 4))))
+    >>> target_name(record)
+    'Elbow'
+    >>> record.path, record.data_path, record.id_name, record.id_type = "weights", "", "Key", "Key"  # morph weights
+    >>> target_name(record)
+    'Key (shape keys)'
+    """
     match = _BONE.match(record.data_path)
     if match:
         return re.sub(r"\\(.)", r"\1", match.group(1))

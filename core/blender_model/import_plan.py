@@ -21,10 +21,24 @@ SOURCES = ("EXTENSION", "FALLBACK")
 
 @dataclass(frozen=True)
 class ImportSettings:
-    source: str = "EXTENSION"          # what EXT_animation_sqlerp channels play
-    tolerance_deg: float = 0.01        # rotation tolerance of fitted curves
-    bake: bool = False                 # plain LINEAR keys on every frame instead of fitted curves
-    frames_per_second: float = 24.0    # the scene's real rate: fps / fps_base
+    """The choices an import is planned with.
+
+    Attributes
+    ----------
+    source : str
+        EXTENSION or FALLBACK: what EXT_animation_sqlerp channels play.
+    tolerance_deg : float
+        The rotation tolerance of fitted curves, in degrees of world rotation (shared along
+        chains of animated bones: rotation_budgets).
+    bake : bool
+        Plain LINEAR keys on every frame instead of fitted curves.
+    frames_per_second : float
+        The scene's real rate: fps / fps_base.
+    """
+    source: str = "EXTENSION"
+    tolerance_deg: float = 0.01
+    bake: bool = False
+    frames_per_second: float = 24.0
 
 
 @dataclass
@@ -59,12 +73,32 @@ def bake_times(duration: float, frames_per_second: float) -> np.ndarray:
 
 
 def rotation_budgets(parents: npt.ArrayLike, order: np.ndarray, animated: Iterable[int]) -> np.ndarray:
-    """Per node, the share of the rotation tolerance its own curve may use.
+    """Divide the rotation tolerance among the animated rotations of each chain of nodes.
 
     A node's world rotation carries the errors of every animated rotation above it, so the
     tolerance is split evenly along the longest chain of rotation-animated nodes through each
-    node: errors then add up to at most the tolerance in world space. ``parents``: (N,) with -1
-    for roots; ``order``: node indices parents first; ``animated``: nodes with animated rotation.
+    node: errors then add up to at most the tolerance in world space.
+
+    Parameters
+    ----------
+    parents : (N,) int array
+        Each node's parent, -1 for roots.
+    order : (N,) int array
+        Node indices, parents first.
+    animated : iterable of int
+        The nodes with animated rotation.
+
+    Returns
+    -------
+    (N,) int array
+        Per node, the number of shares: its own curve may use the tolerance divided by it (at
+        least 1).
+
+    Examples
+    --------
+    >>> parents = [-1, 0, 1, 2, 0]  # a chain 0-1-2-3, and 4 under 0
+    >>> rotation_budgets(parents, np.array([0, 1, 2, 3, 4]), animated=[1, 2, 3]).tolist()
+    [3, 3, 3, 3, 1]
     """
     parents = np.asarray(parents)
     animated_mask = np.zeros(len(parents))
@@ -73,8 +107,28 @@ def rotation_budgets(parents: npt.ArrayLike, order: np.ndarray, animated: Iterab
 
 
 def chain_sums(parents: np.ndarray, order: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Per node, the largest sum of ``weights`` along one chain from a root to a leaf through it.
-    ``order``: node indices parents first."""
+    """Find the largest sum of weights along one chain from a root to a leaf through each node.
+
+    Parameters
+    ----------
+    parents : (N,) int array
+        Each node's parent, -1 for roots.
+    order : (N,) int array
+        Node indices, parents first.
+    weights : (N,) float array
+        Each node's weight.
+
+    Returns
+    -------
+    (N,) float64 array
+        Per node, the largest sum of ``weights`` along one chain from a root to a leaf through it.
+
+    Examples
+    --------
+    >>> parents, order = np.array([-1, 0, 0, 1]), np.array([0, 1, 2, 3])  # chains 0-1-3 and 0-2
+    >>> chain_sums(parents, order, np.array([1.0, 2.0, 4.0, 3.0])).tolist()  # 1+2+3 = 6, 1+4 = 5
+    [6.0, 6.0, 5.0, 6.0]
+    """
     above = np.zeros(len(parents))  # from the root down to the node, itself included
     below = np.zeros(len(parents))  # the largest strictly under it
     for node in order:
@@ -127,5 +181,26 @@ def _plans(animation, settings, samplers, keys):
 
 
 def plan_document(document: Document, settings: ImportSettings) -> dict[int, list[ChannelPlan]]:
-    """{animation index: [ChannelPlan, ...]} for every animation of a loaded Document."""
+    """Plan the import of every animation of a loaded Document: per channel, its sampler and keys.
+
+    Parameters
+    ----------
+    document : Document
+        The loaded file (core.document.load).
+    settings : ImportSettings
+        The source played, the tolerance, baking and the frame rate.
+
+    Returns
+    -------
+    dict of int to list of ChannelPlan
+        {animation index: one ChannelPlan per channel, in the animation's order}; each plan's
+        ``keyframes`` are in glTF values and seconds.
+
+    Examples
+    --------
+    >>> from gltf_sqlerp.core.document import load
+    >>> (plans,) = plan_document(load("samples/sqlerp_arm.gltf"), ImportSettings(source="FALLBACK")).values()
+    >>> [(plan.channel.path, plan.source, plan.sampler.interpolation) for plan in plans[2:]]  # no fallback: as is
+    [('rotation', 'FALLBACK', 'LINEAR'), ('translation', 'EXTENSION', 'LINEAR')]
+    """
     return plan_animations(document.animations, settings, document.scene)

@@ -59,10 +59,26 @@ SCREEN_AT = 0.4
 ARC_ERROR_DEG = 0.0340
 @dataclass
 class Keyframes:
-    """Keys of one channel, one row per key; values (m, k), k components (4 for quaternions).
+    """Keys of one channel's F-curves, one row per key, with their handles.
 
-    interpolation[i] is the mode of the segment that starts at key i (the last key repeats its
-    predecessor's). Handles are always filled; they only shape BEZIER segments.
+    Handles are always filled; they only shape BEZIER segments. Times are seconds in glTF's
+    space (keyframes_for), frames in Blender's (blender_curves.CurveKeys.keyframes).
+
+    Attributes
+    ----------
+    times : (m,) float array
+        The keys' times.
+    values : (m, k) float array
+        The keys' values, k components (4 for quaternions).
+    left_times, right_times : (m,) float array
+        The times of each key's left and right handle.
+    left_values, right_values : (m, k) float array
+        The values of each key's left and right handle.
+    interpolation : (m,) str array
+        CONSTANT, LINEAR or BEZIER: interpolation[i] is the mode of the segment that starts at key
+        i (the last key repeats its predecessor's).
+    jumps : (j,) float array or None
+        Times (seconds) where a CUBICSLERP curve jumps (core.sampling.sqlerp_jumps).
     """
     times: np.ndarray
     values: np.ndarray
@@ -71,7 +87,7 @@ class Keyframes:
     right_times: np.ndarray
     right_values: np.ndarray
     interpolation: np.ndarray
-    jumps: np.ndarray | None = None  # times (seconds) where a CUBICSLERP curve jumps (core.sampling.sqlerp_jumps)
+    jumps: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.times)
@@ -79,11 +95,44 @@ class Keyframes:
 
 def keyframes_for(sampler: Sampler, tolerance_deg: float = 0.01, bake_times: npt.ArrayLike | None = None,
                   frames_per_second: float = 24.0) -> Keyframes:
-    """Keys that make Blender play ``sampler`` (exactly, or within ``tolerance_deg`` for slerp and
-    CUBICSLERP rotations). ``bake_times`` (seconds): LINEAR keys holding the curve's value at each
-    of those times instead ("bake every frame"). Rotation keys are sign-continuous. Where a
-    CUBICSLERP curve jumps (core.sampling.sqlerp_jumps), a CONSTANT segment between two keys 0.02 frames
-    apart (at ``frames_per_second``) around it holds the jump."""
+    """Choose the keys that make Blender play a glTF sampler, exactly or within a tolerance.
+
+    Rotation keys are sign-continuous. Where a CUBICSLERP curve jumps (core.sampling.sqlerp_jumps),
+    a CONSTANT segment between two keys 0.02 frames apart around it holds the jump.
+
+    Parameters
+    ----------
+    sampler : Sampler
+        The glTF sampler; rotations (x, y, z, w).
+    tolerance_deg : float
+        The rotation error allowed for slerp and CUBICSLERP rotations, in degrees; raised to
+        MIN_TOLERANCE_DEG, what float32 keys can play.
+    bake_times : (T,) float array or None
+        Seconds: LINEAR keys holding the curve's value at each of those times instead of fitted
+        curves ("bake every frame").
+    frames_per_second : float
+        The scene's rate, which places the keys around a jump.
+
+    Returns
+    -------
+    Keyframes
+        In glTF values and seconds: (m,) times, (m, k) values.
+
+    Raises
+    ------
+    ValueError
+        ``tolerance_deg`` is not positive, or ``bake_times`` is empty.
+
+    Examples
+    --------
+    >>> from gltf_sqlerp.core.sampling import Sampler
+    >>> q = np.array([[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, np.sqrt(0.5), np.sqrt(0.5)]])  # 0 and 90 degrees about Z
+    >>> keys = keyframes_for(Sampler("LINEAR", np.array([0.0, 1.0]), q, "rotation", ""), tolerance_deg=0.01)
+    >>> t = np.linspace(0.0, 1.0, 101)
+    >>> slerp = np.stack([0 * t, 0 * t, np.sin(np.pi / 4 * t), np.cos(np.pi / 4 * t)], axis=1)  # 90t degrees about Z
+    >>> bool(quat.angle_between(play(keys, t, rotation=True), slerp).max() < 0.01)  # as Blender plays the keys
+    True
+    """
     if not tolerance_deg > 0.0:
         raise ValueError(f"tolerance_deg must be positive, got {tolerance_deg!r}")
     tolerance_deg = max(float(tolerance_deg), MIN_TOLERANCE_DEG)

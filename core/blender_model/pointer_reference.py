@@ -30,8 +30,35 @@ _FLAT_RANGE = 1e-6
 
 
 def reference_values(record: PointerRecord, frames: npt.ArrayLike, frames_per_second: float) -> np.ndarray:
-    """(len(frames), k) float64: the reference of each F-curve at action ``frames``; held before
-    the first sample and after the last, as Blender holds a curve's end keys."""
+    """Play a pointer record's reference of each F-curve at action frames, for the live preview.
+
+    LINEAR references play straight lines between their samples; STEP ones hold each sample up to
+    the next, switching at float32 key frames as Blender does. Both hold their first and last
+    sample outside them, as Blender holds a curve's end keys.
+
+    Parameters
+    ----------
+    record : PointerRecord
+        The reference: samples in seconds and Blender units.
+    frames : (T,) float array
+        Action frames.
+    frames_per_second : float
+        The action's frame rate: frame = seconds * frames_per_second.
+
+    Returns
+    -------
+    (T, k) float64 array
+        The reference of each of the record's k F-curves at ``frames``.
+
+    Examples
+    --------
+    >>> from gltf_sqlerp.core.blender_model import CurveTarget, PointerRecord
+    >>> lens = PointerRecord("/animations/0/channels/0", "/cameras/0/perspective/yfov", "CAMERA", "Camera", "",
+    ...                      "LINEAR", [CurveTarget("lens", 0)], np.array([0.0, 1.0], np.float32),
+    ...                      np.array([[48.0], [24.0]], np.float32))  # 48 mm at 0 s, 24 mm at 1 s
+    >>> reference_values(lens, [-6.0, 6.0, 24.0, 30.0], 24.0)[:, 0].tolist()  # frames at 24 fps
+    [48.0, 42.0, 24.0, 24.0]
+    """
     frames = np.atleast_1d(np.asarray(frames, dtype=np.float64))
     values = record.values.astype(np.float64)
     key_frames = record.times.astype(np.float64) * frames_per_second
@@ -44,16 +71,43 @@ def reference_values(record: PointerRecord, frames: npt.ArrayLike, frames_per_se
 
 @dataclass
 class PointerDeviation:
-    """One row of the pointer table: one F-curve against its reference. ``blender`` is None where
-    its curve could not be compared (``notes`` say why)."""
-    index: int            # position in the clip's stored pointer records
-    component: int        # the F-curve's position in that record
-    target: str           # material, camera or light
-    pointer: str          # the glTF property
+    """One row of the pointer table: one F-curve against its reference.
+
+    Attributes
+    ----------
+    index : int
+        The record's position in the clip's stored pointer records.
+    component : int
+        The F-curve's position in that record.
+    target : str
+        The material, camera or light.
+    pointer : str
+        The glTF property, "/cameras/0/perspective/yfov".
+    data_path : str
+        The F-curve's data path.
+    array_index : int
+        The F-curve's array index.
+    span : float
+        The range of the reference values (Blender units); a flat curve's is its size's float32
+        resolution, never 0.
+    blender : deviation.Peak or None
+        The largest |Blender - reference| and where it is; None where the curve could not be
+        compared (``notes`` say why).
+    notes : list of str
+        Why the curve was not compared.
+    relative : float or None
+        Read-only: ``blender.max`` in units of ``span``.
+    property : str
+        Read-only: "data_path[array_index]".
+    """
+    index: int
+    component: int
+    target: str
+    pointer: str
     data_path: str
     array_index: int
-    span: float           # range of the reference values (Blender units)
-    blender: Peak | None  # largest |Blender - reference| and where
+    span: float
+    blender: Peak | None
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -85,8 +139,38 @@ def check_frames(record: PointerRecord, frames_per_second: float) -> np.ndarray:
 
 def pointer_deviations(records: Sequence[PointerRecord], curves: Sequence[PointerCurves],
                        frames_per_second: float) -> list[PointerDeviation]:
-    """Rows for every F-curve of ``records`` (``curves[i]``: record i's, see PointerCurves),
-    worst first (by the difference relative to the range), curves not compared last."""
+    """Measure how far Blender's F-curves play from their pointer references, for the report.
+
+    Each F-curve is checked at its reference's own times (``check_frames``: a LINEAR reference's
+    samples, 8 a frame; a STEP one's, a hair after each key and every eighth frame between them).
+
+    Parameters
+    ----------
+    records : sequence of PointerRecord
+        The references of a clip's pointer F-curves.
+    curves : sequence of PointerCurves
+        ``curves[i]``: record i's F-curves, per component a CurveKeys, or None where the F-curve
+        is gone; or a string saying why none of the record's can be compared.
+    frames_per_second : float
+        The action's frame rate.
+
+    Returns
+    -------
+    list of PointerDeviation
+        One row per F-curve, worst first by the difference relative to the range; curves not
+        compared last.
+
+    Examples
+    --------
+    >>> from gltf_sqlerp.core.blender_model import CurveTarget, PointerRecord
+    >>> lens = PointerRecord("/animations/0/channels/0", "/cameras/0/perspective/yfov", "CAMERA", "Camera", "",
+    ...                      "LINEAR", [CurveTarget("lens", 0)], np.array([0.0, 1.0], np.float32),
+    ...                      np.array([[48.0], [24.0]], np.float32))  # 48 mm at 0 s, 24 mm at 1 s
+    >>> edited = np.array([[0.0, 48.0], [24.0, 30.0]])  # (frame, lens): the last key moved to 30 mm by hand
+    >>> (row,) = pointer_deviations([lens], [[CurveKeys(edited, edited, edited, np.array(["LINEAR"] * 2))]], 24.0)
+    >>> row.blender.max, row.blender.frame, row.relative  # 6 mm off at frame 24, a quarter of the 24 mm range
+    (6.0, 24.0, 0.25)
+    """
     rows = []
     for i, (record, keys) in enumerate(zip(records, curves)):
         frames = check_frames(record, frames_per_second)
@@ -119,7 +203,26 @@ def pointer_deviations(records: Sequence[PointerRecord], curves: Sequence[Pointe
 
 
 def format_pointer_table(rows: Sequence[PointerDeviation], limit: int | None = None) -> list[str]:
-    """The pointer rows as lines of text (a header and one line per row, worst first)."""
+    """Format pointer rows as lines of text: a header, then one line per row in the rows' order.
+
+    Parameters
+    ----------
+    rows : sequence of PointerDeviation
+        pointer_deviations' rows (worst first).
+    limit : int or None
+        The most rows shown; None shows all.
+
+    Returns
+    -------
+    list of str
+        The lines; none at all without rows.
+
+    Examples
+    --------
+    >>> row = PointerDeviation(0, 0, "Camera", "/cameras/0/perspective/yfov", "lens", 0, 24.0, Peak(6.0, 1.0, 24.0))
+    >>> format_pointer_table([row])[1].split()  # 6 mm off, at 1 s, a quarter of the 24 mm range
+    ['Camera', 'lens[0]', '6', 'at', '1.000', 's', '(frame', '24.00)', '2.50e-01', 'of', '24']
+    """
     if not rows:
         return []
     lines = [f"{'target':<20} {'property':<56} {'BLENDER-spec':<34} of its range"]

@@ -51,7 +51,24 @@ def to_quaternions(mode: str, components: npt.ArrayLike) -> np.ndarray:
 
 
 def from_blender_quaternion(wxyz: npt.ArrayLike) -> np.ndarray:
-    """Blender's (w, x, y, z) to unit (x, y, z, w); a zero quaternion plays as the identity."""
+    """Convert Blender's quaternion F-curve values to the unit quaternions Blender plays.
+
+    Parameters
+    ----------
+    wxyz : (..., 4) float array
+        Blender's (w, x, y, z), of any length.
+
+    Returns
+    -------
+    (..., 4) float64 array
+        Unit (x, y, z, w), normalized as Blender's ``normalize_qt``; a zero quaternion plays as the
+        identity.
+
+    Examples
+    --------
+    >>> from_blender_quaternion([[0.0, 0.0, 0.0, 2.0], [0.0, 0.0, 0.0, 0.0]]).tolist()  # half a turn about Z; zero
+    [[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
+    """
     wxyz, out, shape = _flat(wxyz, 4)
     norm, *spare = work_arrays("rotation_modes", 3, len(wxyz))
     _length([wxyz[:, 1], wxyz[:, 2], wxyz[:, 3], wxyz[:, 0]], norm, spare[0])  # summed x, y, z, w
@@ -187,10 +204,38 @@ def _sin_quarter(r, out, z):
 
 
 def from_quaternions(mode: str, q: npt.ArrayLike, reference: npt.ArrayLike | None = None) -> np.ndarray:
-    """F-curve values (T, k) of rotation ``mode`` for (T, 4) unit quaternions (x, y, z, w): the
-    inverse of to_quaternions, for posing a bone or object of that mode from a quaternion.
-    ``reference`` (T, k): current values; Euler angles are then shifted by whole turns to lie
-    nearest them, as Blender's compatible Euler conversion does, so that poses do not jump by 2 pi."""
+    """Convert unit quaternions to the F-curve values of a Blender rotation mode.
+
+    The inverse of to_quaternions, for posing a bone or object of that mode from a quaternion.
+
+    Parameters
+    ----------
+    mode : str
+        QUATERNION, AXIS_ANGLE or an Euler order ('XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX').
+    q : (T, 4) float array
+        Unit quaternions (x, y, z, w).
+    reference : (T, k) float array or None
+        Current values: Euler angles are then shifted by whole turns to lie nearest them, as
+        Blender's compatible Euler conversion does, so that poses do not jump by 2 pi.
+
+    Returns
+    -------
+    (T, k) float64 array
+        k = 4: (w, x, y, z) or (angle, x, y, z); k = 3: Euler angles in radians, indexed by axis.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``mode``.
+
+    Examples
+    --------
+    >>> q = [[0.0, 0.0, np.sqrt(0.5), np.sqrt(0.5)]]  # 90 degrees about Z
+    >>> (np.degrees(from_quaternions("XYZ", q)).round(6) + 0.0).tolist()  # + 0.0: a -0.0 prints as 0.0
+    [[0.0, 0.0, 90.0]]
+    >>> (np.degrees(from_quaternions("XYZ", q, reference=[[0.0, 0.0, 6.0]])).round(6) + 0.0).tolist()  # 344 degrees
+    [[0.0, 0.0, 450.0]]
+    """
     q = np.asarray(q, dtype=np.float64)
     if mode == QUATERNION:
         return np.roll(q, 1, axis=-1)
