@@ -1,76 +1,21 @@
-"""The deviation report: EXTENSION, FALLBACK and Blender's F-curves compared over dense times, and
-"Add Keys" refitting the curves that miss the spec.
+"""The deviation report's rows (core.blender_model.deviation): EXTENSION, FALLBACK and Blender's
+F-curves compared over dense times, worked out where the answer is known.
 
-Core tests build records and F-curve keys by hand where the answer is known (curves equal to the
-spec, a fallback turned by 1°, a step against a ramp whose peak time follows from the sampling).
-Blender tests import samples/sqlerp_arm.gltf, compare the report with the core's own evaluation
-of the file, then damage a bone's curves and repair them (with undo).
+Records and F-curve keys are built by hand (helpers.deviation_records): curves equal to the spec, a
+fallback turned by 1°, a step against a ramp whose peak time follows from the sampling, keys at
+float32 frames, easing modes left out. The same report in Blender, with "Add Keys":
+test_deviation_report.py.
 """
-
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.bpy_access import current_scene, operator, settings
+
+from helpers.deviation_records import (FPS, LOCATION_MAP, ROTATION_MAP, axis_angle, curve, peak, per_component,
+                                       record, sampler)
 
 from gltf_sqlerp.core.sampling import quaternions as quat
-from gltf_sqlerp.core.blender_model.clip_record import ChannelRecord
 from gltf_sqlerp.core.blender_model.deviation import CurveKeys, channel_deviations, format_table, target_name
 
-SAMPLE = Path(__file__).resolve().parents[2] / "samples/sqlerp_arm.gltf"
-FPS = 24.0
-# The bundled importer's Y-up to Z-up maps (blender-notes.md): glTF (x, y, z, w) -> Blender
-# (w, x, -z, y) for quaternions, (x, y, z) -> (x, -z, y) for locations.
-ROTATION_MAP = np.array([[0, 0, 0, 1], [1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0]], dtype=float)
-LOCATION_MAP = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]], dtype=float)
-
-
-def axis_angle(axis, degrees):
-    """(x, y, z, w) of a rotation by ``degrees`` about a unit axis, by the textbook formula."""
-    half = np.radians(degrees) / 2.0
-    return np.append(np.sin(half) * np.asarray(axis, dtype=float), np.cos(half))
-
-
-def sampler(interpolation, times, rows):
-    rows = np.asarray(rows, dtype=float)
-    return {"interpolation": interpolation, "pointer": "", "times": list(map(float, times)),
-            "width": rows.shape[1], "values": rows.ravel().tolist()}
-
-
-PROPERTIES = {"rotation": "rotation_quaternion", "translation": "location",
-              "weights": 'key_blocks["a"].value'}
-
-
-def record(path, main, matrix, offset, fallback=None, data_path=None, name="Arm"):
-    """A ChannelRecord read from its stored form (core.blender_model.clip_record), as the import stores it."""
-    result = {"node": 0, "path": path, "pointer": "", "id_name": name, "id_type": "Object", "slot": "",
-              "data_path": data_path or PROPERTIES[path],
-              "matrix": np.asarray(matrix, dtype=float).ravel().tolist(),
-              "offset": list(map(float, offset)), "source": "EXTENSION", "sampler": main,
-              "curves": [{"data_path": "x", "index": i} for i in range(len(offset))]}
-    if fallback is not None:
-        result["fallback"] = fallback
-    return ChannelRecord.from_record(result)
-
-
-def curve(frames, values, mode, left=None, right=None):
-    """CurveKeys of one component: keys (frame, value) and handles (frame, value) pairs."""
-    co = np.stack([frames, values], axis=1)
-    return CurveKeys(co, co if left is None else left, co if right is None else right,
-                     np.full(len(frames), mode))
-
-
-def peak(pair):
-    """The largest difference of a pair compared with Blender (it must have been compared)."""
-    assert pair is not None
-    return pair.max
-
-
-def per_component(frames, blender_values, mode):
-    return [curve(frames, blender_values[:, c], mode) for c in range(blender_values.shape[1])]
-
-
-# --- core ----------------------------------------------------------------------------------------
 
 def test_curves_equal_to_the_spec_deviate_by_nothing():
     """STEP rotation -> CONSTANT, LINEAR translation -> LINEAR, CUBICSPLINE translation ->
@@ -282,154 +227,3 @@ def test_blender_values_do_not_depend_on_the_order_or_number_of_frames():
         assert np.array_equal(blender_values(curves, dense[few], rotation=False)[0], played[few])
     on_keys = np.searchsorted(dense, frames)
     assert np.array_equal(played[on_keys], np.stack([c.co[:, 1] for c in curves], axis=1))
-
-
-# --- Blender -------------------------------------------------------------------------------------
-
-def fcurves_of(action, data_path):
-    if hasattr(action, "layers") and action.layers:
-        curves = [c for bag in action.layers[0].strips[0].channelbags for c in bag.fcurves]
-    else:
-        curves = list(action.fcurves)
-    return sorted((c for c in curves if c.data_path == data_path), key=lambda c: c.array_index)
-
-
-def key_points(action, data_path):
-    result = []
-    for fcurve in fcurves_of(action, data_path):
-        co = np.zeros(2 * len(fcurve.keyframe_points), dtype=np.float32)
-        fcurve.keyframe_points.foreach_get("co", co)
-        result.append(co.reshape(-1, 2))
-    return result
-
-
-def by_target(rows):
-    return {row.target: row for row in rows if row.rotation}
-
-
-@pytest.fixture
-def arm(fidelity):
-    import bpy
-    assert fidelity.import_gltf(SAMPLE) == {'FINISHED'}
-    return bpy.data.objects["Arm"]
-
-
-@pytest.mark.blender
-def test_report_after_import_matches_the_core(arm):
-    """Every bone's curves within the import tolerance of the extension; EXT-FALLBACK equal to
-    the core's own evaluation of the file (local rotations, spec "Error measure" angle, same times)."""
-    from gltf_sqlerp import core
-    from gltf_sqlerp.core.sampling.metrics import dense_times, rotation_deviation
-    from gltf_sqlerp.operators.preview.deviation import report
-    rows = by_target(report(arm))
-    assert set(rows) == {"Shoulder", "Elbow", "Wrist"}
-    document = core.load(SAMPLE)
-    clip = document.animations[0]
-    times = dense_times(0.0, clip.duration, FPS, 8)
-    names = [node["name"] for node in document.json["nodes"]]
-    for channel in clip.channels:
-        if channel.path != "rotation":
-            continue
-        row = rows[names[channel.node]]
-        assert peak(row.ext_blender) <= 0.01 and row.source == "EXTENSION"
-        expected = rotation_deviation(channel.evaluate(times),
-                                      channel.evaluate(times, use_fallback=True), times)
-        assert abs(row.ext_fallback.max - expected.max_deg) < 1e-6
-        assert row.ext_fallback.time == pytest.approx(expected.at_time, abs=1e-9)
-        assert row.ext_fallback.max > 0.05  # the sample's fallback really differs
-
-
-@pytest.mark.blender
-def test_report_operator_prints_and_keeps_a_summary(arm, capfd):
-    action = arm.animation_data.action
-    assert operator("gltf_sqlerp.deviation_report")(action=action.name) == {'FINISHED'}
-    out = capfd.readouterr().out
-    assert f"Info: Deviation of '{action.name}'" in out
-    assert all(f"Info: {bone}" in out for bone in ("Shoulder", "Elbow", "Wrist"))
-    state = settings(current_scene(), "gltf_sqlerp_deviation")
-    assert state.action == action.name and len(state.rows) == 4
-    assert state.lines.splitlines()[0] == state.summary and len(state.lines.splitlines()) == 5
-    assert all(0.0 <= row.ext_blender <= 0.01 for row in state.rows if row.unit == "°")
-
-
-@pytest.mark.blender
-def test_add_keys_repairs_a_damaged_bone_and_undo_restores_the_damage(arm, fidelity, capfd):
-    """Every other key of the Shoulder's rotation curves removed: the report puts the Shoulder
-    first; Add Keys refits it within tolerance (world rotations measured by tools/fidelity.py
-    against the core too) with more keys than the damage left; undo brings the damage back."""
-    import bpy
-    from gltf_sqlerp import core
-    from gltf_sqlerp.operators.preview.deviation import report
-    document = core.load(SAMPLE)
-    path = 'pose.bones["Shoulder"].rotation_quaternion'
-    action_name = arm.animation_data.action.name
-    # A fresh import is within tolerance everywhere: nothing to add.
-    assert operator("gltf_sqlerp.add_keys")(action=action_name) == {'CANCELLED'}
-    for fcurve in fcurves_of(bpy.data.actions[action_name], path):
-        points = fcurve.keyframe_points
-        for i in range(len(points) - 2, 0, -2):  # every other key, first and last kept
-            points.remove(points[i])
-        fcurve.update()
-    damaged = key_points(bpy.data.actions[action_name], path)
-    rows = report(arm)
-    assert rows[0].target == "Shoulder" and peak(rows[0].ext_blender) > 0.01
-    assert fidelity.measure(document, 0).rotation_max_deg > 0.01
-    assert all(peak(row.ext_blender) <= 0.01 for row in rows[1:] if row.rotation)
-    capfd.readouterr()
-    assert bpy.context.window_manager is not None
-    with bpy.context.temp_override(window=bpy.context.window_manager.windows[0]):
-        bpy.ops.ed.undo_push(message="damaged")
-        result = operator("gltf_sqlerp.add_keys")('EXEC_DEFAULT', True, action=action_name)
-        assert result == {'FINISHED'}
-        repaired = key_points(bpy.data.actions[action_name], path)
-        assert all(len(r) > len(d) for r, d in zip(repaired, damaged))
-        added = sum(len(r) - len(d) for r, d in zip(repaired, damaged))
-        assert f"+{added} keys on 1 channel" in capfd.readouterr().out
-        fixed = by_target(report(bpy.data.objects["Arm"]))
-        assert all(peak(row.ext_blender) <= 0.01 for row in fixed.values())
-        assert fidelity.measure(document, 0).rotation_max_deg <= 0.01
-        assert bpy.ops.ed.undo() == {'FINISHED'}
-    restored = key_points(bpy.data.actions[action_name], path)
-    assert len(restored) == 4 and all(np.array_equal(r, d) for r, d in zip(restored, damaged))
-    assert peak(by_target(report(bpy.data.objects["Arm"]))["Shoulder"].ext_blender) > 0.01
-
-
-@pytest.mark.blender
-def test_add_keys_against_the_fallback_makes_blender_play_it(arm, fidelity):
-    """Refitting every bone to the fallback: the report against FALLBACK drops within tolerance,
-    the records say the curves now play the fallback, and Blender's world rotations (measured by
-    tools/fidelity.py against the core's fallback) are within the import's 0.01°."""
-    import bpy
-    from gltf_sqlerp import core
-    from gltf_sqlerp.operators.preview.deviation import report
-    document = core.load(SAMPLE)
-    assert fidelity.measure(document, 0, use_fallback=True).rotation_max_deg > 0.05
-    action_name = arm.animation_data.action.name
-    assert operator("gltf_sqlerp.add_keys")(action=action_name, source='FALLBACK') == {'FINISHED'}
-    rows = by_target(report(arm, source='FALLBACK'))
-    assert all(peak(row.fallback_blender) <= 0.01 for row in rows.values())
-    records = bpy.data.actions[action_name]["gltf_sqlerp"].to_dict()["channels"]
-    assert {r["source"] for r in records if r["path"] == "rotation"} == {"FALLBACK"}
-    assert {r["source"] for r in records if r["path"] != "rotation"} == {"EXTENSION"}  # no fallback
-    assert all(row.source == "FALLBACK" for row in by_target(report(arm)).values())
-    played = fidelity.measure(document, 0, use_fallback=True)
-    assert played.problems == [] and played.rotation_max_deg <= 0.01
-
-
-@pytest.mark.blender
-def test_tolerance_shares_follow_the_chains_the_import_used(arm):
-    """Blender's hierarchy (bone parents) gives each bone the same share of the tolerance as the
-    import computed from the glTF node tree (core.blender_model.import_plan.rotation_budgets on core.Scene)."""
-    from gltf_sqlerp import core
-    from gltf_sqlerp.core.blender_model.import_plan import rotation_budgets
-    from gltf_sqlerp.operators import action_data
-    from gltf_sqlerp.operators.preview.deviation import chain_counts
-    document = core.load(SAMPLE)
-    rotated = {c.node for c in document.animations[0].channels if c.path == "rotation"}
-    budgets = rotation_budgets(document.scene.parents, document.scene.order, rotated)
-    names = [node["name"] for node in document.json["nodes"]]
-    clip = action_data.load(arm.animation_data.action)
-    assert clip is not None
-    counts = chain_counts(clip)
-    assert counts == {("Arm", names[n]): int(budgets[n]) for n in rotated}
-    assert set(counts.values()) == {3}  # Shoulder > Elbow > Wrist
