@@ -1,7 +1,7 @@
 """Version drift on the import side: when Blender's bundled importer does not call the add-on's
 animation hooks (a later Blender that renamed them, simulated here by hooks that do nothing), the
 import is refused with a message naming the Blender version, and the scene is left as it was.
-The export side is covered in tests/operators/test_export_roundtrip.py (child processes)."""
+The export side is covered in tests/operators/test_export_bundled.py (child processes)."""
 
 from pathlib import Path
 
