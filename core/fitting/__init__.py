@@ -1,10 +1,10 @@
-"""Fitting what an export writes: CUBICSLERP keys to a motion (``sqlerp_fit``, ``sqlerp_tangents``),
-their core-spec fallbacks (``fallback_fit``, ``fallback_forms``), one rotation channel's whole
-export (``rotation_export``, ``channel_motion``, ``screening``) or a CUBICSPLINE sampler alone
-(``spline_alone``, ``hermite_tangents``), fewer LINEAR, translation, scale
-and weight keys (``linear_reduction``, ``vector_reduction``, ``property_export``), animation
-pointer keys and their shared inputs (``pointer_export``), the keys an import gives pointer
-properties (``pointer_samples``), world-space
+"""Fitting what an export writes: CUBICSLERP keys to a motion (``sqlerp_fit``, ``sqlerp_segments``,
+``sqlerp_tangents``), their core-spec fallbacks (``fallback_fit``, ``fallback_forms``), one rotation
+channel's whole export (``rotation_export``, ``channel_motion``, ``screening``, ``stored_keys``) and
+what it writes (``channel_keys``), or a CUBICSPLINE sampler alone (``spline_alone``,
+``hermite_tangents``), fewer LINEAR, translation, scale and weight keys (``linear_reduction``,
+``vector_reduction``, ``property_export``), animation pointer keys and their shared inputs
+(``pointer_export``), the keys an import gives pointer properties (``pointer_samples``), world-space
 tolerances along chains (``world_error``, ``world_correction``) and the sample's fallback
 (``sample_fallback``), what written keys play (``played_keys``); a motion Blender evaluated,
 sampled (``sampled_motion``), and what glTF cannot hold of it (``shear``)."""
@@ -19,7 +19,8 @@ from .property_export import (
 from . import pointer_samples
 from .pointer_export import input_bytes, join_key_sets, pointer_tolerance
 from .fallback_forms import QUATERNION_BYTES, TIME_BYTES
-from .rotation_export import ChannelKeys, ExportOptions, FIT_MARGIN, check_grid, export_keys
+from .channel_keys import ChannelKeys
+from .rotation_export import ExportOptions, FIT_MARGIN, check_grid, export_keys
 from .sqlerp_fit import FIT_DEFAULTS, CubicSlerpFit, FitOptions, fit_cubicslerp
 from .played_keys import keys_player, sampler_player
 from .sampled_motion import SampledMotion, sample_frames

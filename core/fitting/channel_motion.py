@@ -19,7 +19,8 @@ from ..blender_model import BlenderCurves, CurveKeys
 from ..sampling import nearest_index
 from ..sampling import SAMPLES_PER_FRAME
 from .played_keys import Player, keys_player
-from .rotation_export import ChannelKeys, ExportOptions, check_grid, export_keys, new_fallback, stepped_keys
+from .channel_keys import ChannelKeys
+from .rotation_export import ExportOptions, check_grid, export_keys, new_fallback, stepped_keys
 from .sampled_motion import SampledMotion
 from .world_correction import CorrectedTarget, WorldCorrection
 
@@ -38,12 +39,26 @@ DENSE_MIN_KEYS = 6
 
 @dataclass
 class RotationMotion:
-    """Rotation of one target: ``key_frames`` (the animator's rotation keys) and ``at(frames)`` ->
-    (T, 4) unit quaternions (x, y, z, w) of the target's own (basis) rotation."""
+    """Rotation of one target as its F-curves play it (core.blender_model's emulation).
+
+    ``at(frames)`` gives (T, 4) unit quaternions (x, y, z, w) of the target's own (basis)
+    rotation. Pickled, it travels as its keys; the emulation is set up again on arrival.
+
+    Attributes
+    ----------
+    mode : str
+        Blender's rotation mode: "QUATERNION", "AXIS_ANGLE" or an Euler order such as "XYZ".
+    key_frames : (K,) float array
+        The frames of the animator's rotation keys.
+    curves : list of CurveKeys
+        The rotation F-curves' keys, one per component.
+    prepared : BlenderCurves or str
+        The curves set up for evaluation, or why Blender's curves cannot be emulated (``at``
+        then raises ValueError with it).
+    """
     mode: str
     key_frames: np.ndarray
-    curves: list[CurveKeys]  # per component
-    # BlenderCurves, or why Blender's curves cannot be emulated
+    curves: list[CurveKeys]
     prepared: BlenderCurves | str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -63,6 +78,7 @@ class RotationMotion:
         return all(np.all(np.asarray(curve.interpolation) == "CONSTANT") for curve in self.curves)
 
     def at(self, frames: npt.ArrayLike) -> np.ndarray:
+        """(T, 4) basis rotations at ``frames``; ValueError where the curves cannot be emulated."""
         if isinstance(self.prepared, str):
             raise ValueError(self.prepared)
         played = self.prepared.values(np.asarray(frames, dtype=np.float64), rotation=False)
@@ -71,8 +87,26 @@ class RotationMotion:
 
 @dataclass
 class ChannelTarget:
-    """One channel's motion in glTF space: glTF q = a · q_basis · b at ``frame``, with
-    frame = seconds · rate + slide."""
+    """One channel's motion in glTF space: q = a · q_basis(frame) · b, frame = seconds · rate + slide.
+
+    Called with seconds, it gives (T, 4) unit quaternions (x, y, z, w).
+
+    Attributes
+    ----------
+    motion : RotationMotion or SampledMotion
+        The target's basis rotation q_basis as a function of frames.
+    a : (4,) float array
+        The constant rotation on the left, as the bundled exporter writes a · q · b for the
+        rotation q Blender keys (a bone's rest in its parent's rest; an object's parent inverse
+        and delta rotation, after the axis change).
+    b : (4,) float array
+        The constant rotation on the right (the identity for a bone; the axis change back for
+        an object, Y up).
+    slide : float
+        The frame at 0 seconds.
+    rate : float
+        Frames per second.
+    """
     motion: "RotationMotion | SampledMotion"
     a: np.ndarray
     b: np.ndarray
@@ -80,34 +114,76 @@ class ChannelTarget:
     rate: float
 
     def frames(self, seconds: npt.ArrayLike) -> np.ndarray:
+        """The frames at ``seconds``."""
         return np.asarray(seconds, dtype=np.float64) * self.rate + self.slide
 
     def __call__(self, seconds: npt.ArrayLike) -> np.ndarray:
         return self.at_frames(self.frames(seconds))
 
     def at_frames(self, frames: npt.ArrayLike) -> np.ndarray:
+        """(T, 4) glTF rotations at ``frames``."""
         return quat.sandwich(self.a, self.motion.at(frames), self.b)
 
 
 def disagreement(worst_deg: float) -> str:
-    """Why a channel is not fitted when Blender's samples are ``worst_deg`` off the emulation."""
+    """Explain why a channel is not fitted when Blender's samples are off its emulated motion.
+
+    Parameters
+    ----------
+    worst_deg : float
+        The largest angle in degrees between Blender's samples and the emulated motion.
+
+    Returns
+    -------
+    str
+        The reason the export reports (ChannelKeys.skipped), the angle to 3 significant digits.
+
+    Examples
+    --------
+    >>> disagreement(0.012345)
+    "Blender plays something else than its keys (0.0123 deg off: constraints, drivers, NLA or a parent's motion)"
+    """
     return (f"Blender plays something else than its keys ({worst_deg:.3g} deg off: constraints, "
             "drivers, NLA or a parent's motion)")
 
 
 @dataclass
 class ChannelTask:
-    """A channel's fit: its target between frames ``start`` and ``end``, the CUBICSLERP keys
-    it was imported with (``stored``: (times, rows), or None) and Blender's own samples of it in
-    glTF space (``samples``: (frames, (n, 4) values), or None), which the target must play.
-    ``correction``: what the written curves above the channel play off the exact ones
-    (core.fitting.world_correction): the channel is fitted to its target corrected by it, so that its
-    node's world rotation is right. ``fallback_share``: the fraction of the fallback tolerance
-    the channel may use, so that the fallbacks' errors added up along a chain stay within it
-    (core.fitting.world_error); ``extension``: CUBICSLERP ChannelKeys fitted before, kept as they are
-    while only the fallback is fitted again. ``precision``: the values' precision in place of the
-    options' ("" keeps theirs; "FLOAT" for STEP keys whose 16-bit rounding would add to the world
-    error of a parent they cannot follow)."""
+    """A channel's fit: its target over a frame range, and what the fit must respect.
+
+    Plain data: it can be fitted in a thread or, pickled, in another process (``fit``).
+
+    Attributes
+    ----------
+    target : ChannelTarget
+        The motion in glTF space.
+    start : float
+        The range's first frame.
+    end : float
+        Its last frame.
+    stored : tuple ((n,) float array, (3n, 4) float array) or None
+        (times, rows) of the CUBICSLERP keys the channel was imported with, kept while they still
+        play the motion.
+    samples : tuple ((m,) float array, (m, 4) float array) or None
+        (frames, values): Blender's own samples of the channel in glTF space, which the target
+        must play (``refusal``).
+    correction : WorldCorrection or None
+        What the written curves above the channel play off the exact ones
+        (core.fitting.world_correction): the channel is fitted to its target corrected by it, so
+        that its node's world rotation is right.
+    fallback_share : float
+        The fraction of the fallback tolerance the channel may use, so that the fallbacks' errors
+        added up along a chain stay within it (core.fitting.world_error).
+    extension : ChannelKeys or None
+        CUBICSLERP ChannelKeys fitted before, kept as they are while only the fallback is fitted
+        again.
+    precision : str
+        The values' precision in place of the options' ("" keeps theirs; "FLOAT" for STEP keys
+        whose 16-bit rounding would add to the world error of a parent they cannot follow).
+    grid : (G,) float array or None
+        Seconds of the world pass's grid, where the fit also plays its keys and the exact motion
+        (ChannelKeys.on_grid), in the worker that fits it.
+    """
     target: ChannelTarget
     start: float
     end: float
@@ -120,7 +196,7 @@ class ChannelTask:
     grid: np.ndarray | None = None
 
     def fit(self, options: ExportOptions) -> ChannelKeys:
-        """core.fitting.rotation_export.ChannelKeys for ExportOptions ``options``: keys at the animator's
+        """core.fitting.channel_keys.ChannelKeys for ExportOptions ``options``: keys at the animator's
         keys in the range (and its ends), checked at SAMPLES_PER_FRAME per frame; or, when the
         samples are more than AGREEMENT_DEG off the target, ChannelKeys that only say so. With a
         ``grid`` (seconds), the keys' ``on_grid``: the exact motion and what they play there."""
@@ -135,7 +211,7 @@ class ChannelTask:
     def exact_at(self, seconds: np.ndarray, known: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """(T, 4): the target at ``seconds``, held at the range's ends; ``known``: (frames,
         values) of it already played, taken where a frame is one of them (the world grid and the
-        check grid share most of theirs: a third of a refit's time saved)."""
+        check grid share most of theirs, so a refit evaluates the target at the others only)."""
         frames = np.clip(seconds * self.target.rate + self.target.slide, self.start, self.end)
         return self._played_at(frames, known)
 
@@ -228,12 +304,20 @@ def is_dense(key_frames: npt.ArrayLike) -> bool:
 
 @dataclass
 class SampleCheck:
-    """Blender's samples checked against keys fitted before they existed (ChannelTask.refusal),
-    sent where a task would go: ``fit`` gives ChannelKeys that only say why they refuse
-    (``skipped``, '' when they agree)."""
+    """Blender's samples checked against keys fitted before they existed (ChannelTask.refusal).
+
+    Sent where a task would go (a worker): ``fit`` gives ChannelKeys that only say why the
+    samples refuse the task's target (``skipped``, '' when they agree).
+
+    Attributes
+    ----------
+    task : ChannelTask
+        The task fitted before, now with Blender's samples.
+    """
     task: ChannelTask
 
     def fit(self, options: ExportOptions) -> ChannelKeys:
+        """ChannelKeys that only say why the samples refuse the target ('' when they agree)."""
         return ChannelKeys(None, "", skipped=self.task.refusal())
 
 

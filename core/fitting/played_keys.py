@@ -11,7 +11,7 @@ import numpy as np
 from ..gltf import as_stored
 from ..sampling import Evaluator, slerp_keys
 from ..sampling import quaternions as quat
-from .rotation_export import ChannelKeys
+from .channel_keys import ChannelKeys
 from ..constants import CUBICSLERP
 
 # seconds -> (T, 4) unit quaternions
@@ -19,8 +19,36 @@ Player = Callable[[np.ndarray], np.ndarray]
 
 
 def keys_player(keys: ChannelKeys, fallback: bool) -> Player | None:
-    """What ``keys`` write, played: the core sampler alone, the CUBICSLERP sampler, or (with
-    ``fallback``) its fallback; None where the fallback is the bundled sampler, kept."""
+    """Play what a rotation channel's keys write, as a viewer reads them.
+
+    Parameters
+    ----------
+    keys : ChannelKeys
+        A channel's keys: its core sampler alone (``linear``), or its CUBICSLERP keys with their
+        fallback; played with their values rounded as written.
+    fallback : bool
+        Play the fallback that viewers without the extension play instead of the CUBICSLERP keys
+        (the core sampler alone plays either way).
+
+    Returns
+    -------
+    Player or None
+        A function of (T,) seconds giving (T, 4) unit quaternions, held at the ends; None for the
+        fallback where it is the bundled sampler, kept.
+
+    Raises
+    ------
+    ValueError
+        When ``keys`` write nothing (skipped) and the extension's keys are asked for.
+
+    Examples
+    --------
+    >>> from gltf_sqlerp.core.fitting.linear_reduction import LinearKeys
+    >>> ends = LinearKeys(np.array([0.0, 1.0]), np.array([[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 0.0]]), 0.0)
+    >>> play = keys_player(ChannelKeys(None, "FLOAT", linear=ends), fallback=False)  # LINEAR: slerp
+    >>> play(np.array([-1.0, 0.5])).round(6).tolist()  # held before the first key; halfway 90 deg about Z
+    [[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.707107, 0.707107]]
+    """
     if keys.linear is not None:
         return sampler_player(keys.interpolation, keys.linear.times, as_stored(keys.linear.values, keys.precision))
     if fallback:
@@ -35,9 +63,33 @@ def keys_player(keys: ChannelKeys, fallback: bool) -> Player | None:
 
 
 def sampler_player(interpolation: str, times: np.ndarray, values: np.ndarray) -> Player:
-    """A rotation sampler played, held at its ends outside its range (as glTF). LINEAR without
-    the Evaluator's set-up: most samplers here are played once per pass (RecursiveSkeletons:
-    1,680 of them, 0.25 s of set-ups)."""
+    """Play a rotation sampler, held at its ends outside its range (as glTF).
+
+    LINEAR is played without the Evaluator's set-up: most samplers here are played once per
+    pass, so the set-ups would add up (measured: docs/manual/benchmarks.md, "Kernel choices").
+
+    Parameters
+    ----------
+    interpolation : str
+        STEP, LINEAR, CUBICSPLINE or CUBICSLERP.
+    times : (n,) float array
+        Key times in seconds, strictly increasing.
+    values : (n, 4) or (3n, 4) float array
+        Quaternions (x, y, z, w): (n, 4) for STEP and LINEAR, (3n, 4) rows (a_i, v_i, b_i) for
+        CUBICSPLINE and CUBICSLERP.
+
+    Returns
+    -------
+    Player
+        A function of (T,) seconds giving (T, 4) unit quaternions.
+
+    Examples
+    --------
+    >>> values = np.array([[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 0.0]])  # still, then 180 deg about Z
+    >>> play = sampler_player("LINEAR", np.array([0.0, 1.0]), values)
+    >>> play(np.array([0.5, 2.0])).round(6).tolist()  # slerp halfway: 90 deg; held after the last key
+    [[0.0, 0.0, 0.707107, 0.707107], [0.0, 0.0, 1.0, 0.0]]
+    """
     times = np.asarray(times, dtype=np.float64)
     if interpolation == "LINEAR" and len(times) > 1:
         values = np.asarray(values, dtype=np.float64)

@@ -26,29 +26,91 @@ FLOAT_BYTES = 4
 
 
 def pointer_tolerance(fraction: float, values: npt.ArrayLike) -> float:
-    """The error bound of a pointer channel whose keys hold ``values`` ((n, d), the property's
-    units): ``fraction`` x max(1, largest magnitude), per component (see the module's text)."""
+    """Bound a pointer channel's error: ``fraction`` x max(1, its largest magnitude).
+
+    The bound holds per component, in the property's own units (see the module's text).
+
+    Parameters
+    ----------
+    fraction : float
+        The export's property tolerance (ExportOptions.property_tolerance).
+    values : (n, d) float array
+        The channel's keys, in the property's units (a non-finite largest magnitude counts as 1).
+
+    Returns
+    -------
+    float
+        The error bound.
+
+    Examples
+    --------
+    >>> pointer_tolerance(1e-4, [[0.2, 0.5, 1.0]])  # a colour: a fraction of 1
+    0.0001
+    >>> round(pointer_tolerance(1e-4, [[800.0], [650.0]]), 6)  # a light's intensity: of 800 cd
+    0.08
+    """
     values = np.asarray(values, dtype=np.float64)
     largest = float(np.abs(values).max()) if values.size else 0.0
     return float(fraction) * max(1.0, largest if np.isfinite(largest) else 1.0)
 
 
 def input_bytes(count: int) -> int:
-    """Bytes one more input accessor of ``count`` float times adds to a file (estimated)."""
+    """Estimate the bytes one more input accessor of float times adds to a file.
+
+    Parameters
+    ----------
+    count : int
+        Its key times.
+
+    Returns
+    -------
+    int
+        4 bytes a time and INPUT_OVERHEAD of JSON (the accessor and its buffer view).
+
+    Examples
+    --------
+    >>> input_bytes(100)  # 4 x 100 bytes of times, 240 of JSON
+    640
+    """
     return FLOAT_BYTES * int(count) + INPUT_OVERHEAD
 
 
 def join_key_sets(key_sets: Sequence[npt.ArrayLike], widths: Sequence[int], count: int,
                   full_is_free: bool = False) -> list[tuple[np.ndarray, list[int]]]:
-    """Channels grouped by the input accessor they share: [(key indices of the group, positions
-    of its channels in ``key_sets``)], groups in order of their first channel.
+    """Group channels by the input accessor they share, by the bytes written.
 
-    ``key_sets``: per channel the indices (into the ``count`` keys of the sampled input) it needs;
-    ``widths``: its components per key. A group's channels are written at the union of their key
-    sets; its bytes are its input's (input_bytes; nothing when the union is every key and
-    ``full_is_free``: the sampled input stays in the file anyway) and each channel's 4 x width per
-    key. Starting from a group per distinct key set, the two groups whose merging saves the most
-    bytes are merged while any merge saves bytes (about n^2 pairs a round, n the channels)."""
+    A group's channels are written at the union of their key sets; its bytes are its input's
+    (input_bytes; nothing when the union is every key and ``full_is_free``) and each channel's
+    4 x width per key. Starting from a group per distinct key set, the two groups whose merging
+    saves the most bytes are merged while any merge saves bytes (about n^2 pairs a round, n the
+    channels).
+
+    Parameters
+    ----------
+    key_sets : sequence of (k,) int arrays
+        Per channel, the indices (into the ``count`` keys of the sampled input) it needs.
+    widths : sequence of int
+        Per channel, its components per key.
+    count : int
+        The keys of the sampled input.
+    full_is_free : bool
+        The sampled input stays in the file anyway: a group at every key costs no input.
+
+    Returns
+    -------
+    list of ((m,) int array, list of int)
+        Per group, its key indices and the positions of its channels in ``key_sets``; groups in
+        order of their first channel.
+
+    Examples
+    --------
+    Apart, a 2-key and a 3-key channel of 3 floats write 2 inputs (2 x 240 + 20 bytes) and 60
+    bytes of values; together one input (252) and 72: they share it.
+
+    >>> groups = join_key_sets([[0, 9], [0, 5, 9]], [3, 3], count=10)
+    >>> [(keys.tolist(), channels) for keys, channels in groups]
+    [([0, 5, 9], [0, 1])]
+    """
     members: dict[bytes, list[int]] = {}
     masks: list[np.ndarray] = []
     for position, keys in enumerate(key_sets):

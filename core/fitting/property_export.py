@@ -42,8 +42,27 @@ UNIT_SIZE = 1.0  # the model size of a scene whose points are all one point
 
 
 def model_size(points: npt.ArrayLike, fallback_points: npt.ArrayLike = ()) -> float:
-    """The diagonal of the bounding box of ``points`` ((n, 3) world positions); of
-    ``fallback_points`` when there are none; UNIT_SIZE when that box is a point."""
+    """Measure a model's size: the diagonal of the bounding box of its points.
+
+    Parameters
+    ----------
+    points : (n, 3) float array
+        World positions of what the scene shows; non-finite rows are left out.
+    fallback_points : (m, 3) float array
+        Positions measured when ``points`` has none (objects' origins, translation keys).
+
+    Returns
+    -------
+    float
+        The diagonal, or UNIT_SIZE (one glTF unit) when the box is a point or there are no points.
+
+    Examples
+    --------
+    >>> model_size([[0.0, 0.0, 0.0], [1.0, 2.0, 2.0]])  # sqrt(1 + 4 + 4)
+    3.0
+    >>> model_size([], [[1.0, 1.0, 1.0]])  # one point: one unit
+    1.0
+    """
     for chosen in (points, fallback_points):
         chosen = np.asarray(chosen, dtype=np.float64).reshape(-1, 3)
         chosen = chosen[np.isfinite(chosen).all(axis=1)]
@@ -68,16 +87,38 @@ def parents_first(parents: npt.ArrayLike) -> np.ndarray:
 
 
 def chain_budgets(parents: npt.ArrayLike, spread: npt.ArrayLike, total: float) -> np.ndarray:
-    """Per node, the part of ``total`` (an error bound along any chain of nodes from a root) its
-    own channel may use. ``spread``: per node, the error of its channel held at one value
-    (``spread_of``, in the units of ``total``; NaN for a node without the channel).
+    """Split an error bound along chains of nodes into each node's own budget.
 
     A node whose spread is at most STILL x total is still (the bundled exporter's samples of an
     unanimated property wobble by the rounding of its float32 matrix decomposition): it is held at
     one value, with its spread as its budget. The largest sum of still budgets along a chain
     through a node is set aside; the rest is split evenly along the longest chain of moving nodes
-    through it (core.blender_model.import_plan.rotation_budgets), so the errors of any chain add up to
-    ``total`` at most (at least half of it is left to moving nodes, however many still ones)."""
+    through it (core.blender_model.import_plan.rotation_budgets), so the errors of any chain add
+    up to ``total`` at most (at least half of it is left to moving nodes, however many still ones).
+
+    Parameters
+    ----------
+    parents : (N,) int array
+        Each node's parent index, -1 for a root.
+    spread : (N,) float array
+        Per node, the error of its channel held at one value (``spread_of``, in the units of
+        ``total``); NaN for a node without the channel.
+    total : float
+        The error bound along any chain of nodes from a root (``total_tolerance``).
+
+    Returns
+    -------
+    (N,) float array
+        Per node, the part of ``total`` its own channel may use.
+
+    Examples
+    --------
+    A still root (0.02 <= STILL x 1) keeps its spread (and 1e-6 of room for rounding); its two
+    moving descendants share what is left, 0.98.
+
+    >>> chain_budgets([-1, 0, 1], [0.02, 1.0, 1.0], 1.0).round(4).tolist()
+    [0.02, 0.49, 0.49]
+    """
     parents = np.asarray(parents, dtype=np.intp)
     spread = np.asarray(spread, dtype=np.float64)
     if not len(parents):
@@ -92,14 +133,57 @@ def chain_budgets(parents: npt.ArrayLike, spread: npt.ArrayLike, total: float) -
 
 
 def total_tolerance(path: str, fraction: float, size: float = 1.0) -> float:
-    """The error bound of a chain for ``path`` (see the module's text): a world distance for
-    translations, a relative error for scales, weight units for weights."""
+    """Turn the export's property tolerance into the error bound of a chain for a path.
+
+    Parameters
+    ----------
+    path : str
+        "translation", "scale" or "weights".
+    fraction : float
+        The export's property tolerance (ExportOptions.property_tolerance).
+    size : float
+        The model's size (``model_size``), for translations.
+
+    Returns
+    -------
+    float
+        A world distance (fraction x size) for translations, a relative error (fraction) for
+        scales, weight units (fraction) for weights (see the module's text).
+
+    Examples
+    --------
+    >>> total_tolerance("translation", 1e-4, 2.0), total_tolerance("scale", 1e-4, 2.0)
+    (0.0002, 0.0001)
+    """
     return float(fraction) * float(size) if path == "translation" else float(fraction)
 
 
 def spread_of(path: str, values: npt.ArrayLike, parent_scale: float = 1.0) -> float:
-    """The error of a channel held at the middle of the range of its ``values`` ((n, d)), in the
-    units of total_tolerance (translations: times ``parent_scale``, into world space)."""
+    """Measure the error of a channel held at one value, the middle of its values' range.
+
+    Parameters
+    ----------
+    path : str
+        "translation", "scale" or "weights".
+    values : (n, d) float array
+        The channel's keys.
+    parent_scale : float
+        For translations, how much the parent space stretches a distance (``ancestor_scales``).
+
+    Returns
+    -------
+    float
+        The largest error, in the units of total_tolerance: a world distance for translations
+        (Euclidean, times ``parent_scale``), relative to each key's magnitude for scales, weight
+        units for weights.
+
+    Examples
+    --------
+    >>> spread_of("translation", [[0.0, 0.0, 0.0], [0.0, 3.0, 4.0]], parent_scale=2.0)  # 2 x 2.5
+    5.0
+    >>> spread_of("scale", [[1.0], [3.0]]), spread_of("weights", [[0.0], [0.5]])  # 2 is 1 off the key 1
+    (1.0, 0.25)
+    """
     values = np.asarray(values, dtype=np.float64)
     deviation = values - as_stored(0.5 * (values.min(axis=0) + values.max(axis=0)), "FLOAT")
     if path == "translation":
@@ -110,8 +194,25 @@ def spread_of(path: str, values: npt.ArrayLike, parent_scale: float = 1.0) -> fl
 
 
 def ancestor_scales(parents: npt.ArrayLike, largest_scale: npt.ArrayLike) -> np.ndarray:
-    """Per node, the product of ``largest_scale`` (per node: the largest magnitude its scale can
-    take) over its strict ancestors: how much its parent space stretches a distance, at most."""
+    """Bound how much each node's parent space stretches a distance.
+
+    Parameters
+    ----------
+    parents : (N,) int array
+        Each node's parent index, -1 for a root.
+    largest_scale : (N,) float array
+        Per node, the largest magnitude its scale can take (static or any animated value).
+
+    Returns
+    -------
+    (N,) float array
+        Per node, the product of ``largest_scale`` over its strict ancestors (1 at a root).
+
+    Examples
+    --------
+    >>> ancestor_scales([-1, 0, 1], [2.0, 3.0, 5.0]).tolist()  # a chain: 1, 2, 2 x 3
+    [1.0, 2.0, 6.0]
+    """
     parents = np.asarray(parents, dtype=np.intp)
     largest = np.asarray(largest_scale, dtype=np.float64)
     product = np.ones(len(parents))
@@ -127,9 +228,41 @@ def ancestor_scales(parents: npt.ArrayLike, largest_scale: npt.ArrayLike) -> np.
 
 def channel_tolerance(path: str, values: npt.ArrayLike, budget: float,
                       parent_scale: float = 1.0) -> tuple[float | np.ndarray, bool]:
-    """(tolerance, norm) of one channel for core.fitting.vector_reduction.reduce_vectors: ``path`` one of
-    PATHS, ``values`` its keys ((n, d)), ``budget`` its part of total_tolerance (chain_budgets),
-    ``parent_scale`` its ancestor_scales (see the module's text)."""
+    """Turn a channel's budget into the tolerance core.fitting.vector_reduction.reduce_vectors takes.
+
+    Parameters
+    ----------
+    path : str
+        One of PATHS: "translation", "scale" or "weights".
+    values : (n, d) float array
+        The channel's keys.
+    budget : float
+        Its part of total_tolerance (``chain_budgets``).
+    parent_scale : float
+        Its ``ancestor_scales``: a translation's tolerance in its parent space is the world one
+        over it.
+
+    Returns
+    -------
+    tolerance : float or (n, d) float array
+        A distance for translations, per key and component for scales (budget x magnitude, at
+        least SCALE_FLOOR of the largest), the budget for weights.
+    norm : bool
+        True for translations (a Euclidean distance), False for per-component bounds.
+
+    Raises
+    ------
+    ValueError
+        For a path that is not one of PATHS.
+
+    Examples
+    --------
+    >>> channel_tolerance("translation", [[0.0, 0.0, 0.0]], 0.01, parent_scale=2.0)
+    (0.005, True)
+    >>> tolerance, norm = channel_tolerance("scale", [[1.0], [0.5]], 0.01)  # relative: 1 % of each
+    >>> tolerance.tolist(), norm
+    ([[0.01], [0.005]], False)
+    """
     if path == "translation":
         return float(budget) / max(float(parent_scale), 1e-6), True
     if path == "scale":

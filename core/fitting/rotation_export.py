@@ -21,14 +21,16 @@ import numpy.typing as npt
 from ..sampling import quaternions as quat
 from ..gltf import as_stored
 from .fallback_fit import THINNING_ROUNDS
-from .fallback_forms import QUATERNION_BYTES, TIME_BYTES, fallback_keys, sampler_bytes
+from .channel_keys import EXTENSION_JSON_BYTES, ChannelKeys
+from .fallback_forms import QUATERNION_BYTES, TIME_BYTES, fallback_keys
 from ..sampling import evaluate
 from .linear_reduction import LinearKeys, linear_on, reduce_linear
 from ..sampling import SAMPLES_PER_FRAME
 from .spline_alone import fit_spline_alone
 from .sqlerp_fit import CubicSlerpFit, FitOptions, fit_cubicslerp
+from .stored_keys import kept_fit
 from .sqlerp_tangents import Target
-from ..constants import CUBICSLERP, FALLBACK_TOLERANCE_DEG, ROTATION_TOLERANCE_DEG
+from ..constants import FALLBACK_TOLERANCE_DEG, ROTATION_TOLERANCE_DEG
 
 # The fit is checked as written (float32 times; float32 or 16-bit normalized quaternions) within
 # FIT_MARGIN x tolerance of the emulated motion: the rest is room for Blender's own float32
@@ -41,10 +43,6 @@ QUANTIZATION_DEG = {"FLOAT": 0.0, "SHORT": 0.0035}
 # the keys a 16-bit fit needs to aim under the rounding outnumber the bytes it saves (a cubic
 # curve's keys grow as aim^-1/4 and 16-bit halves 48 of a key's 52 bytes: break-even near 1.1x).
 SHORT_HEADROOM = 1.2
-# JSON bytes the extension adds to a channel beyond a core sampler alone, measured on the files
-# (4.5): the channel's extension entry (53), the CUBICSLERP sampler (54), its output accessor (82)
-# and its "byteOffset" in the one buffer view of animation data (17; bundled_gltf.export_views).
-EXTENSION_JSON_BYTES = 206
 # A channel whose CUBICSLERP curve needs at most this many keys may be still, or nearly a slerp
 # between its ends: LINEAR keys alone (no extension) are then tried, and written when smaller.
 FEW_KEYS = 4
@@ -52,82 +50,67 @@ FEW_KEYS = 4
 
 @dataclass
 class ExportOptions:
-    tolerance_deg: float = ROTATION_TOLERANCE_DEG  # CUBICSLERP against the motion
-    fallback: str = "AUTO"  # "AUTO", "LINEAR", "CUBICSPLINE", "NONE" or "SAMPLED" (core.fitting.fallback_forms)
-    fallback_tolerance_deg: float = FALLBACK_TOLERANCE_DEG  # the LINEAR fallback against the CUBICSLERP curve
-    precision: str = "SHORT"  # CUBICSLERP output components: "FLOAT" (32-bit) or "SHORT" (normalized 16-bit)
-    # Translation, scale and weights keys within this fraction of the model's size (0: per-frame
-    # keys kept; core.fitting.property_export says how each path uses it).
+    """Options of a rotation channel's export (``export_keys``), and of the export's other paths.
+
+    Attributes
+    ----------
+    tolerance_deg : float
+        The bound of what the written keys play (CUBICSLERP, or a core sampler alone) against the
+        motion, in degrees.
+    fallback : str
+        The fallback's form: "AUTO", "LINEAR", "CUBICSPLINE", "NONE" or "SAMPLED"
+        (core.fitting.fallback_forms).
+    fallback_tolerance_deg : float
+        The bound of the fallback against the CUBICSLERP curve, in degrees.
+    precision : str
+        CUBICSLERP output components: "FLOAT" (32-bit) or "SHORT" (normalized 16-bit).
+    property_tolerance : float
+        Translation, scale and weights keys stay within this fraction of the model's size (0:
+        the per-frame keys are kept; core.fitting.property_export says how each path uses it).
+    world_space : bool
+        The tolerances hold for world rotations (operators/export_world); False: per channel.
+    core_alone : bool
+        With the "AUTO" fallback, a channel whose CUBICSPLINE sampler alone writes fewer bytes than
+        the extension with its fallback is written so (``smallest_form``); False: the extension
+        always.
+
+    Examples
+    --------
+    >>> ExportOptions(tolerance_deg=0.05, fallback="LINEAR").precision  # the others keep their defaults
+    'SHORT'
+    """
+    tolerance_deg: float = ROTATION_TOLERANCE_DEG
+    fallback: str = "AUTO"
+    fallback_tolerance_deg: float = FALLBACK_TOLERANCE_DEG
+    precision: str = "SHORT"
     property_tolerance: float = 1e-4
-    # The tolerances hold for world rotations (operators/export_world); False: per channel.
     world_space: bool = True
-    # With the "AUTO" fallback, a channel whose CUBICSPLINE sampler alone writes fewer bytes than
-    # the extension with its fallback is written so (smallest_form); False: the extension always.
     core_alone: bool = True
 
 
-@dataclass
-class ChannelKeys:
-    """What one rotation channel writes: CUBICSLERP keys (``fit``) with a fallback, or LINEAR keys
-    alone (``linear``, a dense channel whose core sampler holds the motion: no extension)."""
-    fit: CubicSlerpFit | None  # the CUBICSLERP keys as written, with their dense check (played)
-    precision: str            # "FLOAT" or "SHORT" components; "KEPT": stored keys, written as floats
-    # (interpolation, times, values) for channel.sampler, or None (keep it)
-    fallback: tuple[str, np.ndarray, np.ndarray] | None = None
-    fallback_error_deg: float = 0.0  # the fallback's largest angle to the CUBICSLERP curve
-    fallback_precision: str = "FLOAT"  # how its values are written: "FLOAT" or "SHORT" (LINEAR)
-    skipped: str = ""  # why nothing is written (fit None): the channel keeps what it has
-    linear: LinearKeys | None = None  # the LINEAR keys that replace the channel's sampler (fit None)
-    dense: bool = False       # the channel's keys were samples of a motion (key times chosen freely)
-    frame_keys: bool = False  # ``linear`` is at the bundled per-frame times (their input is shared)
-    step: bool = False        # ``linear`` holds STEP keys: the motion jumps at its keys (constant F-curves)
-    spline: bool = False      # ``linear`` holds CUBICSPLINE rows (3 per key) fitted to the motion
-    # (exact motion, what the keys play) at the task's grid (ChannelTask.grid), for the world pass
-    on_grid: tuple[np.ndarray, np.ndarray] | None = None
-
-    @property
-    def interpolation(self) -> str:
-        """The interpolation of the core sampler that ``linear`` writes."""
-        return "STEP" if self.step else "CUBICSPLINE" if self.spline else "LINEAR"
-
-    @property
-    def key_count(self) -> int:
-        """The keys of what viewers with the extension play (CUBICSLERP, or the core sampler's)."""
-        return len(self.linear.times) if self.linear is not None else len(self.fit.times) if self.fit else 0
-
-    @property
-    def file_bytes(self) -> int:
-        """written_bytes and the JSON the extension adds where the channel uses it."""
-        return self.written_bytes + (EXTENSION_JSON_BYTES if self.linear is None and self.fit is not None else 0)
-
-    @property
-    def written_bytes(self) -> int:
-        """Bytes of the samplers' data this channel writes (key times counted per sampler)."""
-        total = self.extension_bytes
-        if self.linear is None and self.fit is not None and self.fallback is not None:
-            interpolation, times, _ = self.fallback
-            total += sampler_bytes(interpolation, times, self.fallback_precision, self.fit.times)
-        return total
-
-    @property
-    def extension_bytes(self) -> int:
-        """Bytes of what viewers with the extension play: the CUBICSLERP sampler's data, or the
-        LINEAR (or STEP) keys that replace the channel's sampler."""
-        if self.linear is not None:
-            time_bytes = 0 if self.frame_keys else TIME_BYTES
-            rows = 3 if self.spline else 1
-            return len(self.linear.times) * (time_bytes + rows * QUATERNION_BYTES[self.precision])
-        if self.fit is None:
-            return 0
-        stored = "FLOAT" if self.precision == "KEPT" else self.precision
-        return len(self.fit.times) * (TIME_BYTES + 3 * QUATERNION_BYTES[stored])
-
-
 def check_grid(start: float, end: float, key_frames: npt.ArrayLike) -> np.ndarray:
-    """List the dense check frames: SAMPLES_PER_FRAME per frame from ``start``, ``end`` and every
-    key frame in between, sorted. Keys on whole frames are on the grid already; the others are
-    merged in (an insertion, not a sort of the whole grid). Returns (T,) frames.
+    """Build the dense check frames of a range and its key frames.
 
+    Keys on whole frames are on the grid already; the others are merged in (an insertion, not a
+    sort of the whole grid).
+
+    Parameters
+    ----------
+    start : float
+        The range's first frame.
+    end : float
+        Its last frame.
+    key_frames : (K,) float array
+        Key frames; those outside [start, end] are left out.
+
+    Returns
+    -------
+    (T,) float array
+        Sorted frames: SAMPLES_PER_FRAME per frame from ``start``, ``end`` and every key frame in
+        between.
+
+    Examples
+    --------
     >>> check_grid(0.0, 1.0, [0.0, 0.3, 1.0]).tolist()  # 8 per frame, the key at 0.3 merged in
     [0.0, 0.125, 0.25, 0.3, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0]
     """
@@ -144,16 +127,59 @@ def check_grid(start: float, end: float, key_frames: npt.ArrayLike) -> np.ndarra
 def export_keys(target: Target, key_times: np.ndarray, check_times: np.ndarray, expected: np.ndarray,
                 options: ExportOptions, *, stored: tuple[np.ndarray, np.ndarray] | None = None, dense: bool = False,
                 frame_times: np.ndarray | None = None, max_keys: int | None = None) -> ChannelKeys:
-    """ChannelKeys for a motion ``target(seconds) -> (T, 4)`` that plays ``expected`` at the
-    sorted ``check_times``. ``key_times``: the animator's keys, float32 values (as written).
-    ``options``: ExportOptions. ``stored``: (times, rows) of CUBICSLERP keys imported earlier,
-    kept when they still play the motion. ``dense``: the keys are samples of a motion (only the
-    first and last are kept; the form that writes fewer bytes is chosen). ``frame_times``: the
-    times of the bundled exporter's per-frame keys, which a LINEAR fallback never outnumbers.
-    ``max_keys``: the most keys the channel may take (ValueError beyond: a finer share of the
-    tolerance than is worth its bytes)."""
+    """Fit and choose the keys one rotation channel writes for a motion.
+
+    Stored keys that still play the motion are kept; otherwise the form that holds the tolerance
+    in the fewest bytes is chosen (with the "AUTO" fallback: LINEAR keys alone, a CUBICSPLINE
+    sampler alone or CUBICSLERP keys with their fallback; ``smallest_form``).
+
+    Parameters
+    ----------
+    target : callable
+        ``target(seconds) -> (T, 4)`` unit quaternions (x, y, z, w): the motion.
+    key_times : (K,) float array
+        The animator's keys in seconds, float32 values (as written).
+    check_times : (C,) float array
+        Sorted seconds at which the keys are checked (``check_grid``'s frames in seconds).
+    expected : (C, 4) float array
+        The motion at ``check_times``.
+    options : ExportOptions
+        Tolerances, fallback form and precision.
+    stored : tuple ((n,) float array, (3n, 4) float array) or None
+        (times, rows) of CUBICSLERP keys imported earlier, kept when they still play the motion.
+    dense : bool
+        The keys are samples of a motion: only the first and last are kept and the form that
+        writes fewer bytes is chosen.
+    frame_times : (F,) float array or None
+        The times of the bundled exporter's per-frame keys, which a LINEAR fallback never
+        outnumbers.
+    max_keys : int or None
+        The most keys the channel may take.
+
+    Returns
+    -------
+    ChannelKeys
+        The keys as written, with their error and bytes.
+
+    Raises
+    ------
+    ValueError
+        When the tolerance needs more than ``max_keys`` keys: a finer share of the tolerance than
+        is worth its bytes.
+
+    Examples
+    --------
+    A turn at constant speed is a slerp between its ends: two LINEAR keys hold it, no extension.
+
+    >>> from gltf_sqlerp.core.sampling import quaternions as quat
+    >>> turn = lambda t: quat.exp(np.outer(t, [0.0, 0.0, np.pi / 4]))  # 90 deg about Z in 1 s
+    >>> checks = np.linspace(0.0, 1.0, 25)
+    >>> keys = export_keys(turn, np.array([0.0, 1.0]), checks, turn(checks), ExportOptions())
+    >>> keys.interpolation, keys.key_count, keys.fit is None
+    ('LINEAR', 2, True)
+    """
     requested, options = options.precision, _precise_enough(options)
-    kept = _kept(stored, check_times, expected, options.tolerance_deg)
+    kept = kept_fit(stored, check_times, expected, options.tolerance_deg)
     if kept is not None:
         return _with_fallback(ChannelKeys(kept, "KEPT"), check_times, options, frame_times)
     if dense:
@@ -162,9 +188,9 @@ def export_keys(target: Target, key_times: np.ndarray, check_times: np.ndarray, 
     if options.fallback == "AUTO" and options.core_alone:  # a core sampler alone may be smaller
         # LINEAR keys in fewer bytes than any CUBICSPLINE sampler writes (two keys) win outright:
         # tried first where the animator keyed few, they spare those still or nearly slerping
-        # channels the spline's fit (RecursiveSkeletons, 3 keys a channel: 672 of 840 channels,
-        # two thirds of the export's fitting time). Channels keyed more would pay for the try
-        # (the a3 character: 0.5 s more).
+        # channels the spline's fit, most of a few-key rig's fitting time. Channels keyed more
+        # would pay for the try (measured: docs/manual/benchmarks.md, "Export of real dense
+        # animation" and "Export of Blender-keyed rigs").
         if len(key_times) <= FEW_KEYS:
             floor = 2 * (TIME_BYTES + 3 * QUATERNION_BYTES[options.precision])
             few = _few_linear_keys(check_times, expected, options, floor)
@@ -187,12 +213,12 @@ def smallest_form(target: Target, key_times: np.ndarray, check_times: np.ndarray
     the tolerance within ``max_keys`` (or a key per check time), else CUBICSLERP keys with their
     fallback.
 
-    Measured on every benchmark rig (issue 34: a1-a6, keyed and dense, 4 to 69 bones, 4 to 100
-    degrees between keys), CUBICSLERP needs at least as many keys as the sampler alone (a3: 3,850
-    against 3,490; a5: 2,177 against 1,322), 28 bytes each at best where the sampler's are 28 or
-    52, and its fallback takes a third to nine tenths as many again: fitted beside every sampler
-    that held, it never made a smaller file (a1, a2, a3, a5: the same bytes without it) and took
-    half the export's time. So it is only fitted where no sampler alone holds."""
+    On every benchmark rig (issue 34: keyed and dense, 4 to 69 bones, 4 to 100 degrees between
+    keys), CUBICSLERP needed at least as many keys as the sampler alone, 28 bytes each at best
+    where the sampler's are 28 or 52, and its fallback adds keys of its own: fitted beside every
+    sampler that held, it never made a smaller file, and it took much of the export's time
+    (measured: docs/manual/benchmarks.md, "Export of Blender-keyed rigs"). So it is only fitted
+    where no sampler alone holds."""
     limit = max_keys if max_keys is not None else max(len(check_times), 2)
     spline = _spline_alone(target, key_times, check_times, expected, options, limit)
     if spline is not None:
@@ -296,8 +322,9 @@ def _dense_keys(target, key_times, check_times, expected, options, frame_times, 
         spline = _spline_alone(target, ends, check_times, expected, options, within)
         if spline is None or spline.key_count > len(key_times):
             # Keys that are knots of the curve (Bezier through every sample): a spline from
-            # them (thinned), where even pieces from the ends missed them (measured: 64 keys
-            # for 49 frames of rough turns, 3,328 bytes; from the knots 2,548 or fewer).
+            # them (thinned), where even pieces from the ends missed them and needed more keys
+            # than the knots (rough turns; measured: docs/manual/benchmarks.md, "Export of
+            # Blender-keyed rigs").
             spline = _spline_alone(target, key_times, check_times, expected, options, within)
         if spline is not None and (max_keys is None or spline.key_count <= max_keys):
             candidates.append(replace(spline, dense=True))
@@ -362,29 +389,3 @@ def written_fit(target: Target, key_times: np.ndarray, check_times: np.ndarray, 
     aim = (options.tolerance_deg - QUANTIZATION_DEG[options.precision]) * FIT_MARGIN
     fitting = FitOptions(options.tolerance_deg * FIT_MARGIN, max_keys, split_at, options.precision, aim)
     return fit_cubicslerp(target, key_times, check_times, fitting, check_values=expected)
-
-
-def _kept(stored, check_times, expected, tolerance_deg):
-    """The stored CUBICSLERP keys as a CubicSlerpFit (float32, with their dense check) when
-    Blender still plays them within the tolerance (the clip was not edited since its import),
-    else None."""
-    if stored is None:
-        return None
-    times, values = (as_stored(a, "FLOAT") for a in stored)
-    if len(times) < 2 or np.any(np.diff(times) <= 0.0) or times[0] < 0.0:
-        return None
-    played = evaluate(CUBICSLERP, times, quat.normalize(values), check_times, rotation=True)
-    error = quat.max_angle_deg(played, expected)
-    if error > tolerance_deg:
-        return None
-    v = quat.make_continuous(values[1::3])
-    a, b = _same_side(values[0::3], v), _same_side(values[2::3], v)
-    a[0], b[-1] = v[0], v[-1]  # never used; written as spec "CUBICSLERP Interpolation" says
-    if np.any(np.einsum("ij,ij->i", b[:-1], a[1:]) < 0.0):
-        return None  # the 4th sign rule fails: fitted anew, with a split key
-    return CubicSlerpFit(times, a, v, b, error, check_times, played)
-
-
-def _same_side(q, v):
-    """Tangents flipped to the side of their key (sign rules 2 and 3: the same rotations)."""
-    return q * np.where(np.einsum("ij,ij->i", q, v) < 0.0, -1.0, 1.0)[:, None]

@@ -25,8 +25,30 @@ ON_SAMPLE = 1e-6
 
 
 def sample_frames(start: float, end: float) -> np.ndarray:
-    """The frames Blender is sampled at for a range: the check grid of a channel whose keys are
-    its whole frames (the dense form: the export chooses its keys)."""
+    """Plan the frames at which Blender is sampled over a frame range.
+
+    They are the check grid of a channel whose keys are the range's whole frames (the dense
+    form: the export chooses its keys).
+
+    Parameters
+    ----------
+    start : float
+        The range's first frame.
+    end : float
+        Its last frame.
+
+    Returns
+    -------
+    (T,) float array
+        Sorted frames: SAMPLES_PER_FRAME per frame from ``start``, every whole frame inside the
+        range and ``end`` (core.fitting.rotation_export.check_grid).
+
+    Examples
+    --------
+    >>> frames = sample_frames(0.0625, 1.5)  # 8 per frame from 0.0625, frame 1 merged in, then 1.5
+    >>> len(frames), frames[7:10].tolist(), frames[-1].item()
+    (14, [0.9375, 1.0, 1.0625], 1.5)
+    """
     return check_grid(start, end, whole_frames(start, end))
 
 
@@ -38,10 +60,20 @@ def whole_frames(start: float, end: float) -> np.ndarray:
 
 @dataclass
 class SampledMotion:
-    """Rotation of one target as Blender played it: (x, y, z, w) unit quaternions ``values`` of
-    its effective basis rotation at the sorted ``frames`` (sample_frames of its range).
+    """Rotation of one target as Blender played it, sampled.
+
     Duck-typed as core.fitting.RotationMotion where the fit reads it: ``key_frames``, ``at``,
-    ``stepped``."""
+    ``stepped``. Raises ValueError for fewer than two frames, frames not increasing, or not one
+    rotation per frame.
+
+    Attributes
+    ----------
+    frames : (n,) float array
+        Sorted frames, n >= 2 (``sample_frames`` of its range).
+    values : (n, 4) float array
+        Unit quaternions (x, y, z, w) of the target's effective basis rotation at ``frames``,
+        normalized and made sign-continuous on construction.
+    """
     frames: np.ndarray
     values: np.ndarray
 
@@ -57,6 +89,7 @@ class SampledMotion:
         return whole_frames(float(self.frames[0]), float(self.frames[-1]))
 
     def stepped(self) -> bool:
+        """Whether every key holds its value until the next: never, for samples of a motion."""
         return False
 
     def at(self, frames: npt.ArrayLike) -> np.ndarray:

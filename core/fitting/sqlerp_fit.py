@@ -6,7 +6,8 @@ within the tolerance. A segment's curve depends only on v_k, v_{k+1}, b_k and a_
 are stored per segment (out-tangent b_k and in-tangent a_{k+1}) and every segment is fitted on its
 own, all segments of a round at once. Segments start from the C1 control points and keep them where
 they already follow the motion; the others get the least-squares tangents of
-`sqlerp_tangents.Probes.fit`. The acceptance check is the spec's evaluator (core.sampling.interpolation) at
+`sqlerp_tangents.Probes.fit` (the keys and tangents in progress: core.fitting.sqlerp_segments).
+The acceptance check is the spec's evaluator (core.sampling.interpolation) at
 the caller's dense check times, after a float32 first pass (core.fitting.screening) that clears the
 segments far enough below the tolerance.
 
@@ -25,32 +26,40 @@ import numpy.typing as npt
 
 from ..sampling import quaternions as quat
 from . import screening
-from ..gltf import as_stored
 from ..sampling import Evaluator, jumping_segments, nearest_index
-from .sqlerp_tangents import EVEN_PROBES, Probes, Target, uniform_probes, unit as _unit
+from .sqlerp_segments import MAX_ROUNDS, Segments
+from .sqlerp_tangents import EVEN_PROBES, Target, uniform_probes, unit as _unit
 from ..constants import CUBICSLERP, ROTATION_TOLERANCE_DEG
-
-# Probe errors (first order in the error of s: within 0.5 % of the exact angle) above this share of
-# the tolerance make a C1 segment refitted and a fitted segment go through Lawson rounds; below it,
-# the dense check passes anyway (0.8 x 1.13 < 1).
-SCREEN_AT = 0.8
-MAX_ROUNDS = 64
-# The probes' first-order errors have a floor of about 1e-6 degrees (the square root of float64
-# rounding in 1 - x^2 - y^2): only errors above the tolerance by more than this split a segment
-# before the dense check, which alone decides at tolerances near the floor.
-PROBE_FLOOR_DEG = 1e-5
 
 
 @dataclass(frozen=True)
 class CubicSlerpFit:
-    times: np.ndarray         # (n,) seconds, strictly increasing, n >= 2
-    in_tangents: np.ndarray   # (n, 4) a_i, unit, (x, y, z, w)
-    values: np.ndarray        # (n, 4) v_i
-    out_tangents: np.ndarray  # (n, 4) b_i
-    max_error_deg: float      # largest angle to the target over the check times
-    # What the keys play at the check times inside them, (T, 4), kept for the fallbacks that
-    # follow the curve: fit_cubicslerp's dense check (float32, to core.fitting.screening's margin) or
-    # float64 (core.fitting.rotation_export's kept keys); or None.
+    """CUBICSLERP keys fitted to a motion, with what they play at the check times.
+
+    Attributes
+    ----------
+    times : (n,) float array
+        Key times in seconds, strictly increasing, n >= 2.
+    in_tangents : (n, 4) float array
+        a_i, unit quaternions (x, y, z, w); a_1 = v_1 (never read).
+    values : (n, 4) float array
+        v_i.
+    out_tangents : (n, 4) float array
+        b_i; b_n = v_n (never read).
+    max_error_deg : float
+        The largest angle to the target over the check times.
+    check_times : (T,) float array or None
+        The check times inside the keys.
+    played : (T, 4) float array or None
+        What the keys play at ``check_times``, kept for the fallbacks that follow the curve:
+        fit_cubicslerp's dense check (float32, to core.fitting.screening's margin) or float64
+        (core.fitting.stored_keys' kept keys); or None.
+    """
+    times: np.ndarray
+    in_tangents: np.ndarray
+    values: np.ndarray
+    out_tangents: np.ndarray
+    max_error_deg: float
     check_times: np.ndarray | None = None
     played: np.ndarray | None = None
 
@@ -66,21 +75,35 @@ class CubicSlerpFit:
 
 @dataclass(frozen=True)
 class FitOptions:
-    """How ``fit_cubicslerp`` fits; ``FIT_DEFAULTS`` holds the defaults (as glTF-Transform's
-    functions take an options object beside one defaults object).
+    """Options of ``fit_cubicslerp``; ``FIT_DEFAULTS`` holds the defaults.
 
-    ``tolerance_deg``: the bound at every check time. ``max_keys``: fail (ValueError) beyond this
-    many keys (None: the key times plus one per check time). ``split_at``: where a segment that
-    cannot follow gets its extra key: "middle" (smooth motion: a fitted segment's error falls with
-    the fourth power of its length, so halves are the surest way to few keys; Blender's Euler curves
-    at 30-degree turns: 345 keys instead of 611 for 200 animator keys) or "worst" (the worst check
-    time: motion with corners, such as a dense LINEAR curve, whose error sits at the corners).
-    ``written``: None, or the form a file stores the keys in ("FLOAT": float32; "SHORT":
-    normalized 16-bit quaternions, float32 times): the dense check then plays the keys as a reader
-    decodes them, added keys get float32 times, and the result holds those decoded keys, so its
-    error is the written file's. ``aim_deg``: what the tangent fit aims at (None: the tolerance);
-    below the tolerance, it leaves room for the rounding of the written form.
+    The pair mirrors glTF-Transform's functions, which take an options object beside one defaults
+    object. Raises ValueError for a ``split_at`` other than "middle" or "worst", or a tolerance
+    that is not positive.
 
+    Attributes
+    ----------
+    tolerance_deg : float
+        The bound at every check time, in degrees.
+    max_keys : int or None
+        Fail (ValueError) beyond this many keys (None: the key times plus one per check time).
+    split_at : str
+        Where a segment that cannot follow gets its extra key: "middle" (smooth motion: a fitted
+        segment's error falls with the fourth power of its length, so halves are the surest way
+        to few keys on Blender's Euler curves; measured: docs/manual/benchmarks.md, "Export of
+        Blender-keyed rigs") or "worst" (the worst check time: motion with corners, such as a
+        dense LINEAR curve, whose error sits at the corners).
+    written : str or None
+        None, or the form a file stores the keys in ("FLOAT": float32; "SHORT": normalized 16-bit
+        quaternions, float32 times): the dense check then plays the keys as a reader decodes
+        them, added keys get float32 times, and the result holds those decoded keys, so its error
+        is the written file's.
+    aim_deg : float or None
+        What the tangent fit aims at (None: the tolerance); below the tolerance, it leaves room
+        for the rounding of the written form.
+
+    Examples
+    --------
     >>> FIT_DEFAULTS.tolerance_deg, FIT_DEFAULTS.split_at
     (0.01, 'middle')
     >>> FitOptions(split_at="anywhere")
@@ -108,16 +131,36 @@ def fit_cubicslerp(target: Target, key_times: npt.ArrayLike, check_times: npt.Ar
                    **keywords: Any) -> CubicSlerpFit:
     """Fit CUBICSLERP keys that follow ``target`` within the tolerance at every check time.
 
-    Parameters: ``target(times) -> (T, 4)`` unit quaternions (any sign per row); ``key_times``
-    (K,) are kept (sorted and deduplicated here; the first and last bound the curve; float32
-    values when ``written``); ``check_times`` (C,), those outside the key times ignored;
-    ``options``: FitOptions, whose fields may also be given as keywords (``tolerance_deg=0.05``);
-    ``check_values``: (C, 4), the target at ``check_times`` when the caller has it already.
+    Parameters
+    ----------
+    target : callable
+        ``target(times) -> (T, 4)`` unit quaternions (x, y, z, w), any sign per row.
+    key_times : (K,) float array
+        Key times in seconds, all kept (sorted and deduplicated here; the first and last bound
+        the curve; float32 values when ``written``).
+    check_times : (C,) float array
+        Seconds at which the curve must follow; those outside the key times are ignored.
+    options : FitOptions
+        Tolerance, key limit, where to split, written form and aim.
+    check_values : (C, 4) float array or None
+        The target at ``check_times``, when the caller has it already.
+    **keywords
+        FitOptions fields in place of those of ``options`` (``tolerance_deg=0.05``).
 
-    Returns a CubicSlerpFit: its ``times`` (N,), ``in_tangents``, ``values`` and ``out_tangents``
-    (N, 4) and its largest error. Raises ValueError when the tolerance needs more than
-    ``max_keys`` keys or the fit does not converge.
+    Returns
+    -------
+    CubicSlerpFit
+        Its ``times`` (N,), ``in_tangents``, ``values`` and ``out_tangents`` (N, 4), N >= K, and
+        its largest error.
 
+    Raises
+    ------
+    ValueError
+        When the tolerance needs more than ``max_keys`` keys, the fit does not converge, or there
+        are fewer than two distinct finite key times.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from gltf_sqlerp.core.sampling import quaternions as quat
     >>> turn = lambda t: quat.exp(np.outer(np.asarray(t) ** 2, [0.0, 0.0, np.pi / 4]))  # to 90 deg about Z
@@ -134,8 +177,8 @@ def fit_cubicslerp(target: Target, key_times: npt.ArrayLike, check_times: npt.Ar
     check = _Check(target, check_times, times[0], times[-1], tolerance_deg, check_values)
     limit = len(times) + len(check.times) if max_keys is None else int(max_keys)
     aim = tolerance_deg if aim_deg is None else min(float(aim_deg), tolerance_deg)
-    curve = _Segments(times, quat.make_continuous(_unit(target(times))), target, aim, written,
-                      check.probes(target))
+    curve = Segments(times, quat.make_continuous(_unit(target(times))), target, aim, written,
+                     check.probes(target))
     if split_at == "middle":
         curve.presplit(tolerance_deg, limit)
     dirty = np.ones(len(curve.times) - 1, dtype=bool)
@@ -146,9 +189,11 @@ def fit_cubicslerp(target: Target, key_times: npt.ArrayLike, check_times: npt.Ar
         # spec "Where the curve is discontinuous": p . s keeps its sign across every segment written, so that the
         # curve never jumps, also between check times (seen: 82 of 19,704 random fits jumped, some
         # with 7 check times per segment).
-        jumping = dirty & curve.jumping()
+        rows = curve.key_rows()  # as written
+        jumping = dirty & jumping_segments(curve.times, rows.reshape(-1, 4))
         if not (over.any() or unsigned.any() or jumping.any()):
-            return curve.result(check.max_error_deg(curve), check.times, check.played.T)
+            return CubicSlerpFit(curve.times.copy(), rows[:, 0], rows[:, 1], rows[:, 2], check.max_error_deg(curve),
+                                 check.times, check.played.T)
         refit = over & ~curve.refined & ~unsigned & ~jumping  # C1 tangents get a fit before any new key
         split = (over | unsigned | jumping) & ~refit
         if len(curve.times) + np.count_nonzero(split) > limit:
@@ -160,111 +205,6 @@ def fit_cubicslerp(target: Target, key_times: npt.ArrayLike, check_times: npt.Ar
         check.forget(dirty, curve.parents)
     raise ValueError(f"fit_cubicslerp: no fit within {tolerance_deg} deg after {MAX_ROUNDS} "
                      "rounds of splitting (is the target continuous?)")
-
-
-class _Segments:
-    """Keys (times, values) and per-segment tangents b (out of key k) and a (into key k + 1).
-
-    Tangents start at the C1 control points; segments whose probes miss by more than SCREEN_AT x
-    tolerance are fitted at once (the probes serve both, one target evaluation).
-    """
-
-    def __init__(self, times, values, target, tolerance_deg, written, sample):
-        self.times, self.values = times, values
-        self.target, self.tolerance_deg, self.written = target, tolerance_deg, written
-        self.sample = sample  # sqlerp_tangents.Probes' target samples
-        control = quat.control_points(times, values)
-        self.b, self.a = control[:-1].copy(), control[1:].copy()
-        self.parents = np.arange(len(times) - 1)  # segment index before the last split
-        probes = Probes(times, values, self.parents, self.sample)
-        self.probe_error = probes.errors(self.b, self.a)  # per segment, degrees
-        self.refined = self.probe_error > SCREEN_AT * tolerance_deg
-        if self.refined.any():
-            fitted = probes.fit(tolerance_deg, self.refined)
-            self.b[self.refined], self.a[self.refined], self.probe_error[self.refined] = fitted
-
-    def refit(self, which):
-        """Fitted tangents for the segments in the mask ``which``."""
-        if which.any():
-            probes = Probes(self.times, self.values, np.flatnonzero(which), self.sample)
-            self.b[which], self.a[which], self.probe_error[which] = probes.fit(self.tolerance_deg)
-            self.refined |= which
-
-    def presplit(self, tolerance_deg, max_keys):
-        """Cut the segments whose fitted probes already miss ``tolerance_deg`` (the dense check
-        would fail them), before any dense check, which then runs once over everything and once
-        more over the pieces of the few segments it finds (1,000-key tracks: 20 to 40 of 1,100 to
-        1,750 segments) instead of once per round of cutting. A segment missing by e is cut into
-        about k = (e / tolerance)^(1/4) equal pieces (each misses by about e / k^4), one cut per
-        round, a k-th off the start: thirds where halving twice would make quarters (turns near
-        100 degrees between keys: 5 % fewer keys)."""
-        for _ in range(MAX_ROUNDS):
-            doomed = self.probe_error > tolerance_deg + PROBE_FLOOR_DEG
-            if not doomed.any() or len(self.times) + np.count_nonzero(doomed) > max_keys:
-                return
-            # k equal pieces miss by about error / k^4 each: the first is cut off now, the rest later.
-            pieces = np.maximum(2.0, np.ceil((self.probe_error / tolerance_deg) ** 0.25))
-            cuts = self.times[:-1] + (self.times[1:] - self.times[:-1]) / pieces
-            self.split(doomed, cuts[doomed], np.zeros_like(doomed))
-
-    def split(self, which, split_times, refit):
-        """Insert a key (value = target there) in each segment of the mask ``which``, then fit both
-        halves and the segments of the mask ``refit``; returns the mask of the changed segments."""
-        if self.written is not None:
-            which, split_times = self._float32_splits(which, split_times)
-        index = np.flatnonzero(which)
-        self.parents = np.repeat(np.arange(len(which)), np.where(which, 2, 1))
-        if len(index):
-            new_values = _unit(self.target(split_times))
-            self.times = np.insert(self.times, index + 1, split_times)
-            self.values = quat.make_continuous(np.insert(self.values, index + 1, new_values, 0))
-            self.b, self.a = self.b[self.parents], self.a[self.parents]
-            self.refined, self.probe_error = self.refined[self.parents], self.probe_error[self.parents]
-        changed = (which | refit)[self.parents]
-        self.refit(changed)
-        return changed
-
-    def _float32_splits(self, which, split_times):
-        """Split times as written (float32: the check plays them), and the mask without the
-        segments too short for a float32 time strictly inside (left as they are)."""
-        rounded = as_stored(split_times, "FLOAT")
-        index = np.flatnonzero(which)
-        inside = (rounded > self.times[index]) & (rounded < self.times[index + 1])
-        which = which.copy()
-        which[index[~inside]] = False
-        return which, rounded[inside]
-
-    def fix_signs(self):
-        """Conventions' 2nd and 3rd sign rules by flipping tangents (same rotations)."""
-        self.b *= np.where(quat.dot(self.values[:-1], self.b) < 0.0, -1.0, 1.0)[:, None]
-        self.a *= np.where(quat.dot(self.values[1:], self.a) < 0.0, -1.0, 1.0)[:, None]
-
-    def result(self, max_error_deg=0.0, check_times=None, played=None):
-        """The keys, with a_1 = v_1 and b_n = v_n (spec "CUBICSLERP Interpolation"), as written."""
-        rows = self._rows(np.arange(len(self.times)))
-        return CubicSlerpFit(self.times.copy(), rows[:, 0], rows[:, 1], rows[:, 2], max_error_deg,
-                             check_times, played)
-
-    def jumping(self) -> np.ndarray:
-        """Per segment: whether its curve, as written, jumps (core.sampling.sqlerp_jumps)."""
-        return jumping_segments(self.times, self._rows(np.arange(len(self.times))).reshape(-1, 4))
-
-    def sampler_of(self, segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(times, normalized interleaved rows) of a CUBICSLERP sampler of the given segments' end
-        keys, as written. Each of those segments has the same keys and tangents there, so it plays
-        the same numbers; segments bridging the gaps between them are never queried. Setting up
-        only the few segments a round changed is what keeps the later rounds cheap."""
-        keys = np.union1d(segments, segments + 1)
-        return self.times[keys], quat.normalize(self._rows(keys).reshape(-1, 4))
-
-    def _rows(self, keys):
-        """(len(keys), 3, 4) rows a_k, v_k, b_k of the given keys, as written."""
-        a = self.a[np.maximum(keys - 1, 0)]
-        a[keys == 0] = self.values[0]
-        b = self.b[np.minimum(keys, len(self.b) - 1)]
-        b[keys == len(self.times) - 1] = self.values[-1]
-        rows = np.stack([a, self.values[keys], b], axis=1)
-        return rows if self.written is None else as_stored(rows, self.written)
 
 
 class _Check:

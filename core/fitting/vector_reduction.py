@@ -48,8 +48,28 @@ class VectorKeys:
 
 
 def check_counts(times: npt.ArrayLike, frames_per_second: float, per_frame: int = SAMPLES_PER_FRAME) -> np.ndarray:
-    """Check times per key interval: ``per_frame`` per frame at ``frames_per_second``, and
-    ``per_frame`` at least for an interval shorter than a frame."""
+    """Count the check times of each key interval.
+
+    Parameters
+    ----------
+    times : (n,) float array
+        Key times in seconds, sorted.
+    frames_per_second : float
+        The scene's frame rate.
+    per_frame : int
+        Check times per frame.
+
+    Returns
+    -------
+    (n - 1,) int array
+        ``per_frame`` per frame of each interval (rounded up), and ``per_frame`` at least for an
+        interval shorter than a frame.
+
+    Examples
+    --------
+    >>> check_counts([0.0, 1.0, 1.125], frames_per_second=4).tolist()  # 4 frames, then half a frame
+    [32, 8]
+    """
     frames = np.diff(np.asarray(times, dtype=np.float64)) * frames_per_second
     return np.maximum(np.ceil(frames * per_frame), per_frame).astype(np.intp)
 
@@ -58,13 +78,51 @@ def reduce_vectors(times: npt.ArrayLike, values: npt.ArrayLike, tolerance: npt.A
                    interpolation: str = "LINEAR", norm: bool = True,
                    samples: int | np.ndarray = SAMPLES_PER_FRAME,
                    start: npt.ArrayLike | None = None) -> VectorKeys:
-    """VectorKeys of the sampler whose keys are at the sorted ``times`` ((n,) seconds) with
-    ``values`` ((n, d)), as few as the split finds within ``tolerance`` (see the module's text)
-    at every key time and at ``samples`` check times per key interval (an int, or one per
-    interval: check_counts). ``start``: key indices the result keeps (with the two ends; no
-    constant form then). Raises ValueError for keys that cannot be read as a sampler
-    (times not increasing as float32, values not finite, tolerances not positive) or when the
-    written float32 keys alone miss the tolerance."""
+    """Reduce a sampled translation, scale or weights channel to the fewest keys its split finds.
+
+    Parameters
+    ----------
+    times : (n,) float array
+        The sampler's key times in seconds, sorted.
+    values : (n, d) float array
+        Its values.
+    tolerance : float or (n, d) float array
+        The bound, a scalar or per key and component (see the module's text).
+    interpolation : str
+        The sampler's: "LINEAR" or "STEP".
+    norm : bool
+        Errors are Euclidean distances over the tolerance (translations); False: the largest
+        component's difference over its tolerance (scales, weights).
+    samples : int or (n - 1,) int array
+        Check times per key interval (one count per interval: ``check_counts``); the key times
+        are checked too.
+    start : (k,) int array or None
+        Key indices the result keeps, with the two ends (no constant form then); None: the ends.
+
+    Returns
+    -------
+    VectorKeys
+        The keys as written (float32 times and values), the sampler's key indices they stand at,
+        their largest error in tolerances and whether one key holds the whole channel.
+
+    Raises
+    ------
+    ValueError
+        For keys that cannot be read as a sampler (times not increasing as float32, values not
+        finite, tolerances not positive), a start key out of range, or when the written float32
+        keys alone miss the tolerance.
+
+    Examples
+    --------
+    A tent: its chords to the corner at t = 2 are the polyline itself, so that corner is the
+    only key kept inside.
+
+    >>> keys = reduce_vectors([0.0, 1.0, 2.0, 3.0, 4.0], [[0.0], [1.0], [2.0], [1.0], [0.0]], 0.1)
+    >>> keys.indices.tolist(), keys.values.tolist(), keys.max_error
+    ([0, 2, 4], [[0.0], [2.0], [0.0]], 0.0)
+    >>> reduce_vectors([0.0, 1.0], [[1.0], [1.05]], 0.1).constant  # within 0.1 of 1.025 throughout
+    True
+    """
     t, v, tol = _checked(times, values, tolerance, interpolation)
     if start is None and (v == v[0]).all():  # still (most channels of a rig): no check grid needed
         return _still(t, v, tol, interpolation, norm)

@@ -32,8 +32,25 @@ if TYPE_CHECKING:  # channel_motion imports this module
 
 @dataclass
 class WorldCorrection:
-    """C(t) at sorted ``seconds`` (T,), as the vector part ``xyz`` (T, 3) of a unit quaternion
-    whose w is positive; clamped outside the samples."""
+    """Correction C(t) of a channel under its written parent, sampled.
+
+    Held at the first and last sample outside them; nlerp between them (``at``).
+
+    Attributes
+    ----------
+    seconds : (T,) float array
+        Sorted sample times.
+    xyz : (T, 3) float32 array
+        The vector part of C at ``seconds``: a unit quaternion whose w is positive (C is near
+        the identity), so w follows from x, y and z.
+
+    Examples
+    --------
+    >>> z1 = np.array([[0.0, 0.0, np.sin(np.radians(0.5)), np.cos(np.radians(0.5))]])  # 1 deg about Z
+    >>> c = WorldCorrection.between([0.0], np.array([[0.0, 0.0, 0.0, 1.0]]), z1)  # written: still
+    >>> c.at([0.0, 5.0]).round(6).tolist()  # C = written⁻¹ · exact: 1 deg about Z, held after the sample
+    [[0.0, 0.0, 0.008727, 0.999962], [0.0, 0.0, 0.008727, 0.999962]]
+    """
     seconds: np.ndarray
     xyz: np.ndarray
 

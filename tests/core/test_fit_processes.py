@@ -259,7 +259,7 @@ def test_a_pool_started_from_blenders_package_name_fits_there_too():
     assert done.returncode == 0, done.stderr[-3000:]
     job = json.loads(done.stdout.strip().splitlines()[-1])
     assert job == {"same_keys": True, "plain_package_loaded": False,
-                   "modules": ["bl_ext.user_default.gltf_sqlerp.core.fitting.rotation_export"]}
+                   "modules": ["bl_ext.user_default.gltf_sqlerp.core.fitting.channel_keys"]}
 
 
 @pytest.mark.skipif(not hasattr(os, "getpriority"), reason="POSIX priorities")
