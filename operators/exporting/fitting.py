@@ -163,7 +163,7 @@ class ChannelFits:
         self.indices.append(index)
 
     def results(self) -> list[ChannelKeys]:
-        """Every task's core.fitting.rotation_export.ChannelKeys, in the order they were added."""
+        """Every task's core.fitting.channel_keys.ChannelKeys, in the order they were added."""
         window_manager = current_window_manager()
         total = max(self.pool.submitted if self.pool else len(self.tasks), 1)
         window_manager.progress_begin(0, total)
