@@ -1,8 +1,9 @@
 """What the glTF spec plays: sampler interpolation (STEP, LINEAR, CUBICSPLINE, CUBICSLERP) for
 whole arrays of times (``interpolation``), unit quaternions (``quaternions``), animations and
-channels with EXT_animation_sqlerp wired in (``animation``), the node hierarchy (``scene``), every
-channel of a clip at once (``pose_player`` and its ``pose_kernels``), where a CUBICSLERP curve
-jumps (``sqlerp_jumps``) and the angle measure of spec "Error measure" (``metrics``)."""
+channels with EXT_animation_sqlerp wired in (``animation``), the node hierarchy (``scene``, its
+forest in ``node_tree``, rest pose in ``rest_pose``, vertices in ``skinning``), every channel of a
+clip at once (``pose_player`` and its ``pose_kernels``), where a CUBICSLERP curve jumps
+(``sqlerp_jumps``) and the angle measure of spec "Error measure" (``metrics``)."""
 
 from . import quaternions
 from .animation import Animation, Channel, Sampler, read_animations
@@ -11,10 +12,11 @@ from .interpolation import (
     segment_parameters, slerp_keys, turned,
 )
 from .metrics import SAMPLES_PER_FRAME, dense_times
+from .node_tree import depth_levels
 from .pointer_channels import PointerChannel
 from .pose_player import PosePlayer
 from .quaternions import angle_between, make_continuous, normalize
-from .scene import Scene, depth_levels
+from .scene import Scene
 from .sqlerp_jumps import brackets, jump_times, jumping_segments
 
 __all__ = [
