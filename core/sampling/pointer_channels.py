@@ -30,22 +30,75 @@ _MESH_WEIGHTS_TARGET = re.compile(r"/meshes/(0|[1-9][0-9]*)/weights")
 
 @dataclass(frozen=True)
 class PointerChannel:
-    """One channel to ``target`` (the pointer, e.g. "/materials/0/emissiveFactor")."""
+    """One playable KHR_animation_pointer channel to a property that is not a node's own.
+
+    Attributes
+    ----------
+    target : str
+        The pointer it animates, e.g. "/materials/0/emissiveFactor".
+    sampler : Sampler
+        STEP, LINEAR or CUBICSPLINE over (n, k) or (3n, k) float values, played as for any float
+        property (no normalization).
+    sampler_index : int
+        The sampler's index in its animation's ``samplers``.
+    index : int
+        The channel's index in its animation's ``channels``.
+    pointer : str
+        The channel's own JSON pointer, "/animations/a/channels/c".
+    """
     target: str
     sampler: Sampler
-    sampler_index: int  # in its animation's samplers
-    index: int    # the channel's, in its animation's channels
-    pointer: str  # the channel's own JSON pointer, "/animations/a/channels/c"
+    sampler_index: int
+    index: int
+    pointer: str
 
     def evaluate(self, times: npt.ArrayLike) -> npt.NDArray[np.float64]:
-        """(len(times), components) values at ``times`` (seconds)."""
+        """Evaluate the channel at ``times`` as the spec plays it.
+
+        Parameters
+        ----------
+        times : (T,) float array
+            Seconds, clamped to the keys.
+
+        Returns
+        -------
+        (T, k) float64 array
+            The property's k components at each time.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> keys = Sampler("LINEAR", np.array([0.0, 2.0]), np.array([[0.0, 0.0], [1.0, 0.5]]), "pointer", "")
+        >>> emissive = PointerChannel("/materials/0/emissiveFactor", keys, 0, 0, "/animations/0/channels/0")
+        >>> emissive.evaluate([1.0, 5.0]).tolist()  # halfway, then clamped to the last key
+        [[0.5, 0.25], [1.0, 0.5]]
+        """
         return self.sampler.evaluate(times)
 
 
 def read_pointer_channels(gltf: GltfFile, a: int, animation: dict[str, Any],
                           accessor: Callable[[int], np.ndarray]) -> tuple[list[PointerChannel], list[str]]:
-    """(channels, skipped) of animation ``a``: the playable pointer channels that are not node
-    channels, and a readable reason per pointer channel left out."""
+    """Read animation ``a``'s playable pointer channels to properties that are not a node's own.
+
+    Parameters
+    ----------
+    gltf : GltfFile
+        The file.
+    a : int
+        The animation's index, for the pointers.
+    animation : dict
+        Its JSON object.
+    accessor : callable
+        Reads an accessor by index as a (count, components) array.
+
+    Returns
+    -------
+    channels : list of PointerChannel
+        In the order of the animation's ``channels``; node channels and meshes' morph weights
+        (``mesh_weight_channels``) left out.
+    skipped : list of str
+        A readable reason per pointer channel that cannot be played as it stands.
+    """
     channels, skipped = [], []
     for c, channel in enumerate(animation.get("channels", [])):
         target = channel.get("target")
@@ -65,9 +118,21 @@ def read_pointer_channels(gltf: GltfFile, a: int, animation: dict[str, Any],
 
 def mesh_weight_channels(gltf: GltfFile, a: int, animation: dict[str, Any],
                          accessor: Callable[[int], np.ndarray]) -> tuple[list[tuple[int, Sampler, int]], list[str]]:
-    """(channels, skipped) of animation ``a``'s pointers to meshes' morph weights: (node, sampler
-    with one column per morph target, channel index) for every node that instances the mesh, and
-    a readable reason per such pointer left out."""
+    """Read animation ``a``'s pointers to meshes' morph weights as channels of the mesh's nodes.
+
+    Parameters
+    ----------
+    gltf, a, animation, accessor
+        As for ``read_pointer_channels``.
+
+    Returns
+    -------
+    channels : list of (int, Sampler, int)
+        (node, sampler with one column per morph target, channel index) for every node that
+        instances the mesh.
+    skipped : list of str
+        A readable reason per such pointer left out.
+    """
     channels, skipped = [], []
     nodes = gltf.json.get("nodes", [])
     for c, channel in enumerate(animation.get("channels", [])):

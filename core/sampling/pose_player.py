@@ -96,16 +96,18 @@ class PlayerChannel:
         return self.values[1::3] if self.interpolation in CUBIC_INTERPOLATIONS else self.values
 
     def mapped(self, matrix: npt.NDArray[np.float64] | None = None) -> npt.NDArray[np.float64]:
-        """The sampler's values in Blender's space: keys through matrix and offset, tangents
-        (derivatives) through the matrix only. ``matrix`` replaces the channel's (for rotations:
-        the rotation without its scale, which normalization removes anyway)."""
+        """Map the sampler's values into Blender's space: (n, k) or (3n, k) as ``values``.
+
+        Keys go through matrix and offset, tangents (derivatives) through the matrix only.
+        ``matrix`` replaces the channel's (for rotations: the rotation without its scale, which
+        normalization removes anyway) and then no offset is added."""
         values = self.values @ (self.matrix if matrix is None else matrix).T
         if matrix is None:
             values[slice(1, None, 3) if self.interpolation in CUBIC_INTERPOLATIONS else slice(None)] += self.offset
         return values
 
     def rotation_scale(self) -> float | None:
-        """s when the map is s times a rotation of R^4 with no offset, else None."""
+        """Return s when the map is s times a rotation of R^4 with no offset, else None."""
         gram = self.matrix.T @ self.matrix
         scale = np.trace(gram) / len(gram)
         if scale > 0.0 and not self.offset.any() and np.allclose(
@@ -115,6 +117,26 @@ class PlayerChannel:
 
 
 class PosePlayer:
+    """Every channel of a clip, set up once to be evaluated together in Blender's values.
+
+    Each result equals the channel's ``Sampler.evaluate`` mapped through its matrix and offset, to
+    rounding (the module docstring says how). ``at`` and ``flat_at`` serve the live preview, one
+    time per frame change; ``over`` evaluates many times at once.
+
+    Attributes
+    ----------
+    channels : list of PlayerChannel
+        The channels, in the order every result lists them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lift = PlayerChannel("LINEAR", [0.0, 1.0], [[0.0], [2.0]], "location", [[1.0]], [0.5])  # Blender: + 0.5
+    >>> spin = PlayerChannel("LINEAR", [0.0, 2.0], [[0, 0, 0, 1], [0, 0, 1, 0]], "rotation", np.eye(4), np.zeros(4))
+    >>> PosePlayer([lift, spin]).flat_at(0.5).round(6).tolist()  # 1 + 0.5; a quarter of 180 deg about Z
+    [1.5, 0.0, 0.0, 0.382683, 0.92388]
+    """
+
     def __init__(self, channels: Iterable[PlayerChannel]) -> None:
         self.channels = list(channels)
         batches = {}
@@ -146,8 +168,25 @@ class PosePlayer:
 
     @classmethod
     def from_records(cls, records: Iterable[ChannelSource], source: str) -> Self:
-        """From stored channel records (core.blender_model.clip_record.ChannelRecord): 'EXTENSION' plays each
-        record's sampler, 'FALLBACK' its fallback where it has one, else its sampler."""
+        """Build a player from stored channel records (core.blender_model.clip_record.ChannelRecord).
+
+        Parameters
+        ----------
+        records : iterable of ChannelSource
+            The channels, each with its path, matrix and offset.
+        source : str
+            'EXTENSION' plays each record's sampler, 'FALLBACK' its fallback where it has one,
+            else its sampler.
+
+        Returns
+        -------
+        PosePlayer
+
+        Raises
+        ------
+        ValueError
+            For another ``source``, or a record whose sampler a PlayerChannel refuses.
+        """
         if source not in SOURCES:
             raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
         channels = []
@@ -158,14 +197,37 @@ class PosePlayer:
         return cls(channels)
 
     def at(self, time: float) -> list[npt.NDArray[np.float64]]:
-        """Each channel's Blender value at ``time`` (seconds): a list of (k,) arrays."""
+        """Evaluate every channel at one time, in Blender's values.
+
+        Parameters
+        ----------
+        time : float
+            Seconds, clamped to each channel's keys.
+
+        Returns
+        -------
+        list of (k,) float64 arrays
+            One per channel, views into ``flat_at(time)``.
+        """
         flat = self.flat_at(time)
         return [flat[start:stop] for start, stop in self._bounds]
 
     def flat_at(self, time: float) -> npt.NDArray[np.float64]:
-        """Every channel's Blender value at ``time`` (seconds) in one flat float64 array, channel
-        after channel (``np.concatenate(at(time))``). The live preview calls this per frame: one
-        array and no per-channel Python objects (each numpy call counts at ~100 channels)."""
+        """Evaluate every channel at one time into one flat array, channel after channel.
+
+        The live preview calls this per frame: one array and no per-channel Python objects (each
+        numpy call counts at ~100 channels).
+
+        Parameters
+        ----------
+        time : float
+            Seconds, clamped to each channel's keys.
+
+        Returns
+        -------
+        (sum of k,) float64 array
+            ``np.concatenate(at(time))``.
+        """
         time = float(time)
         end, t = self._lookup.at(time) if self._lookup is not None else (None, None)
         parts = [group.play(end, t, time, 1).reshape(-1) for group in self._groups]
@@ -173,7 +235,18 @@ class PosePlayer:
         return grouped if self._flat_order is None else grouped[self._flat_order]
 
     def over(self, times: npt.ArrayLike) -> list[npt.NDArray[np.float64]]:
-        """Each channel's Blender values at many times: a list of (len(times), k) arrays."""
+        """Evaluate every channel at many times, in Blender's values.
+
+        Parameters
+        ----------
+        times : (T,) float array
+            Seconds, clamped to each channel's keys.
+
+        Returns
+        -------
+        list of (T, k) float64 arrays
+            One per channel.
+        """
         query = np.asarray(times, dtype=np.float64).reshape(-1)
         outs = [np.empty((g.count, len(query), g.width)) for g in self._groups]
         block = max(1, SAMPLES_PER_BLOCK // max(1, len(self.channels)))

@@ -27,8 +27,31 @@ GAP_FRAMES = 0.02
 
 
 def jump_times(times: npt.ArrayLike, values: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Sorted times (seconds) where the CUBICSLERP keys at ``times`` with interleaved ``values``
-    (a_i, v_i, b_i rows, unit quaternions) jump."""
+    """Find the times where a CUBICSLERP curve jumps (spec "Where the curve is discontinuous").
+
+    d = p · s is sampled SAMPLES times per segment and every sign change is bisected to float64
+    resolution; two sign changes within 1/SAMPLES of a segment of each other may go unseen.
+
+    Parameters
+    ----------
+    times : (n,) float array
+        Key times in seconds, strictly increasing.
+    values : (3n, 4) float array
+        Rows (a_i, v_i, b_i) per key, interleaved: quaternions (x, y, z, w), normalized here.
+
+    Returns
+    -------
+    (J,) float64 array
+        The jump times in seconds, sorted; empty when the curve is continuous or has one key.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z = lambda degrees: [0.0, 0.0, np.sin(np.radians(degrees) / 2), np.cos(np.radians(degrees) / 2)]
+    >>> rows = [z(0), z(0), z(120), z(240), z(0), z(0)]  # p(t) = 1; s(t) turns 120 to 240 deg about Z
+    >>> jump_times([0.0, 2.0], rows).round(6).tolist()  # p . s = cos(60 + 60 t/2 deg) = 0 at t/2 = 1/2
+    [1.0]
+    """
     times = np.asarray(times, dtype=np.float64)
     found = _crossings(times, values)
     if found is None:
@@ -43,8 +66,31 @@ def jump_times(times: npt.ArrayLike, values: npt.ArrayLike) -> npt.NDArray[np.fl
 
 
 def jumping_segments(times: npt.ArrayLike, values: npt.ArrayLike) -> npt.NDArray[np.bool_]:
-    """Per segment of the CUBICSLERP keys (as for jump_times): whether its curve jumps. What a
-    writer checks (spec "Where the curve is discontinuous": p . s keeps its sign across every segment it writes)."""
+    """Tell which segments of a CUBICSLERP curve jump, as ``jump_times`` finds them.
+
+    What a writer checks (spec "Where the curve is discontinuous": p . s keeps its sign across
+    every segment it writes).
+
+    Parameters
+    ----------
+    times : (n,) float array
+        Key times in seconds, strictly increasing.
+    values : (3n, 4) float array
+        Rows (a_i, v_i, b_i) per key, interleaved: quaternions (x, y, z, w), normalized here.
+
+    Returns
+    -------
+    (n - 1,) bool array
+        Whether the curve jumps inside each segment (empty for one key).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z = lambda degrees: [0.0, 0.0, np.sin(np.radians(degrees) / 2), np.cos(np.radians(degrees) / 2)]
+    >>> rows = [z(0), z(0), z(120), z(240), z(0), z(0), z(0), z(0), z(0)]  # as jump_times's, then still
+    >>> jumping_segments([0.0, 2.0, 3.0], rows).tolist()
+    [True, False]
+    """
     times = np.asarray(times, dtype=np.float64)
     jumping = np.zeros(max(len(times) - 1, 0), dtype=bool)
     found = _crossings(times, values)
@@ -102,9 +148,30 @@ def _weights(angle, t):
 
 
 def brackets(jumps: npt.ArrayLike, frames_per_second: float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """(before, after): key times (seconds) either side of each jump, GAP_FRAMES apart around it;
-    where a whole or half frame lies within, the gap starts or ends on it, so that every frame
-    and half frame plays the side of the jump it is on."""
+    """Place an importer's two key times either side of each jump, GAP_FRAMES apart around it.
+
+    Blender plays a CONSTANT segment between the two keys. Where a whole or half frame lies
+    within the gap, the gap starts or ends on it, so that every frame and half frame plays the
+    side of the jump it is on.
+
+    Parameters
+    ----------
+    jumps : (J,) float array
+        Jump times in seconds (``jump_times``).
+    frames_per_second : float
+        The scene's frame rate.
+
+    Returns
+    -------
+    before, after : (J,) float64 arrays
+        The key times in seconds before and after each jump.
+
+    Examples
+    --------
+    >>> before, after = brackets([2.3, 10.005, 9.995], frames_per_second=1.0)  # 1 fps: frames = seconds
+    >>> before.round(6).tolist(), after.round(6).tolist()  # +-0.01, then starting, then ending on frame 10
+    ([2.29, 10.0, 9.98], [2.31, 10.02, 10.0])
+    """
     frames = np.asarray(jumps, dtype=np.float64) * frames_per_second
     half = 0.5 * GAP_FRAMES
     below, above = np.floor(2.0 * frames) / 2.0, np.ceil(2.0 * frames) / 2.0
