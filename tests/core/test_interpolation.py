@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from gltf_sqlerp.core.sampling import interpolation as I
 from gltf_sqlerp.core.sampling import quaternions as Q
+from gltf_sqlerp.core.sampling import segments
 
 S22 = math.sin(math.radians(22.5))
 C22 = math.cos(math.radians(22.5))
@@ -343,10 +344,10 @@ def test_segment_index_is_the_last_key_at_or_before_each_query(keys, queries, re
     times = np.sort(np.array(keys + keys[:1] if repeat_a_key else keys))
     query = np.sort(np.concatenate([queries, times[::2]]))
     expected = [min(max(bisect.bisect_right(times.tolist(), q) - 1, 0), len(times) - 2) for q in query]
-    assert I.segment_index(times, query, ordered=True).tolist() == expected
-    assert I.segment_index(times, query[::-1]).tolist() == expected[::-1]
+    assert segments.segment_index(times, query, ordered=True).tolist() == expected
+    assert segments.segment_index(times, query[::-1]).tolist() == expected[::-1]
     out = np.empty(len(query), dtype=np.int64)
-    assert I.segment_index(times, query, ordered=True, out=out) is out and out.tolist() == expected
+    assert segments.segment_index(times, query, ordered=True, out=out) is out and out.tolist() == expected
 
 
 @given(st.lists(st.integers(-400, 400), min_size=2, max_size=12, unique=True),
@@ -359,4 +360,4 @@ def test_nearest_index_is_the_closest_key_earlier_on_a_tie(keys, queries):
     query = np.concatenate([np.array(queries) / 16.0, times, 0.5 * (times[1:] + times[:-1])])
     exact = [Fraction(t) for t in times]
     expected = [min(range(len(times)), key=lambda i: abs(exact[i] - Fraction(q))) for q in query]
-    assert I.nearest_index(times, query).tolist() == expected
+    assert segments.nearest_index(times, query).tolist() == expected
