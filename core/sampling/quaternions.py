@@ -8,10 +8,15 @@ the sign of the dot product); ``log`` is the half-angle vector of the shorter of
 ``log(-q) == log(q)`` and every formula built on it ignores quaternion signs.
 """
 
-from typing import overload
-
 import numpy as np
 import numpy.typing as npt
+
+# Chord measures and matrix conversions live in modules of their own; quat.chord2, quat.to_matrix
+# and the others stay reachable here, where every caller looks for quaternion maths.
+from .chords import chord2 as chord2, chord2_limit as chord2_limit, chord2_to_degrees as chord2_to_degrees
+from .chords import degrees_to_chord2 as degrees_to_chord2, max_angle_deg as max_angle_deg
+from .rotation_matrices import from_matrix as from_matrix, nearest_rotation as nearest_rotation
+from .rotation_matrices import to_matrix as to_matrix
 
 # Below this angle between the two quaternions (radians in 4D, half the rotation angle) slerp takes
 # Appendix C's "lerp, then normalize" branch. Slerp here is a cos(t angle) + e sin(t angle) with e
@@ -57,9 +62,24 @@ def _norm(q):
 
 
 def normalize(q: npt.ArrayLike, axis: int = -1) -> npt.NDArray[np.float64]:
-    """Scale quaternions to unit length along ``axis``: q / |q|, shape kept. A zero quaternion
-    stays zero (no NaN): unused CUBICSLERP tangents may be zeros.
+    """Scale quaternions to unit length: q / |q|.
 
+    A zero quaternion stays zero (no NaN): unused CUBICSLERP tangents may be zeros.
+
+    Parameters
+    ----------
+    q : (..., 4) or (4, ...) float array
+        Quaternions, their components along ``axis``.
+    axis : int
+        -1 for (..., 4), 0 for component-major (4, ...).
+
+    Returns
+    -------
+    float64 array, the shape of ``q``
+        The unit quaternions.
+
+    Examples
+    --------
     >>> normalize([[0.0, 0.0, 3.0, 4.0], [0.0, 0.0, 0.0, 0.0]]).tolist()
     [[0.0, 0.0, 0.6, 0.8], [0.0, 0.0, 0.0, 0.0]]
     """
@@ -167,12 +187,27 @@ def slerp_ends(a: npt.ArrayLike, b: npt.ArrayLike, axis: int = -1) -> ArcEnds:
 
 
 def slerp(a: npt.ArrayLike, b: npt.ArrayLike, t: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Interpolate unit quaternions (..., 4) by glTF 2.0 Appendix C slerp, on the shortest path.
+    """Interpolate unit quaternions by glTF 2.0 Appendix C slerp, on the shortest path.
 
-    ``a`` and ``b`` (..., 4) and ``t`` (...) broadcast; returns (..., 4). Computed from the nearer
-    end (slerp(a, b', t) = slerp(b', a, 1 - t)), one arc basis per pair: the fits call it on a few
-    dozen rotations at a time, where each numpy call counts.
+    Computed from the nearer end (slerp(a, b', t) = slerp(b', a, 1 - t)), one arc basis per pair:
+    the fits call it on a few dozen rotations at a time, where each numpy call counts.
 
+    Parameters
+    ----------
+    a : (..., 4) float array
+        Start rotations (x, y, z, w).
+    b : (..., 4) float array
+        End rotations; b' = -b where a.b < 0 (the shortest path).
+    t : (...) float array or float
+        Parameters in [0, 1]; broadcasts with ``a`` and ``b``.
+
+    Returns
+    -------
+    (..., 4) float64 array
+        The interpolated rotations.
+
+    Examples
+    --------
     >>> half = slerp([0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 0.0], 0.5)  # halfway to 180 deg about Z
     >>> half.round(4).tolist(), angle_between([0.0, 0.0, 0.0, 1.0], half).round(6).tolist()
     ([0.0, 0.0, 0.7071, 0.7071], 90.0)
@@ -190,10 +225,30 @@ def slerp(a: npt.ArrayLike, b: npt.ArrayLike, t: npt.ArrayLike) -> npt.NDArray[n
 
 def sqlerp(v0: npt.ArrayLike, b0: npt.ArrayLike, a1: npt.ArrayLike, v1: npt.ArrayLike,
            t: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Evaluate a CUBICSLERP segment (spec "CUBICSLERP Interpolation") at ``t`` in [0, 1]:
-    slerp(slerp(v0, v1, t), slerp(b0, a1, t), 2t(1-t)). Quaternions (..., 4) and ``t`` broadcast;
-    returns (..., 4).
+    """Evaluate a CUBICSLERP segment (spec "CUBICSLERP Interpolation") at ``t`` in [0, 1].
 
+    q(t) = slerp(slerp(v0, v1, t), slerp(b0, a1, t), 2t(1-t)).
+
+    Parameters
+    ----------
+    v0 : (..., 4) float array
+        The segment's first key value.
+    b0 : (..., 4) float array
+        Its out-tangent.
+    a1 : (..., 4) float array
+        The next key's in-tangent.
+    v1 : (..., 4) float array
+        The next key's value.
+    t : (...) float array or float
+        Parameters in [0, 1]; broadcasts with the quaternions.
+
+    Returns
+    -------
+    (..., 4) float64 array
+        The rotations, not normalized beyond slerp's own rounding.
+
+    Examples
+    --------
     Turns about Z: v0 = 0, b0 = a1 = 45, v1 = 90 degrees; at t = 1/4 the keys' slerp is at 22.5
     degrees, the tangents' at 45, and the outer slerp goes 2t(1 - t) = 0.375 of the way: 30.9375.
 
@@ -231,48 +286,25 @@ def exp(v: npt.ArrayLike) -> npt.NDArray[np.float64]:
     return np.concatenate([v * scale[..., None], np.cos(angle)[..., None]], axis=-1)
 
 
-def chord2(p: npt.NDArray[np.floating], q: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
-    """Squared chord |p - sign(p.q) q|^2 between (n, 4) unit quaternions (sign-free). Unlike
-    1 - |p.q| it keeps full precision for tiny angles and grows with the rotation angle, so maxima
-    are taken on it and converted once (chord2_to_degrees): a quarter of angle_between's cost."""
-    d = q * np.where(np.einsum("ij,ij->i", p, q) < 0.0, -1.0, 1.0)[:, None]
-    np.subtract(p, d, out=d)  # in place: a fresh array per operation costs more than the maths
-    return np.einsum("ij,ij->i", d, d)
-
-
-@overload
-def chord2_to_degrees(chord2_: float | np.floating) -> np.floating: ...
-@overload
-def chord2_to_degrees(chord2_: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]: ...
-def chord2_to_degrees(chord2_: float | np.floating | npt.NDArray[np.floating]
-                      ) -> np.floating | npt.NDArray[np.floating]:
-    """Rotation angle (degrees) of a squared chord: angle = 4 asin(chord / 2)."""
-    return np.degrees(4.0 * np.arcsin(np.minimum(np.sqrt(chord2_) / 2.0, 1.0)))
-
-
-def max_angle_deg(p: npt.NDArray[np.floating], q: npt.NDArray[np.floating]) -> float:
-    """The largest rotation angle (degrees) between rows of (n, 4) unit quaternions p and q."""
-    return float(chord2_to_degrees(chord2(p, q).max()))
-
-
-def degrees_to_chord2(degrees: float) -> float:
-    return (2.0 * np.sin(np.radians(degrees) / 4.0)) ** 2
-
-
-def chord2_limit(degrees: float) -> float:
-    """degrees_to_chord2, lowered by an ulp or two where chord2_to_degrees would report it above
-    ``degrees`` (about one tolerance in nine): a check against it never reports a maximum over
-    its own tolerance."""
-    limit = degrees_to_chord2(degrees)
-    while chord2_to_degrees(limit) > degrees:
-        limit = np.nextafter(limit, 0.0)
-    return limit
-
-
 def angle_between(q1: npt.ArrayLike, q2: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Measure the angle in degrees between rotations (spec "Error measure"), blind to sign and
-    length. ``q1``, ``q2`` (..., 4) broadcast; returns (...).
+    """Measure the angle in degrees between rotations (spec "Error measure").
 
+    Blind to sign and length: q and -2q are the same rotation.
+
+    Parameters
+    ----------
+    q1 : (..., 4) float array
+        Quaternions (x, y, z, w), any nonzero length.
+    q2 : (..., 4) float array
+        The same; broadcasts with ``q1``.
+
+    Returns
+    -------
+    (...) float64 array
+        The angle of the rotation from q1 to q2, in degrees in [0, 180].
+
+    Examples
+    --------
     >>> angle_between([0.0, 0.0, 0.0, 1.0], [[0.0, 0.0, 0.0, -2.0], [0.0, 1.0, 0.0, 1.0]]).round(6).tolist()
     [0.0, 90.0]
     """
@@ -280,74 +312,24 @@ def angle_between(q1: npt.ArrayLike, q2: npt.ArrayLike) -> npt.NDArray[np.float6
     return np.degrees(2.0 * np.arctan2(_norm(r[..., :3]), np.abs(r[..., 3])))
 
 
-def to_matrix(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Rotation matrices (..., 3, 3), M[row, col], acting on column vectors. q need not be unit."""
-    q = _f64(q)
-    x, y, z, w = np.moveaxis(q, -1, 0)
-    n = x * x + y * y + z * z + w * w
-    s = np.where(n > 0.0, 2.0 / np.where(n > 0.0, n, 1.0), 0.0)
-    xx, yy, zz = s * x * x, s * y * y, s * z * z
-    xy, xz, yz = s * x * y, s * x * z, s * y * z
-    wx, wy, wz = s * w * x, s * w * y, s * w * z
-    rows = [
-        [1.0 - yy - zz, xy - wz, xz + wy],
-        [xy + wz, 1.0 - xx - zz, yz - wx],
-        [xz - wy, yz + wx, 1.0 - xx - yy],
-    ]
-    return np.stack([np.stack(r, axis=-1) for r in rows], axis=-2)
-
-
-def from_matrix(matrices: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Unit quaternions (..., 4), w >= 0, of (..., 3, 3) matrices M[row, col], as Blender's
-    Matrix.decompose() and to_quaternion() take them: columns made unit length (a scaled matrix's
-    rotation), all negated where that leaves a reflection, then Mike Day's branches
-    ("Converting a Rotation Matrix to a Quaternion", 2015: from the larger of the two diagonal
-    sums each branch compares). A matrix with shear is no rotation: which branch takes it changes
-    the result, and this is the branch Blender takes (the bundled exporter's samples agree)."""
-    m: npt.NDArray[np.float64] = np.asarray(matrices, dtype=np.float64)
-    m = m / np.linalg.norm(m, axis=-2, keepdims=True)
-    m = np.where((np.linalg.det(m) < 0.0)[..., None, None], -m, m)
-    m00, m01, m02 = m[..., 0, 0], m[..., 0, 1], m[..., 0, 2]
-    m10, m11, m12 = m[..., 1, 0], m[..., 1, 1], m[..., 1, 2]
-    m20, m21, m22 = m[..., 2, 0], m[..., 2, 1], m[..., 2, 2]
-    # Per branch: its larger component (4 c^2), the other three times 4 c, and where it goes.
-    branches = [
-        (1.0 + m00 - m11 - m22, (m21 - m12, m10 + m01, m02 + m20), (0, 3, 1, 2)),  # x
-        (1.0 - m00 + m11 - m22, (m02 - m20, m10 + m01, m21 + m12), (1, 3, 0, 2)),  # y
-        (1.0 - m00 - m11 + m22, (m10 - m01, m02 + m20, m21 + m12), (2, 3, 0, 1)),  # z
-        (1.0 + m00 + m11 + m22, (m21 - m12, m02 - m20, m10 - m01), (3, 0, 1, 2)),  # w
-    ]
-    which = np.where(m22 < 0.0, np.where(m00 > m11, 0, 1), np.where(m00 < -m11, 2, 3))
-    q = np.zeros(m.shape[:-2] + (4,))
-    for k, (square, others, places) in enumerate(branches):
-        root = 2.0 * np.sqrt(np.maximum(square, 0.0))  # 4 |c|
-        sign = np.where(others[0] < 0.0, -1.0, 1.0) if k < 3 else 1.0  # w >= 0
-        scale = 1.0 / np.where(root > 0.0, root, 1.0)
-        rows = which == k
-        q[..., places[0]] = np.where(rows, 0.25 * root * sign, q[..., places[0]])
-        for place, value in zip(places[1:], others):
-            q[..., place] = np.where(rows, value * scale * sign, q[..., place])
-    return normalize(q)
-
-
-def nearest_rotation(matrices: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """(..., 3, 3) the rotation nearest each matrix (its polar decomposition's, U · Vᵀ of its
-    singular value decomposition; a mirroring matrix's nearest rotation after a mirror). A
-    sheared world matrix has no rotation of its own: this one, unlike the one taken from its
-    normalized columns, does not depend on the axes it is written in (glTF's or Blender's)."""
-    u, _, vt = np.linalg.svd(np.asarray(matrices, dtype=np.float64))
-    flip = np.where(np.linalg.det(u @ vt) < 0.0, -1.0, 1.0)
-    u = u * np.stack([np.ones_like(flip), np.ones_like(flip), flip], axis=-1)[..., None, :]
-    return np.matmul(u, vt, dtype=np.float64)
-
-
 def make_continuous(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """Flip signs along axis 0 so that consecutive quaternions (n, 4) have dot >= 0; the same
-    rotations, shape kept.
+    """Flip signs along axis 0 so that consecutive quaternions have dot >= 0.
 
     Flipping q_i flips its dot with q_{i+1} too, so the sign of q_i is the running product of the
     signs of the original neighbour dots.
 
+    Parameters
+    ----------
+    q : (n, 4) or (n, ..., 4) float array
+        Quaternions along axis 0 (time).
+
+    Returns
+    -------
+    float64 array, the shape of ``q``
+        The same rotations, signs continuous (a new array).
+
+    Examples
+    --------
     >>> q = make_continuous([[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, -1.0], [0.0, 0.0, 0.6, -0.8]])
     >>> (q + 0.0).tolist()  # + 0.0: no -0.0 in the printout
     [[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, -0.6, 0.8]]
