@@ -1,6 +1,6 @@
 """The add-on's Blender-free core: read, validate and evaluate glTF animation with numpy only.
 
-Scripting API (documented in the README)::
+Scripting API (docs/manual/scripting.md; each call below has a runnable example in its docstring)::
 
     from gltf_sqlerp import core
     doc = core.load("arm.gltf")            # -> Document; raises core.GltfError

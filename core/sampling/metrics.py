@@ -27,9 +27,26 @@ class Deviation:
 
 
 def dense_times(start: float, end: float, fps: float, per_frame: int = SAMPLES_PER_FRAME) -> npt.NDArray[np.float64]:
-    """Spread sample times from ``start`` to ``end`` seconds, ``per_frame`` per frame at ``fps``,
-    ends included. Returns (T,) seconds.
+    """Spread sample times from ``start`` to ``end`` seconds, ``per_frame`` per frame, ends included.
 
+    Parameters
+    ----------
+    start : float
+        First sample, seconds.
+    end : float
+        Last sample, seconds.
+    fps : float
+        Frames per second.
+    per_frame : int
+        Samples per frame (default SAMPLES_PER_FRAME, 8).
+
+    Returns
+    -------
+    (T,) float64 array
+        Evenly spaced seconds, T = ceil((end - start) fps per_frame) + 1, at least 2.
+
+    Examples
+    --------
     >>> dense_times(0.0, 0.25, fps=4, per_frame=2).tolist()  # one frame at 4 fps, 2 samples per frame
     [0.0, 0.125, 0.25]
     """
