@@ -1,6 +1,6 @@
 """Fuzzing the core's glTF reader (issue 6): every malformed or hostile input gets a GltfError.
 
-The property (tests/helpers/fuzz_strategies.py: ``run_case``): ``core.load`` of a mutated seed file either
+The property (tests/helpers/fuzz_property.py: ``run_case``): ``core.load`` of a mutated seed file either
 succeeds or raises GltfError with a code, a JSON pointer and a message; a loaded document evaluates
 every channel, poses and meshes raising nothing but GltfError; no input runs longer than
 TIME_LIMIT_S (an interval timer interrupts it: a hang fails instead of stalling the suite), and the
