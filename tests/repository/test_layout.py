@@ -3,6 +3,7 @@ surface (its ``__init__``'s ``__all__``), never a module file of a package it is
 tests' own: one folder per package tested, what they share in tests/helpers."""
 
 import ast
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,6 +92,27 @@ def test_the_bundled_seam_never_imports_operators():
     found = [f"{p.relative_to(ROOT)}:{line}" for p in sorted((ROOT / "bundled_gltf").rglob("*.py"))
              for line, target, _ in _imports(p) if target[:1] == ["operators"]]
     assert found == []
+
+
+MAX_LINES = 400
+
+
+def _tracked_python_files():
+    """Every .py file git tracks in the repository (``git ls-files``), as paths."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--", "*.py"], cwd=ROOT, capture_output=True, check=True)
+    return [ROOT / name for name in listed.stdout.decode("utf-8").split("\0") if name]
+
+
+def test_every_python_module_has_at_most_400_lines():
+    """The house rule on size: a module of at most MAX_LINES (400) lines, with one responsibility; a
+    longer one is split into cohesive, well-named modules (a package folder if need be). Every
+    tracked .py file counts: the add-on's, the tests', their helpers' and jobs', tools/, bench/ and
+    dev.py."""
+    modules = _tracked_python_files()
+    assert ROOT / "tests" / "repository" / "test_layout.py" in modules and len(modules) > 100
+    long = [f"{path.relative_to(ROOT)}: {count} lines" for path in modules if path.is_file()
+            and (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES]
+    assert not long, "modules over the limit:\n" + "\n".join(long)
 
 
 # The extension's names: written once, in core/constants.py, and imported everywhere else.
