@@ -12,6 +12,7 @@ calibration file (the bundled exporter's, whose keys are Blender's own samples) 
 import numpy as np
 
 from gltf_sqlerp.core import Document, load
+from gltf_sqlerp.core.sampling import rotation_matrices
 from gltf_sqlerp.core.sampling import quaternions as quat
 
 AXES = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])  # glTF axes -> Blender's
@@ -31,6 +32,11 @@ def file_worlds(document: Document, names: list[str], times: np.ndarray) -> dict
     return {name: world[:, index[name], :3, :3] for name in names}
 
 
+def _rotations(matrices) -> np.ndarray:
+    """Unit quaternions of the rotations nearest ``matrices`` (..., 3, 3)."""
+    return rotation_matrices.from_matrix(rotation_matrices.nearest_rotation(matrices))
+
+
 def world_errors(worlds: dict, path: str, calibration: str, times: np.ndarray) -> dict[str, float]:
     """{node: largest angle in degrees} between Blender's world matrices ``worlds`` ({name: (S, 3,
     3) rows} at ``times``) and those of file ``path``, over the named nodes the file holds."""
@@ -41,8 +47,8 @@ def world_errors(worlds: dict, path: str, calibration: str, times: np.ndarray) -
     played = file_worlds(document, names, times)
     errors = {}
     for name in names:
-        blender = quat.from_matrix(quat.nearest_rotation(AXES.T @ np.asarray(worlds[name])))
-        constant = quat.multiply(quat.conjugate(blender[0]), quat.from_matrix(quat.nearest_rotation(first[name][0])))
-        file = quat.from_matrix(quat.nearest_rotation(played[name]))
+        blender = _rotations(AXES.T @ np.asarray(worlds[name]))
+        constant = quat.multiply(quat.conjugate(blender[0]), _rotations(first[name][0]))
+        file = _rotations(played[name])
         errors[name] = float(quat.angle_between(quat.multiply(blender, constant), file).max())
     return errors

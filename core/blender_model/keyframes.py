@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..sampling import Sampler
+from ..sampling import chords
 from ..sampling import quaternions as quat
 from .fcurves import BEZIER, CONSTANT, LINEAR, Prepared, play  # noqa: F401 (play is public here)
 from .curve_slopes import arc_slope, end_slopes, sqlerp_end_slopes, value_and_slope
@@ -300,8 +301,8 @@ def rotation_start(sampler: Sampler, times: np.ndarray, values: np.ndarray, keys
 def chord2_limits(tolerance_deg: float) -> tuple[float, float]:
     """(sure, limit) squared chords for refine(): a segment whose screen probes stay under
     ``sure`` passes; one whose worst probe is over ``limit`` splits."""
-    return (float(quat.degrees_to_chord2(SCREEN_AT * SPLIT_AT * tolerance_deg)),  # chords grow as angle²
-            float(quat.degrees_to_chord2(SPLIT_AT * tolerance_deg)))
+    return (float(chords.degrees_to_chord2(SCREEN_AT * SPLIT_AT * tolerance_deg)),  # chords grow as angle²
+            float(chords.degrees_to_chord2(SPLIT_AT * tolerance_deg)))
 
 
 def _with_jumps(sampler, times, values, keys, frames_per_second):
@@ -366,7 +367,7 @@ def _worst_chord2(sampler, keys, times, segments, probes):
     duration = times[segments + 1] - times[segments]
     at = (times[segments, None] + duration[:, None] * fractions).ravel()
     played = quat.normalize(np.ascontiguousarray(keys.play(at).T))
-    return quat.chord2(played, sampler.evaluate(at)).reshape(len(segments), -1).max(axis=1)
+    return chords.chord2(played, sampler.evaluate(at)).reshape(len(segments), -1).max(axis=1)
 
 
 def gap_modes(gaps: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ axis) and ``normalize_qt`` (Blender normalizes quaternion channels when it build
 import numpy as np
 import numpy.typing as npt
 
-from ..sampling import quaternions as quat
+from ..sampling import rotation_matrices
 from .fcurves import work_arrays
 
 QUATERNION, AXIS_ANGLE = "QUATERNION", "AXIS_ANGLE"
@@ -255,7 +255,7 @@ def to_euler(q: np.ndarray, order: str = "XYZ") -> np.ndarray:
     parity; near gimbal lock (middle angle +-90 degrees) the third angle is set to 0."""
     i, j, k = (_AXIS[letter] for letter in order)
     parity = 1.0 if (i, j, k) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1.0
-    m = quat.to_matrix(q)
+    m = rotation_matrices.to_matrix(q)
     cos_b = np.hypot(m[..., i, i], m[..., j, i])
     locked = cos_b < 1e-9
     first = np.where(locked, np.arctan2(-parity * m[..., j, k], m[..., j, j]),

@@ -12,6 +12,7 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
+from ..sampling import chords
 from ..sampling import quaternions as quat
 from ..blender_model import rotation_modes
 from ..gltf import as_stored
@@ -277,7 +278,7 @@ class ChannelTask:
             return ""
         frames, values = (np.asarray(a, dtype=np.float64) for a in self.samples)
         known = (check_frames, expected) if check_frames is not None and expected is not None else None
-        worst = quat.max_angle_deg(self._played_at(frames, known), values)
+        worst = chords.max_angle_deg(self._played_at(frames, known), values)
         return disagreement(worst) if worst > AGREEMENT_DEG else ""
 
     def fits_like(self, other: "ChannelTask") -> bool:

@@ -12,6 +12,7 @@ CUBICSLERP curve as closely as its interpolation allows:
 import numpy as np
 import numpy.typing as npt
 
+from ..sampling import chords
 from ..sampling import quaternions as quat
 from . import screening
 from ..gltf import as_stored
@@ -51,7 +52,7 @@ def linear_fallback(fit: CubicSlerpFit, check_times: npt.ArrayLike, tolerance_de
         raise ValueError(f"tolerance_deg must be positive, got {tolerance_deg!r}")
     times = _stored_times(np.asarray(fit.times, dtype=np.float64), written)
     check, curve = _curve(fit, check_times, times)
-    every_check, limit = check, quat.chord2_limit(tolerance_deg)
+    every_check, limit = check, chords.chord2_limit(tolerance_deg)
     times = _with(times, _stored_times(_first_cut(times, check, curve, tolerance_deg), written))
     on_curve, accepted = _OnCurve(fit), _Accepted()
     for _ in range(MAX_ROUNDS):
@@ -74,7 +75,7 @@ def linear_fallback(fit: CubicSlerpFit, check_times: npt.ArrayLike, tolerance_de
             return _finished(times, values, unit, every_check, accepted, on_curve)
         pending = over[segment_index(times, check, ordered=True)]
         check, curve = check[pending], curve[:, pending]
-        pieces = np.ceil(np.sqrt(quat.chord2_to_degrees(worst[over]) / tolerance_deg) * SPLIT_MARGIN)
+        pieces = np.ceil(np.sqrt(chords.chord2_to_degrees(worst[over]) / tolerance_deg) * SPLIT_MARGIN)
         pieces = pieces.astype(np.intp)
         times = _with(times, _stored_times(_even_splits(times, over, pieces), written))
     raise ValueError(f"linear_fallback: no LINEAR keys within {tolerance_deg} deg after "
@@ -86,7 +87,7 @@ def _finished(times, values, unit, check, accepted, on_curve):
     over all the check times."""
     starts = np.searchsorted(check, times[:-1])
     error = accepted.max(times, lambda pieces: _played_exactly(times, unit, check, starts, pieces, on_curve))
-    return times, values, float(quat.chord2_to_degrees(error))
+    return times, values, float(chords.chord2_to_degrees(error))
 
 
 def on_times(fit: CubicSlerpFit, check_times: npt.ArrayLike, times: npt.ArrayLike,
@@ -102,7 +103,7 @@ def on_times(fit: CubicSlerpFit, check_times: npt.ArrayLike, times: npt.ArrayLik
     values = as_stored(values, written) if written else values
     check = _inside(check_times, times)
     played = Evaluator("LINEAR", times, quat.normalize(values), rotation=True)(check)
-    return times, values, float(quat.max_angle_deg(played, fit.evaluate(check)))
+    return times, values, float(chords.max_angle_deg(played, fit.evaluate(check)))
 
 
 class _Accepted:
@@ -143,7 +144,7 @@ def _played_exactly(times, values, check, starts, pieces, on_curve):
     index, offsets, lengths = screening.runs(starts, len(check), pieces)
     query = check[index]
     played = Evaluator("LINEAR", *_keys_of(times, values, pieces), rotation=True)(query)
-    return screening.group_max(quat.chord2(played, on_curve.evaluate(query)), offsets, lengths)
+    return screening.group_max(chords.chord2(played, on_curve.evaluate(query)), offsets, lengths)
 
 
 def _occupied(times, check):
@@ -218,7 +219,7 @@ def _key_density(times, check, curve, tolerance_deg):
     middle /= np.sqrt(screening.dot(middle, middle))
     chord2 = np.where(even, screening.chord2(here, middle), np.float32(0.0))
     density = np.zeros(len(check))
-    bend = quat.chord2_to_degrees(chord2) / np.float32(tolerance_deg)
+    bend = chords.chord2_to_degrees(chord2) / np.float32(tolerance_deg)
     density[1:-1] = np.sqrt(bend) / (2.0 * before)
     known = np.zeros(len(check), dtype=bool)
     known[1:-1] = even
@@ -262,7 +263,7 @@ def thinned_keys(fit: CubicSlerpFit, check_times: npt.ArrayLike, tolerance_deg: 
     others keep theirs). A fallback may miss the curve ten times more than the extension does,
     and a cubic's error grows as the fourth power of its length: it rarely needs every key."""
     keep = np.arange(len(fit.times))
-    limit = screening.lowered(quat.degrees_to_chord2(tolerance_deg), margins=2)
+    limit = screening.lowered(chords.degrees_to_chord2(tolerance_deg), margins=2)
     for _ in range(rounds):
         drop = keep[1:-1:2]
         if not len(drop):
@@ -271,7 +272,7 @@ def thinned_keys(fit: CubicSlerpFit, check_times: npt.ArrayLike, tolerance_deg: 
         times, rows = cubicspline_rows(fit, written="FLOAT", keep=trial)
         check, curve = _curve(fit, check_times, times)
         played = Evaluator("CUBICSPLINE", times, rows, rotation=True)(check)
-        errors = segment_max(quat.chord2(played, curve.T), np.searchsorted(check, times[:-1]))
+        errors = segment_max(chords.chord2(played, curve.T), np.searchsorted(check, times[:-1]))
         segment = np.searchsorted(trial, drop) - 1
         ends = np.abs(np.einsum("ij,ij->i", fit.values[trial[segment]], fit.values[trial[segment + 1]]))
         # A long turn's Hermite path in 4D passes near the origin, where normalizing it swings the
@@ -290,14 +291,14 @@ def cubicspline_error(fit: CubicSlerpFit, check_times: npt.ArrayLike, times: np.
     check, curve = _curve(fit, check_times, times)
     played = Evaluator("CUBICSPLINE", times, rows, rotation=True)(check)
     starts = np.searchsorted(check, times[:-1], side="left")
-    worst = segment_max(quat.chord2(played, curve.T), starts)  # the curve to float32
+    worst = segment_max(chords.chord2(played, curve.T), starts)  # the curve to float32
 
     def recheck(segments):  # against the float64 curve
         index, offsets, lengths = screening.runs(starts, len(check), segments)
-        exact = quat.chord2(played[index], fit.evaluate(check[index]))
+        exact = chords.chord2(played[index], fit.evaluate(check[index]))
         return screening.group_max(exact, offsets, lengths)
     error = screening.settled_max(worst, np.zeros(len(worst), dtype=bool), recheck)
-    return float(quat.chord2_to_degrees(error))
+    return float(chords.chord2_to_degrees(error))
 
 
 def _curve(fit, check_times, times):

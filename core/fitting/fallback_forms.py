@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..sampling import chords
 from ..sampling import quaternions as quat
 from ..gltf import as_stored
 from .fallback_fit import cubicspline_error, cubicspline_rows, linear_fallback, on_times, thinned_keys
@@ -123,5 +124,5 @@ def _first_key(fit):
     for unit p and v, worked in the played curve's dtype (float32 from the fit: no float64 copy)."""
     played = np.asarray(fit.played)
     dot = np.abs(played @ quat.normalize(fit.values[0]).astype(played.dtype)).min(initial=1.0)
-    error = float(quat.chord2_to_degrees(2.0 - 2.0 * min(dot, 1.0)))
+    error = float(chords.chord2_to_degrees(2.0 - 2.0 * min(dot, 1.0)))
     return Fallback("STEP", fit.times[:1], fit.values[:1], error, "FLOAT")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ..sampling import chords
 from ..sampling import quaternions as quat
 from ..gltf import as_stored
 from ..sampling import nearest_index, slerp_keys
@@ -45,7 +46,7 @@ def reduce_linear(check_times: npt.ArrayLike, motion: npt.ArrayLike, tolerance_d
     q = quat.make_continuous(quat.normalize(np.asarray(motion, dtype=np.float64).reshape(-1, 4)))
     if len(t) < 2 or len(q) != len(t) or not (np.diff(t) > 0.0).all():
         raise ValueError("reduce_linear needs two or more increasing check times, one motion row each")
-    limit = quat.chord2_limit(tolerance_deg)
+    limit = chords.chord2_limit(tolerance_deg)
     limit_keys = len(t) if max_keys is None else int(max_keys)
     keys = np.array([0, len(t) - 1])
     worst, at = np.zeros(1), np.full(1, -1, dtype=np.intp)
@@ -55,7 +56,7 @@ def reduce_linear(check_times: npt.ArrayLike, motion: npt.ArrayLike, tolerance_d
         worst[dirty], at[dirty] = _errors(t, q, keys, times, values, np.flatnonzero(dirty))
         over = worst > limit  # only segments just checked can be over: the others passed before
         if not over.any():
-            return LinearKeys(times, values, float(quat.chord2_to_degrees(worst.max())))
+            return LinearKeys(times, values, float(chords.chord2_to_degrees(worst.max())))
         if (np.diff(keys)[over] < 2).any():
             raise ValueError(f"reduce_linear: the written keys alone miss {tolerance_deg:g} deg")
         if len(keys) + np.count_nonzero(over) > limit_keys:
@@ -77,7 +78,7 @@ def linear_on(check_times: npt.ArrayLike, motion: npt.ArrayLike, times: npt.Arra
         raise ValueError("linear_on: the key times must be two or more of the check times")
     key_times, values = _written(t, q, keys, written)
     worst, _ = _errors(t, q, keys, key_times, values, np.arange(len(keys) - 1))
-    return LinearKeys(key_times, values, float(quat.chord2_to_degrees(worst.max())))
+    return LinearKeys(key_times, values, float(chords.chord2_to_degrees(worst.max())))
 
 
 def _written(t, q, keys, written):
@@ -95,7 +96,7 @@ def _errors(t, q, keys, times, values, segments):
     ends = keys[1:][segments] + 1  # the end key's check time too: its rounding counts
     index, offsets = ranges(starts, ends)
     lengths = ends - starts
-    chord2 = quat.chord2(slerp_keys(times, quat.normalize(values), t[index]), q[index])
+    chord2 = chords.chord2(slerp_keys(times, quat.normalize(values), t[index]), q[index])
     inside = (index > np.repeat(starts, lengths)) & (index < np.repeat(ends - 1, lengths))
     first = group_argmax(np.where(inside, chord2, -1.0), offsets, lengths)
     at = np.where(inside[first], index[first], -1)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
+from ..sampling import chords
 from ..sampling import quaternions as quat
 from ..gltf import as_stored
 from .fallback_fit import THINNING_ROUNDS
@@ -260,7 +261,7 @@ def stepped_keys(key_times: np.ndarray, values: npt.ArrayLike, check_times: np.n
     times, stored = np.asarray(key_times)[keep], stored[keep]
     # Checked at float32 times as a viewer reads them: a jump lands on its key time exactly.
     played = evaluate("STEP", times, quat.normalize(stored), as_stored(check_times, "FLOAT"))
-    error = quat.max_angle_deg(played, expected)
+    error = chords.max_angle_deg(played, expected)
     if error > options.tolerance_deg * FIT_MARGIN:
         return None
     return ChannelKeys(None, options.precision, linear=LinearKeys(times, stored, error), step=True)

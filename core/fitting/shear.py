@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..sampling import depth_levels
+from ..sampling import rotation_matrices
 from ..sampling import quaternions as quat
 
 
@@ -68,8 +69,8 @@ def unheld_deg(parents: npt.ArrayLike, worlds: npt.ArrayLike, rests: npt.ArrayLi
         composed[level[roots]] = trs[roots]
         if not roots.all():
             composed[level[~roots]] = composed[above[~roots]] @ trs[~roots]
-    blender = quat.from_matrix(quat.nearest_rotation(worlds[..., :3, :3]))
-    held = quat.from_matrix(quat.nearest_rotation(composed[..., :3, :3]))
+    blender = rotation_matrices.from_matrix(rotation_matrices.nearest_rotation(worlds[..., :3, :3]))
+    held = rotation_matrices.from_matrix(rotation_matrices.nearest_rotation(composed[..., :3, :3]))
     return quat.angle_between(blender, held).max(axis=-1, initial=0.0)
 
 
@@ -81,7 +82,8 @@ def _as_written(local, rest):
     basis = np.linalg.solve(np.broadcast_to(rest, local.shape), local)[..., :3, :3]
     scale = np.linalg.norm(basis, axis=-2)
     scale = np.where((np.linalg.det(basis) < 0.0)[..., None], -scale, scale)
-    turn = quat.to_matrix(quat.multiply(quat.from_matrix(rest[..., :3, :3]), quat.from_matrix(basis)))
+    rest_turn = rotation_matrices.from_matrix(rest[..., :3, :3])
+    turn = rotation_matrices.to_matrix(quat.multiply(rest_turn, rotation_matrices.from_matrix(basis)))
     out = np.zeros_like(local)
     out[..., :3, :3] = turn * scale[..., None, :]
     out[..., :3, 3] = local[..., :3, 3]

@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 
 from ..gltf import as_stored
+from ..sampling import chords
 from ..sampling import quaternions as quat
 from .hermite_tangents import segment_tangents
 from .linear_reduction import LinearKeys
@@ -67,7 +68,7 @@ def fit_spline_alone(target: Callable[[np.ndarray], np.ndarray], key_times: np.n
     if len(times) > max_keys:
         raise ValueError(f"CUBICSPLINE keys within {tolerance_deg:g} deg need more than {max_keys} keys")
     spline = _Spline(_Motion(target), np.asarray(check_times, dtype=np.float64), quat.normalize(expected),
-                     quat.chord2_limit(tolerance_deg), precision, times)
+                     chords.chord2_limit(tolerance_deg), precision, times)
     for _ in range(MAX_ROUNDS):
         over = (spline.worst > spline.limit) | _long(spline.values[:-1], spline.values[1:])
         if not over.any():
@@ -101,7 +102,7 @@ class _Spline:
         return as_stored(np.stack([a, self.values, b], axis=1).reshape(-1, 4), self.written)
 
     def error_deg(self) -> float:
-        return float(quat.chord2_to_degrees(self.worst.max(initial=0.0)))
+        return float(chords.chord2_to_degrees(self.worst.max(initial=0.0)))
 
     def _fit(self, segments: np.ndarray) -> None:
         """Tangents and errors of ``segments`` (indices), anew; every error again where the
@@ -132,9 +133,9 @@ class _Spline:
         s = (self.check[index, None] - starts[owner, None]) / h
         first, out, last, into = (as_stored(x, self.written)[owner] for x in (first, out, last, into))
         p = _hermite(s, h, first, out, last, into)
-        chords = quat.chord2(quat.normalize(p), self.expected[index])
+        squared = chords.chord2(quat.normalize(p), self.expected[index])
         worst = np.zeros(len(starts))
-        np.maximum.at(worst, owner, chords)
+        np.maximum.at(worst, owner, squared)
         return worst
 
     def split(self, over: np.ndarray) -> None:

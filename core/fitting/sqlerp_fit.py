@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..sampling import chords
 from ..sampling import quaternions as quat
 from . import screening
 from ..sampling import Evaluator, jumping_segments, nearest_index
@@ -228,7 +229,7 @@ class _Check:
             self.times = t = np.unique(t)  # the usual dense grid is sorted already
             self.q = _unit(target(t)) if len(t) else np.zeros((0, 4))
         self.q32 = screening.as_float32(self.q)
-        self.limit = quat.chord2_limit(tolerance_deg)
+        self.limit = chords.chord2_limit(tolerance_deg)
         self.screen = screening.lowered(self.limit)
         self.worst = np.zeros(0)        # per segment, squared chord, valid where not dirty
         self.exact = np.zeros(0, dtype=bool)  # ... of a float64 check (else float32's)
@@ -295,7 +296,7 @@ class _Check:
         index, offsets, lengths = screening.runs(self._starts(curve), len(self.times), segments)
         key_times, rows = curve.sampler_of(segments)
         played = Evaluator(CUBICSLERP, key_times, rows)(np.take(self.times, index))
-        chord2 = quat.chord2(played, np.take(self.q, index, axis=0))
+        chord2 = chords.chord2(played, np.take(self.q, index, axis=0))
         self.worst[segments] = screening.group_max(chord2, offsets, lengths)
         self.exact[segments] = True
         return index, chord2, offsets, lengths
@@ -310,4 +311,4 @@ class _Check:
         def recheck(segments):
             self._played_exactly(curve, segments)
             return self.worst[segments]
-        return float(quat.chord2_to_degrees(screening.settled_max(self.worst, self.exact, recheck)))
+        return float(chords.chord2_to_degrees(screening.settled_max(self.worst, self.exact, recheck)))

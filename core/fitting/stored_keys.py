@@ -14,6 +14,7 @@ import numpy as np
 from ..constants import CUBICSLERP
 from ..gltf import as_stored
 from ..sampling import evaluate
+from ..sampling import chords
 from ..sampling import quaternions as quat
 from .sqlerp_fit import CubicSlerpFit
 
@@ -46,7 +47,7 @@ def kept_fit(stored: tuple[np.ndarray, np.ndarray] | None, check_times: np.ndarr
     if len(times) < 2 or np.any(np.diff(times) <= 0.0) or times[0] < 0.0:
         return None
     played = evaluate(CUBICSLERP, times, quat.normalize(values), check_times, rotation=True)
-    error = quat.max_angle_deg(played, expected)
+    error = chords.max_angle_deg(played, expected)
     if error > tolerance_deg:
         return None
     v = quat.make_continuous(values[1::3])

@@ -14,6 +14,7 @@ walk), so the export starts coarser and tightens only what misses.
 
 import numpy as np
 
+from ..sampling import chords
 from ..sampling import quaternions as quat
 from ..blender_model import rotation_budgets
 from ..sampling import depth_levels
@@ -78,8 +79,8 @@ def world_errors(parents: np.ndarray, exact_world: np.ndarray, written: np.ndarr
     """
     world = compose(parents, written)
     count, samples = written.shape[:2]
-    chords = quat.chord2(exact_world.reshape(-1, 4), world.reshape(-1, 4))
-    return quat.chord2_to_degrees(chords.reshape(count, samples).max(axis=1, initial=0.0))
+    squared = chords.chord2(exact_world.reshape(-1, 4), world.reshape(-1, 4))
+    return chords.chord2_to_degrees(squared.reshape(count, samples).max(axis=1, initial=0.0))
 
 
 def chain_shares(parents: np.ndarray, animated: np.ndarray) -> np.ndarray:

@@ -1,12 +1,13 @@
 """What the glTF spec plays: sampler interpolation (STEP, LINEAR, CUBICSPLINE, CUBICSLERP) for
 whole arrays of times (``interpolation``, with the key segments of ``segments`` and the slerp arcs
-of ``arcs``), unit quaternions (``quaternions``), animations and channels with
+of ``arcs``), unit quaternions (``quaternions``, their squared chords in ``chords`` and
+matrices in ``rotation_matrices``), animations and channels with
 EXT_animation_sqlerp wired in (``animation``), the node hierarchy (``scene``, its forest in
 ``node_tree``, rest pose in ``rest_pose``, vertices in ``skinning``), every channel of a
 clip at once (``pose_player`` and its ``pose_kernels``), where a CUBICSLERP curve jumps
 (``sqlerp_jumps``) and the angle measure of spec "Error measure" (``metrics``)."""
 
-from . import quaternions
+from . import chords, quaternions, rotation_matrices
 from .animation import Animation, Channel, Sampler, read_animations
 from .arcs import Arcs, Gather, nearer_end, turned
 from .interpolation import CHUNK, Evaluator, evaluate, slerp_keys
@@ -20,7 +21,7 @@ from .segments import nearest_index, segment_index, segment_parameters
 from .sqlerp_jumps import brackets, jump_times, jumping_segments
 
 __all__ = [
-    'Animation', 'Arcs', 'CHUNK', 'Channel', 'Evaluator', 'Gather', 'PointerChannel', 'PosePlayer',
+    'Animation', 'Arcs', 'CHUNK', 'Channel', 'chords', 'rotation_matrices', 'Evaluator', 'Gather', 'PointerChannel', 'PosePlayer',
     'SAMPLES_PER_FRAME', 'Sampler', 'Scene', 'angle_between', 'brackets', 'dense_times',
     'depth_levels', 'evaluate', 'jump_times', 'jumping_segments', 'make_continuous', 'nearer_end', 'nearest_index',
     'normalize', 'quaternions', 'read_animations', 'segment_index', 'segment_parameters', 'slerp_keys', 'turned'

@@ -2,8 +2,7 @@
 
 A tolerance in degrees becomes a squared chord once (chord2_limit, degrees_to_chord2); samples are
 compared against it without a trigonometric call, and only a maximum goes back to degrees
-(chord2_to_degrees, max_angle_deg). quaternions re-exports these functions: callers use
-``quat.chord2``.
+(chord2_to_degrees, max_angle_deg).
 """
 
 from typing import overload

@@ -11,12 +11,6 @@ the sign of the dot product); ``log`` is the half-angle vector of the shorter of
 import numpy as np
 import numpy.typing as npt
 
-# Chord measures and matrix conversions live in modules of their own; quat.chord2, quat.to_matrix
-# and the others stay reachable here, where every caller looks for quaternion maths.
-from .chords import chord2 as chord2, chord2_limit as chord2_limit, chord2_to_degrees as chord2_to_degrees
-from .chords import degrees_to_chord2 as degrees_to_chord2, max_angle_deg as max_angle_deg
-from .rotation_matrices import from_matrix as from_matrix, nearest_rotation as nearest_rotation
-from .rotation_matrices import to_matrix as to_matrix
 
 # Below this angle between the two quaternions (radians in 4D, half the rotation angle) slerp takes
 # Appendix C's "lerp, then normalize" branch. Slerp here is a cos(t angle) + e sin(t angle) with e

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..gltf import Finding, pointer
-from .quaternions import to_matrix
+from .rotation_matrices import to_matrix
 
 _IDENTITY = np.eye(4)
 _TRS_LENGTHS = {"translation": 3, "rotation": 4, "scale": 3, "matrix": 16}

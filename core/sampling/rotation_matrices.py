@@ -1,11 +1,13 @@
 """Rotation matrices and unit quaternions: one from the other, and the rotation nearest a matrix.
 
 Matrices are (..., 3, 3), M[row, col], acting on column vectors; quaternions (..., 4) in glTF
-order (x, y, z, w). quaternions re-exports these functions: callers use ``quat.to_matrix``.
+order (x, y, z, w).
 """
 
 import numpy as np
 import numpy.typing as npt
+
+from .quaternions import normalize
 
 
 def to_matrix(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -32,7 +34,6 @@ def from_matrix(matrices: npt.ArrayLike) -> npt.NDArray[np.float64]:
     ("Converting a Rotation Matrix to a Quaternion", 2015: from the larger of the two diagonal
     sums each branch compares). A matrix with shear is no rotation: which branch takes it changes
     the result, and this is the branch Blender takes (the bundled exporter's samples agree)."""
-    from .quaternions import normalize  # here, not above: quaternions imports this module
     m: npt.NDArray[np.float64] = np.asarray(matrices, dtype=np.float64)
     m = m / np.linalg.norm(m, axis=-2, keepdims=True)
     m = np.where((np.linalg.det(m) < 0.0)[..., None, None], -m, m)

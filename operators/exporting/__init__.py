@@ -6,7 +6,8 @@ the add-on's side of every bundled export (``session``, ``outcome``), reading Bl
 from . import fitting, options, session
 from .motion import rotation_motion
 from .operator import EXPORT_SCENE_OT_gltf_sqlerp, ExportFailed, export
-from .outcome import ExportOptions, bundled_rewrite
+from ...core.fitting import ExportOptions
+from .outcome import bundled_rewrite
 from .session import ExportSettingsGroup, export_settings, options_from
 
 __all__ = [

@@ -30,6 +30,7 @@ import bpy
 import numpy as np
 
 from ...core.fitting import SampledMotion, sample_frames, unheld_deg
+from ...core.sampling import rotation_matrices
 from ...core.sampling import quaternions as quat
 from ..blender_context import current_scene
 from .headstart import rest_correction
@@ -259,12 +260,12 @@ def _motion(request, frames, matrices):
         local = matrices.world if matrices.parent is None else np.linalg.solve(matrices.parent, matrices.world)
         # The object's world matrix in its parent's, as its keys' rotation q with a · q the node's.
         a, _ = rest_correction(obj, None, yup=False)
-        values = quat.multiply(quat.conjugate(a), quat.from_matrix(local[at, :3, :3]))
+        values = quat.multiply(quat.conjugate(a), rotation_matrices.from_matrix(local[at, :3, :3]))
     else:
         basis = _bone_basis(request, matrices)
         if isinstance(basis, str):
             return basis
-        values = quat.from_matrix(basis[at, :3, :3])
+        values = rotation_matrices.from_matrix(basis[at, :3, :3])
     return SampledMotion(own, values)
 
 

@@ -18,7 +18,8 @@ from bpy_extras.io_utils import ExportHelper
 
 from ...core import Document, GltfError, load
 from . import options as export_properties, session as export_session
-from .outcome import ExportOptions, Outcome, bundled_rewrite
+from ...core.fitting import ExportOptions
+from .outcome import Outcome, bundled_rewrite
 
 _FORMATS = {".glb": 'GLB', ".gltf": 'GLTF_SEPARATE'}
 

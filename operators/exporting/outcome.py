@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import bpy
 
-from ...core.fitting import ExportOptions  # re-exported for the operators
+from ...core.fitting import ExportOptions
 from ...core import CUBICSLERP
 
 if TYPE_CHECKING:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import bpy
 import numpy as np
 
+from ...core.sampling import chords
 from ...core.sampling import quaternions as quat
 from ...core.fitting import QUATERNION_BYTES, TIME_BYTES
 from ...core.fitting import AGREEMENT_DEG, ChannelKeys, ChannelTarget, ChannelTask, ExportOptions, disagreement
@@ -365,14 +366,14 @@ def _measured_map(target, bundled, timing):
     # Every sample is checked, not only those picked: a constraint may act on a few frames only,
     # and a channel found here is fitted to Blender's samples instead (_sampled_jobs).
     played = target.at_frames(frames)
-    if quat.max_angle_deg(played[picked], values[picked]) > AGREEMENT_DEG:
+    if chords.max_angle_deg(played[picked], values[picked]) > AGREEMENT_DEG:
         # a' = G · (a · P · b)^-1 · a per sample, averaged (signs aligned) against float32 noise.
         estimates = quat.multiply(quat.multiply(values[picked], quat.conjugate(played[picked])), target.a)
         estimates *= np.where(estimates @ estimates[0] < 0.0, -1.0, 1.0)[:, None]
         measured = quat.normalize(estimates.mean(axis=0))
         played = quat.multiply(quat.multiply(measured, quat.conjugate(target.a)), played)
         target.a = measured
-    worst = quat.max_angle_deg(played, values)
+    worst = chords.max_angle_deg(played, values)
     if worst > AGREEMENT_DEG:
         return None, disagreement(worst)
     return (frames, values), ""

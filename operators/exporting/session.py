@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import bpy
 
 from . import compaction as export_compaction, fitting as export_fitting
-from .outcome import ExportOptions, Outcome, bundled_rewrite
+from ...core.fitting import ExportOptions
+from .outcome import Outcome, bundled_rewrite
 from ...core import CUBICSLERP
 
 if TYPE_CHECKING:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...core.sampling import chords
 from ...core.sampling import quaternions as quat
 from ...core.sampling import SAMPLES_PER_FRAME
 from ...core.fitting import FIT_MARGIN
@@ -219,10 +220,10 @@ class AnimationWorld:
         return {self.job_at[n]: float(new[n]) for n in of_job if new[n] < shares[n]}
 
     def _errors(self, world):
-        written = float(quat.max_angle_deg(world.written, world.exact))
+        written = float(chords.max_angle_deg(world.written, world.exact))
         if world.fallback is None or world.fallback is world.written:  # a core sampler alone: the same
             return written, written if world.fallback is not None else 0.0
-        return written, float(quat.max_angle_deg(world.fallback, world.exact))
+        return written, float(chords.max_angle_deg(world.fallback, world.exact))
 
     def _compose(self, n, parent, written=None):
         """The _World of node ``n`` from its ``parent``'s (None at a root) and its own local

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 import bpy
 import numpy as np
 
-from ...core.sampling import quaternions as quat
+from ...core.sampling import rotation_matrices
 
 _SIMILAR = 1e-4  # how far from a rotation (scaled) the file's armature space may be, seen from the rig's
 _TINY = 1e-9     # a skeleton shorter than this (one bone, or none matched) has no size
@@ -53,7 +53,7 @@ def turn(file_object: bpy.types.Object, rig_object: bpy.types.Object, file_name:
         raise MisfitError(f"armature object '{name}' is scaled {_how(linear)} unlike the other "
                           "armature: its bones cannot point the same way")
     result = np.eye(4)
-    result[:3, :3] = quat.nearest_rotation(rotation)  # float32 object matrices: not quite a rotation
+    result[:3, :3] = rotation_matrices.nearest_rotation(rotation)  # float32 object matrices: not quite a rotation
     return result
 
 

@@ -12,6 +12,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from gltf_sqlerp.core.sampling import chords
+from gltf_sqlerp.core.sampling import rotation_matrices
 from gltf_sqlerp.core.sampling import quaternions as Q
 
 S22 = math.sin(math.radians(22.5))
@@ -71,7 +73,7 @@ def test_dot_hand_value():
 
 
 def test_to_matrix_quarter_turn_about_z_maps_x_to_y():
-    m = Q.to_matrix(about((0, 0, 1), 90))
+    m = rotation_matrices.to_matrix(about((0, 0, 1), 90))
     assert np.allclose(m, [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-15)
 
 
@@ -161,7 +163,7 @@ def test_slerp_matches_axis_angle_formula(axis0, deg0, axis, deg, t):
         r = Q.slerp(a, sign * b, t)
         assert abs(np.linalg.norm(r) - 1.0) < 1e-14
         expected = rodrigues(axis0, deg0) @ rodrigues(axis, t * deg)
-        assert np.allclose(Q.to_matrix(r), expected, atol=1e-12)
+        assert np.allclose(rotation_matrices.to_matrix(r), expected, atol=1e-12)
 
 
 def chord_angle(p, q):
@@ -195,15 +197,15 @@ def test_angle_between_matches_rotation_matrix_trace(axis1, deg1, axis2, deg2):
 
 @given(axes, angles)
 def test_to_matrix_matches_rodrigues(axis, deg):
-    assert np.allclose(Q.to_matrix(about(axis, deg)), rodrigues(axis, deg), atol=1e-14)
-    assert np.allclose(Q.to_matrix(3.0 * about(axis, deg)), rodrigues(axis, deg), atol=1e-14)
+    assert np.allclose(rotation_matrices.to_matrix(about(axis, deg)), rodrigues(axis, deg), atol=1e-14)
+    assert np.allclose(rotation_matrices.to_matrix(3.0 * about(axis, deg)), rodrigues(axis, deg), atol=1e-14)
 
 
 @given(axes, angles, axes, angles)
 def test_multiply_composes_rotation_matrices(axis1, deg1, axis2, deg2):
     product = Q.multiply(about(axis1, deg1), about(axis2, deg2))
     expected = rodrigues(axis1, deg1) @ rodrigues(axis2, deg2)
-    assert np.allclose(Q.to_matrix(product), expected, atol=1e-13)
+    assert np.allclose(rotation_matrices.to_matrix(product), expected, atol=1e-13)
 
 
 @given(axes, st.floats(-359.9, 359.9))
@@ -255,8 +257,8 @@ def test_sqlerp_passes_through_keys_and_reduces_to_slerp(seed, t):
     assert np.allclose(Q.sqlerp(v0, b0, a1, v1, 0.0), v0, atol=1e-15)
     assert abs(abs(Q.sqlerp(v0, b0, a1, v1, 1.0) @ v1) - 1.0) < 1e-14
     # Tangents equal to their keys (a_i = b_i = v_i): both inner slerps agree: the curve is slerp.
-    expected = Q.to_matrix(Q.slerp(v0, v1, t))
-    assert np.allclose(Q.to_matrix(Q.sqlerp(v0, v0, v1, v1, t)), expected, atol=1e-13)
+    expected = rotation_matrices.to_matrix(Q.slerp(v0, v1, t))
+    assert np.allclose(rotation_matrices.to_matrix(Q.sqlerp(v0, v0, v1, v1, t)), expected, atol=1e-13)
 
 
 def rodrigues_log(m):
@@ -268,7 +270,7 @@ def rodrigues_log(m):
 
 def body_velocity(q_from, q_to, dt):
     """Body-frame angular velocity (rad/s) between two nearby rotations, from matrices."""
-    return rodrigues_log(Q.to_matrix(q_from).T @ Q.to_matrix(q_to)) / dt
+    return rodrigues_log(rotation_matrices.to_matrix(q_from).T @ rotation_matrices.to_matrix(q_to)) / dt
 
 
 @settings(max_examples=40)
@@ -311,10 +313,10 @@ def shoemake_reference(keys):
     """Shoemake's equal-spacing rule v_i exp(-(L_prev + L_next)/4), through matrices only."""
     out = []
     for i in range(1, len(keys) - 1):
-        m = Q.to_matrix(keys[i])
+        m = rotation_matrices.to_matrix(keys[i])
         # rotation vectors are full angles; half-angle logs are half of them
-        l_prev = rodrigues_log(m.T @ Q.to_matrix(keys[i - 1])) / 2.0
-        l_next = rodrigues_log(m.T @ Q.to_matrix(keys[i + 1])) / 2.0
+        l_prev = rodrigues_log(m.T @ rotation_matrices.to_matrix(keys[i - 1])) / 2.0
+        l_next = rodrigues_log(m.T @ rotation_matrices.to_matrix(keys[i + 1])) / 2.0
         x = -(l_prev + l_next) / 4.0
         angle = 2.0 * np.linalg.norm(x)
         axis = x if angle > 0 else np.array([1.0, 0.0, 0.0])
@@ -327,7 +329,7 @@ def test_control_points_equal_spacing_is_shoemake(seed, h):
     keys = random_walk(seed, 5, step=1.2)
     s = Q.control_points(h * np.arange(5.0), keys)
     for got, expected in zip(s[1:-1], shoemake_reference(keys)):
-        assert np.allclose(Q.to_matrix(got), expected, atol=1e-9)
+        assert np.allclose(rotation_matrices.to_matrix(got), expected, atol=1e-9)
 
 
 def test_a_constant_factor_gives_the_same_product_as_row_by_row():
@@ -347,9 +349,9 @@ def test_chord2_limit_never_reports_a_maximum_over_its_tolerance():
     def degrees(chord2):
         return math.degrees(4.0 * math.asin(math.sqrt(chord2) / 2.0))
     tolerances = np.random.default_rng(8).uniform(1e-3, 1.0, 2000)
-    plain = [degrees(Q.degrees_to_chord2(t)) > t for t in tolerances]
+    plain = [degrees(chords.degrees_to_chord2(t)) > t for t in tolerances]
     assert any(plain)  # the case the limit is for
     for t in tolerances:
-        limit = Q.chord2_limit(t)
-        assert Q.chord2_to_degrees(limit) <= t and degrees(limit) <= t * (1 + 1e-15)
-        assert limit >= Q.degrees_to_chord2(t) * (1 - 1e-15)  # an ulp or two lower at most
+        limit = chords.chord2_limit(t)
+        assert chords.chord2_to_degrees(limit) <= t and degrees(limit) <= t * (1 + 1e-15)
+        assert limit >= chords.degrees_to_chord2(t) * (1 - 1e-15)  # an ulp or two lower at most

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gltf_sqlerp.core.sampling import chords
 from gltf_sqlerp.core.sampling import quaternions as Q
 from gltf_sqlerp.core.fitting import screening, sqlerp_fit
 from gltf_sqlerp.core.fitting.fallback_fit import cubicspline_fallback, linear_fallback
@@ -49,7 +50,7 @@ def curves(draw):
 
 
 def _chords(played32, reference):
-    return np.sqrt(Q.chord2(played32.T.astype(np.float64), reference))
+    return np.sqrt(chords.chord2(played32.T.astype(np.float64), reference))
 
 
 @settings(max_examples=200, deadline=None)
@@ -87,7 +88,7 @@ def test_chords_of_float32_rotations_stay_within_their_bound():
     # The chord between two rotations a small angle apart (the checks' limits: 0.009 and 0.1
     # degrees), from their float32 roundings, against float64.
     p, q = _pairs(np.random.default_rng(5), np.random.default_rng(6).uniform(0.0, 0.2, 20000))
-    exact = np.sqrt(Q.chord2(p, q))
+    exact = np.sqrt(chords.chord2(p, q))
     float32 = np.sqrt(screening.chord2(screening.as_float32(p), screening.as_float32(q)))
     assert np.abs(float32 - exact).max() <= CHORD_BOUND
 
@@ -102,9 +103,9 @@ def test_lowered_limits_pass_only_what_float64_passes(tolerance):
     # passes at lowered(limit), their float64 chord passes at the limit itself.
     rng = np.random.default_rng(7)
     p, q = _pairs(rng, rng.uniform(0.97, 1.03, 20000) * tolerance)
-    limit = Q.chord2_limit(tolerance)
+    limit = chords.chord2_limit(tolerance)
     passed = screening.chord2(screening.as_float32(p), screening.as_float32(q)) <= screening.lowered(limit)
-    assert 0 < passed.sum() < len(passed) and (Q.chord2(p[passed], q[passed]) <= limit).all()
+    assert 0 < passed.sum() < len(passed) and (chords.chord2(p[passed], q[passed]) <= limit).all()
     assert screening.lowered(1e-14) == 0.0  # never negative
 
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from helpers.sqlerp_refs import (FPS, about, check_grid, degrees_between, hamilton, key_times, moving_axis,
                                  ref_cubicspline, ref_slerp, ref_sqlerp, segment_of)
 
+from gltf_sqlerp.core.sampling import chords
 from gltf_sqlerp.core.sampling import quaternions as Q
 from gltf_sqlerp.core.fitting.fallback_fit import cubicspline_fallback, linear_fallback
 from gltf_sqlerp.core.sampling.interpolation import evaluate
@@ -142,7 +143,7 @@ def test_b_written_keys_are_what_a_reader_decodes_and_keep_the_tolerance(written
     np.testing.assert_array_equal(fit.check_times, inside)
     assert fit.played.dtype == np.float32
     reference = ref_sqlerp(fit.times, a, v, b, inside)
-    assert np.sqrt(Q.chord2(fit.played.astype(np.float64), reference)).max() <= 8 * 2.0 ** -24
+    assert np.sqrt(chords.chord2(fit.played.astype(np.float64), reference)).max() <= 8 * 2.0 ** -24
 
 
 def test_b_max_keys_too_small_raises():
