@@ -1,12 +1,13 @@
 """``keyframes_for`` for every channel of an animation at once.
 
 A character's clip has dozens of short channels (RiggedFigure: 57 channels of 40 keys), where the
-cost of ``keyframes_for`` is numpy's per-call overhead, not the keys: about 40 calls of a few
-microseconds for each slerp channel. Slerp (LINEAR rotation) channels are therefore fitted
-together, as one concatenation of their keys, with the closed form of
-``keyframes._slerp_keyframes`` applied per segment and no segment crossing from one channel to the
-next; every other channel goes through ``keyframes_for``. The keys are the same as channel by
-channel (tests/core/test_keyframes_batch.py compares them).
+cost of ``keyframes_for`` is numpy's per-call overhead, not the keys: about 40 numpy calls for
+each slerp channel, whose fixed cost outweighs the work on 40 keys. Slerp (LINEAR rotation)
+channels are therefore fitted together, as one concatenation of their keys, with the closed form
+of ``keyframes._slerp_keyframes`` applied per segment and no segment crossing from one channel to
+the next (measured: docs/manual/benchmarks.md, "Kernel choices"); every other channel goes
+through ``keyframes_for``. The keys are the same as channel by channel
+(tests/core/test_keyframes_batch.py compares them).
 """
 
 from collections.abc import Sequence
@@ -24,9 +25,9 @@ from ..constants import CUBICSLERP
 
 # CUBICSLERP channels of at most this many keys are refined together. Each round of refine()
 # rebuilds its whole key set, so a long channel is better refined alone: it stops when its own
-# segments pass, not when the slowest channel's do (the 1,000-key channels of the import
-# benchmark took 0.84 s together, 0.62 s one by one; exports of keyed rigs, 2 to 60 keys a
-# channel, 3.5x faster together).
+# segments pass, not when the slowest channel's do. Channels of a few dozen keys, as keyed rigs
+# export them, are refined many times faster together; channels of 1,000 keys gain nothing from
+# it (measured: docs/manual/benchmarks.md, "Kernel choices").
 JOINED_KEYS = 200
 
 

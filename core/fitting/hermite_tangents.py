@@ -112,10 +112,11 @@ class _NormalSystem:
 
 def _solve_spd(matrix, rhs):
     """x with matrix x = rhs for (S, n, n) symmetric positive definite matrices: batched Cholesky
-    and substitutions over the n rows. numpy's batched solve took 7 ms for 1,000 8x8 systems (a
-    LAPACK call each), this 0.5 ms; on a few systems it is faster, but its results change with
-    the BLAS library's thread count, and a fit must write the same keys in a worker process
-    (fit_workers: one thread) as in Blender's."""
+    and substitutions over the n rows. On the hundreds of systems of a fit this is many times
+    faster than numpy's batched solve (a LAPACK call each); on a few systems numpy's is faster,
+    but its results change with the BLAS library's thread count, and a fit must write the same
+    keys in a worker process (fit_workers: one thread) as in Blender's (measured:
+    docs/manual/benchmarks.md, "Kernel choices")."""
     lower = np.linalg.cholesky(matrix)
     n = rhs.shape[1]
     y = np.empty_like(rhs)

@@ -3,10 +3,11 @@ fallback's against the CUBICSLERP curve.
 
 Both checks evaluate a curve at tens of thousands of check times per channel and keep the largest
 angle per segment; nearly every segment passes by a wide margin (of the final segments of
-1,000-key tracks, 1 % come within 6 % of the limit). In float32, numpy's sin runs 15 times faster
-than in float64 (it is vectorized for float32 only) and every other operation twice as fast, so
-the checks evaluate everything in float32 first and only the segments within MARGIN_CHORD of the
-limit again in float64 (core.sampling.interpolation), which decides there.
+1,000-key tracks, 1 % come within 6 % of the limit). In float32, numpy's sin runs many times
+faster than in float64 (it is vectorized for float32 only) and every other operation faster too
+(measured: docs/manual/benchmarks.md, "Kernel choices"), so the checks evaluate everything in
+float32 first and only the segments within MARGIN_CHORD of the limit again in float64
+(core.sampling.interpolation), which decides there.
 
 MARGIN_CHORD is how far the float32 pass may put a chord (between the played and the expected
 rotation, both unit quaternions) from its float64 value. Every quantity here is a unit quaternion,

@@ -42,7 +42,8 @@ Target = Callable[[np.ndarray], np.ndarray]
 
 def unit(q: npt.ArrayLike) -> np.ndarray:
     """(T, 4) target rows at unit length: the chord error measure assumes it. Most targets are unit
-    already (every core evaluator normalizes): checking costs a third of dividing."""
+    already (every core evaluator normalizes), and checking costs less than dividing (measured:
+    docs/manual/benchmarks.md, "Kernel choices")."""
     q = np.asarray(q, dtype=np.float64).reshape(-1, 4)
     norm2 = np.einsum("ij,ij->i", q, q)
     if len(q) and np.abs(norm2 - 1.0).max() <= 1e-15:
@@ -128,7 +129,8 @@ def _arc_points(a, b, t):
     """slerp(a, b, t) for (S, 4) ends and (S, M) parameters: (S, M, 4).
 
     Each point is a combination of a and e (quaternions.slerp_basis), formed by a batched
-    (M, 2) @ (2, 4) matmul: ten times faster than numpy's broadcasting over a trailing axis of 4.
+    (M, 2) @ (2, 4) matmul: numpy is slow at broadcasting over a trailing axis of 4 (measured:
+    docs/manual/benchmarks.md, "Kernel choices").
     """
     e, angle, tiny = quat.slerp_basis(a, b)
     phase = angle[:, None] * t
@@ -188,8 +190,9 @@ def _great_circle(s, t, weights, plane, steps=PLANE_STEPS):
 
     The plane is the dominant 2D subspace of sum_j weights_j s_j s_j^T (subspace iteration from
     a given plane: points close to a circle converge in a step or two; numpy's batched eigh costs
-    ten times more); the parameter is a least-squares line theta_0 + theta_1 t of the points'
-    angles in the plane, measured from the middle point's direction so that they never wrap.
+    several times more (measured: docs/manual/benchmarks.md, "Kernel choices")); the parameter
+    is a least-squares line theta_0 + theta_1 t of the points' angles in the plane, measured from
+    the middle point's direction so that they never wrap.
     Returns b, a (S, 4), the plane (S, 2, 4) and each point's residual (S, M), to first order:
     its distance off the plane and its angle along it.
     """
