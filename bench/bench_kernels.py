@@ -4,19 +4,25 @@ Figures of docs/manual/benchmarks.md: the paragraph "Kernel choices" (Benchmarks
     python dev.py run bench/bench_kernels.py              # every case (the clip record's needs bpy)
     python dev.py run bench/bench_kernels.py --repeats 15 # best of 15 instead of 7
     python dev.py run bench/bench_kernels.py --strict     # exit 1 when a choice loses or a result differs
-    python dev.py run bench/bench_kernels.py --wall       # wall-clock time instead of this process's CPU time
+    python dev.py run bench/bench_kernels.py --only solve --blas-threads default --wall
+                                                          # the cases named so, as Blender's numpy runs
 
 Several core modules pick a numpy formulation for speed and say why in a docstring or comment;
 the figures live here and on that page. Each case (bench/kernel_cases.py) runs the choice and the
 alternative on the same inputs, checks that they give the same result, then times them
 interleaved (choice, alternative, choice, ...), best of N, each timing long enough to be read
-(calls repeated up to MIN_SECONDS). Times are this process's CPU time (time.process_time): on a
-machine shared with other jobs, wall-clock time also counts their turns on the CPU (--wall to
-see it); every kernel here runs on one thread. The ratio is the alternative's time over the choice's: above 1
-the choice is faster. Most cases expect the choice to win; two show where it stops winning and
-what decides there instead (a few normal systems: the same keys at any BLAS thread count; long
-CUBICSLERP channels: keyframes_batch.JOINED_KEYS). --strict: exit 1 when a case the choice should
-win goes the other way, or when the two results differ.
+(calls repeated up to MIN_SECONDS). The ratio is the alternative's time over the choice's: above 1
+the choice is faster. Most cases expect the choice to win; a few show where it stops winning, or
+another way that ties with it, and say what decides there (a few normal systems: the same keys at
+any BLAS thread count; long CUBICSLERP channels: keyframes_batch.JOINED_KEYS). --strict: exit 1
+when a case the choice should win goes the other way, or when the two results differ.
+
+Times are this process's CPU time (time.process_time), on one BLAS thread (OPENBLAS_NUM_THREADS
+and the like set to 1 before numpy loads, as in the fit workers): on a machine shared with other
+jobs, wall-clock time also counts their turns on the CPU (--wall). With several BLAS threads
+(--blas-threads N, or "default": as the environment says, as Blender's numpy runs) OpenBLAS hands
+small LAPACK calls to its threads, which the wall clock shows; their spinning also counts as CPU
+time.
 
 The clip record's case stores a 1,000-key CUBICSLERP sampler as Blender keeps it, an ID property
 of an Action, once from float64 buffers (SamplerRecord.to_record) and once from lists
@@ -34,18 +40,18 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import devpath
 
-if TYPE_CHECKING:  # loaded by path in main(): for the annotations only
+if TYPE_CHECKING:  # loaded in main(), once the BLAS threads are set: for the annotations only
+    import numpy as np
     from kernel_cases import Case
 
 ROOT = Path(__file__).resolve().parents[1]
 REPEATS = 7
 MIN_SECONDS = 0.02  # one timing of both sides: calls are repeated (x10) until they take this long
 LABEL_WIDTH = 100
+BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def timed(function, number: int, clock=time.process_time) -> float:
@@ -84,10 +90,11 @@ def verdict(case: "Case", ratio: float) -> tuple[str, bool]:
     return case.note, True
 
 
-def clip_record_case(cases: ModuleType, bpy: ModuleType, rng: np.random.Generator) -> "Case":
+def clip_record_case(cases: ModuleType, bpy: ModuleType, rng: "np.random.Generator") -> "Case":
     """A 1,000-key CUBICSLERP sampler stored as an Action's ID property: to_record's float64
     buffers against lists of floats. Both become Blender double arrays (checked: typecode 'd',
     the same values)."""
+    import numpy as np
     from gltf_sqlerp.core.blender_model import KEY, SamplerRecord
     from gltf_sqlerp.core.constants import CUBICSLERP
     times = np.cumsum(rng.uniform(0.02, 0.06, 1_000))
@@ -114,7 +121,7 @@ def clip_record_case(cases: ModuleType, bpy: ModuleType, rng: np.random.Generato
                       lambda: store(record.to_record()), lambda: store(as_lists()), same)
 
 
-def with_bpy(cases: ModuleType, rng: np.random.Generator) -> list["Case"]:
+def with_bpy(cases: ModuleType, rng: "np.random.Generator") -> list["Case"]:
     """The cases that need Blender, or none (said) where this Python has no bpy."""
     try:
         bpy = devpath.quiet(lambda: __import__("bpy"))
@@ -133,19 +140,34 @@ def cpu_name() -> str:
                 platform.machine())
 
 
+def blas_threads(wanted: str) -> str:
+    """Set the BLAS libraries' thread count before numpy loads ("default": leave it); say which."""
+    if wanted != "default":
+        for name in BLAS_VARIABLES:
+            os.environ[name] = wanted
+        return wanted
+    named = [f"{name}={os.environ[name]}" for name in BLAS_VARIABLES if name in os.environ]
+    return f"default ({', '.join(named) or 'none set'})"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--repeats", type=int, default=REPEATS, help=f"best of this many (default {REPEATS})")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a choice loses or a result differs")
     parser.add_argument("--wall", action="store_true", help="time the wall clock, not this process's CPU time")
+    parser.add_argument("--blas-threads", default="1", help='BLAS threads: a number, or "default" (default 1)')
+    parser.add_argument("--only", metavar="TEXT", help="only the cases whose line holds TEXT")
     args = parser.parse_args()
+    threads = blas_threads(args.blas_threads)
+    import numpy as np
     devpath.import_package()
     cases = devpath.load_module("gltf_sqlerp_kernel_cases", ROOT / "bench" / "kernel_cases.py")
     rng = np.random.default_rng(39)
-    chosen = cases.numpy_cases(rng) + with_bpy(cases, rng)
+    chosen = [case for case in cases.numpy_cases(rng) + with_bpy(cases, rng)
+              if not args.only or args.only in case.label]
     print(f"{time.strftime('%Y-%m-%d')}, Python {platform.python_version()}, numpy {np.__version__}, "
-          f"{cpu_name()}, {os.cpu_count()} CPUs; {'wall-clock' if args.wall else 'CPU'} time, best of "
-          f"{args.repeats} (of 3 for the slowest cases), choice and alternative in turn")
+          f"{cpu_name()}, {os.cpu_count()} CPUs, BLAS threads {threads}; {'wall-clock' if args.wall else 'CPU'} "
+          f"time, best of {args.repeats} (at most 3 for the slowest cases), choice and alternative in turn")
     print(f"{'choice | alternative':<{LABEL_WIDTH}}{'choice':>11}{'alternative':>13}{'ratio':>8}  verdict")
     failed = 0
     for case in chosen:

@@ -100,7 +100,7 @@ def gather_runs(rng: np.random.Generator, rows: int) -> Case:
     gather = Gather(index, ordered=True)
     shape = "1-D array" if rows == 1 else f"({rows}, n) array"
     return Case(f"Gather of a sorted index | np.take (64,000 samples in 1,000 runs, {shape})",
-                "sampling/interpolation.py", lambda: gather(x),
+                "sampling/arcs.py", lambda: gather(x),
                 lambda: np.take(x, index, axis=-1, mode="clip"), equal)
 
 
@@ -110,8 +110,52 @@ def ordered_segments(rng: np.random.Generator) -> Case:
     times = np.cumsum(rng.uniform(0.02, 0.06, 1_600))
     query = np.linspace(times[0], times[-1], 64_000)
     return Case("segment_index, sorted queries | np.searchsorted per query (64,000 queries, 1,600 keys)",
-                "sampling/interpolation.py", lambda: segment_index(times, query, ordered=True),
+                "sampling/segments.py", lambda: segment_index(times, query, ordered=True),
                 lambda: np.clip(np.searchsorted(times, query, side="right") - 1, 0, len(times) - 2), equal)
+
+
+def column_stores(rng: np.random.Generator, into_view: bool) -> Case:
+    """Evaluator's store of a block's normalized (4, CHUNK) quaternions into its (CHUNK, 4) rows:
+    four strided columns (core.sampling.interpolation's own, step for step) against a block
+    normalized in place and copied transposed into the rows, or (``into_view``) multiplied
+    straight into the rows' transposed view."""
+    from gltf_sqlerp.core.sampling import CHUNK
+    q = rng.normal(size=(4, CHUNK))
+    rows, other = np.empty((CHUNK, 4)), np.empty((CHUNK, 4))
+
+    def inverse_norms():
+        inverse = np.einsum("ij,ij->j", q, q)
+        np.sqrt(inverse, out=inverse)
+        return np.divide(1.0, inverse, out=inverse, where=inverse > 0.0)
+
+    def columns():
+        inverse = inverse_norms()
+        for i in range(4):
+            np.multiply(q[i], inverse, out=rows[:, i])
+        return rows
+
+    def block():
+        if into_view:
+            np.multiply(q, inverse_norms(), out=other.T)
+        else:
+            other[...] = (q * inverse_norms()).T
+        return other
+    if into_view:
+        return Case(f"four strided columns | a multiply into the transposed rows ({CHUNK:,} quaternions)",
+                    "sampling/interpolation.py", columns, block, equal, "", "even: neither copies a block")
+    return Case(f"four strided columns | a transposed block copied ({CHUNK:,} quaternions)",
+                "sampling/interpolation.py", columns, block, equal)
+
+
+def chord_maxima(rng: np.random.Generator) -> Case:
+    """The largest angle between (n, 4) rotations as the largest squared chord, converted once,
+    against the largest of angle_between's angles."""
+    from gltf_sqlerp.core.sampling import angle_between, chords, normalize
+    p = normalize(rng.normal(size=(16_384, 4)))
+    q = normalize(p + rng.normal(0.0, 1e-3, p.shape))
+    return Case("largest squared chord, in degrees once | largest angle_between (16,384 pairs)",
+                "sampling/chords.py", lambda: chords.max_angle_deg(p, q), lambda: angle_between(p, q).max(),
+                close(1e-9))
 
 
 # --- core/fitting ---------------------------------------------------------------------------------
@@ -136,11 +180,12 @@ def normal_systems(rng: np.random.Generator, count: int) -> Case:
     substitutions against numpy's batched solve."""
     rows = rng.normal(size=(count, 27, 8))
     matrix, rhs = np.matmul(rows.transpose(0, 2, 1), rows), rng.normal(size=(count, 8))
-    few = count < 100
+    # How fast each is depends on the BLAS threads (bench_kernels.py --blas-threads): what decides
+    # is that the choice gives the same keys at any thread count.
     return Case(f"Cholesky and substitutions | np.linalg.solve ({count:,} 8x8 systems)",
                 "fitting/hermite_tangents.py", lambda: cholesky_solve(matrix, rhs),
                 lambda: np.linalg.solve(matrix, rhs[..., None])[..., 0], close(1e-9, 1e-12),
-                "" if few else "choice", "limit: the same keys at any BLAS thread count decide" if few else "")
+                "", "the same keys at any BLAS thread count decide")
 
 
 def arc_points(rng: np.random.Generator) -> Case:
@@ -220,7 +265,7 @@ def float32_arithmetic(rng: np.random.Generator) -> Case:
                 lambda: multiply_add(a32, b32, c32), lambda: multiply_add(a, b, c), close(1e-6))
 
 
-# --- core/sampling/scene.py -----------------------------------------------------------------------
+# --- core/sampling/node_tree.py -------------------------------------------------------------------
 
 def tree_levels(rng: np.random.Generator) -> Case:
     """depth_levels (a boolean mask per level) against the same walk with np.isin, on a 69-node
@@ -234,7 +279,7 @@ def tree_levels(rng: np.random.Generator) -> Case:
             levels.append(level)
             level = np.flatnonzero(np.isin(parents, level))
         return levels
-    return Case("depth_levels, a boolean mask | np.isin (a 69-node tree)", "sampling/scene.py",
+    return Case("depth_levels, a boolean mask | np.isin (a 69-node tree)", "sampling/node_tree.py",
                 lambda: depth_levels(parents), with_isin, same_levels)
 
 
@@ -288,10 +333,10 @@ def joined_channels(rng: np.random.Generator, channels: int, keys: tuple[int, in
 
 def numpy_cases(rng: np.random.Generator) -> list[Case]:
     """Every case that needs numpy only, in the order of the table."""
-    return [evaluator_blocks(rng), slerp_keys_once(rng), gather_runs(rng, 1), gather_runs(rng, 4),
-            ordered_segments(rng), normal_systems(rng, 1_000), normal_systems(rng, 3), arc_points(rng),
-            circle_planes(rng), unit_rows(rng), float32_sin(rng), float32_arithmetic(rng), tree_levels(rng),
-            slerp_channels(rng),
+    return [evaluator_blocks(rng), column_stores(rng, False), column_stores(rng, True), slerp_keys_once(rng),
+            gather_runs(rng, 1), gather_runs(rng, 4), ordered_segments(rng), chord_maxima(rng),
+            normal_systems(rng, 1_000), normal_systems(rng, 3), arc_points(rng), circle_planes(rng),
+            unit_rows(rng), float32_sin(rng), float32_arithmetic(rng), tree_levels(rng), slerp_channels(rng),
             joined_channels(rng, 60, (2, 60), (6.0, 10.0), 30.0, TOLERANCE_DEG,
                             "60 channels of 2-60 keys 6-10 frames apart"),
             # bench/bench_import.py's CUBICSLERP rig: 1,000 keys at 30 a second, the tolerance
