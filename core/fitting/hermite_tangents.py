@@ -112,11 +112,11 @@ class _NormalSystem:
 
 def _solve_spd(matrix, rhs):
     """x with matrix x = rhs for (S, n, n) symmetric positive definite matrices: batched Cholesky
-    and substitutions over the n rows. On the hundreds of systems of a fit this is many times
-    faster than numpy's batched solve (a LAPACK call each); on a few systems numpy's is faster,
-    but its results change with the BLAS library's thread count, and a fit must write the same
-    keys in a worker process (fit_workers: one thread) as in Blender's (measured:
-    docs/manual/benchmarks.md, "Kernel choices")."""
+    and substitutions over the n rows. numpy's batched solve (a LAPACK call each) is as fast on
+    one BLAS thread, faster on a few systems and several times slower on several threads, as
+    Blender's numpy runs it (measured: docs/manual/benchmarks.md, "Kernel choices"); but its
+    results change with the BLAS library's thread count, and a fit must write the same keys in a
+    worker process (fit_workers: one thread) as in Blender's."""
     lower = np.linalg.cholesky(matrix)
     n = rhs.shape[1]
     y = np.empty_like(rhs)
