@@ -21,8 +21,9 @@ from .segments import nearest_index, segment_index, segment_parameters
 from .sqlerp_jumps import brackets, jump_times, jumping_segments
 
 __all__ = [
-    'Animation', 'Arcs', 'CHUNK', 'Channel', 'chords', 'rotation_matrices', 'Evaluator', 'Gather', 'PointerChannel', 'PosePlayer',
-    'SAMPLES_PER_FRAME', 'Sampler', 'Scene', 'angle_between', 'brackets', 'dense_times',
-    'depth_levels', 'evaluate', 'jump_times', 'jumping_segments', 'make_continuous', 'nearer_end', 'nearest_index',
-    'normalize', 'quaternions', 'read_animations', 'segment_index', 'segment_parameters', 'slerp_keys', 'turned'
+    'angle_between', 'Animation', 'Arcs', 'brackets', 'Channel', 'chords', 'CHUNK', 'dense_times',
+    'depth_levels', 'evaluate', 'Evaluator', 'Gather', 'jump_times', 'jumping_segments',
+    'make_continuous', 'nearer_end', 'nearest_index', 'normalize', 'PointerChannel', 'PosePlayer',
+    'quaternions', 'read_animations', 'rotation_matrices', 'Sampler', 'SAMPLES_PER_FRAME', 'Scene',
+    'segment_index', 'segment_parameters', 'slerp_keys', 'turned'
 ]
