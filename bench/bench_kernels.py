@@ -26,8 +26,8 @@ time.
 
 The clip record's case stores a 1,000-key CUBICSLERP sampler as Blender keeps it, an ID property
 of an Action, once from float64 buffers (SamplerRecord.to_record) and once from lists
-(.tolist()); it needs bpy (the project venv's python: ``python dev.py run`` uses it) and is
-skipped without.
+(.tolist()); the matrix's reads a mathutils Matrix as the import does. Both need bpy (the
+project venv's python: ``python dev.py run`` uses it) and are skipped without.
 """
 
 import argparse
@@ -121,14 +121,31 @@ def clip_record_case(cases: ModuleType, bpy: ModuleType, rng: "np.random.Generat
                       lambda: store(record.to_record()), lambda: store(as_lists()), same)
 
 
+def matrix_case(cases: ModuleType, rng: "np.random.Generator") -> "Case":
+    """A mathutils Matrix as numpy, as the import reads each channel's parent matrices
+    (bundled_gltf/imported.py): row by row against np.array(matrix), which reads each element
+    through Python's sequence protocol."""
+    import numpy as np
+    from mathutils import Matrix
+    matrix = Matrix(rng.normal(size=(4, 4)).tolist())
+    return cases.Case("a mathutils Matrix read row by row | np.array(matrix) (4x4)", "bundled_gltf/imported.py",
+                      lambda: np.array([tuple(row) for row in matrix]), lambda: np.array(matrix), cases.equal)
+
+
 def with_bpy(cases: ModuleType, rng: "np.random.Generator") -> list["Case"]:
     """The cases that need Blender, or none (said) where this Python has no bpy."""
     try:
         bpy = devpath.quiet(lambda: __import__("bpy"))
     except ImportError:
-        print("no bpy in this Python: the clip record's case is skipped (python dev.py run ... has it)")
+        print("no bpy in this Python: the clip record's and the matrix's cases are skipped "
+              "(python dev.py run ... has it)")
         return []
-    return [clip_record_case(cases, bpy, rng)]
+    return [clip_record_case(cases, bpy, rng), matrix_case(cases, rng)]
+
+
+def where(module: str) -> str:
+    """The repository path of a case's module: the core's are named from core/."""
+    return module if module.startswith("bundled_gltf/") else f"core/{module}"
 
 
 def cpu_name() -> str:
@@ -176,7 +193,7 @@ def main() -> int:
         line, expected = verdict(case, alternative / choice)
         print(f"{case.label:<{LABEL_WIDTH}}{duration(choice):>11}{duration(alternative):>13}"
               f"{alternative / choice:>7.2f}x  {line}{'' if same else '; RESULTS DIFFER'}\n"
-              f"{'':<4}core/{case.module}", flush=True)
+              f"{'':<4}{where(case.module)}", flush=True)
         failed += not (same and expected)
     print(f"\n{len(chosen) - failed} of {len(chosen)} cases as expected")
     return 1 if args.strict and failed else 0

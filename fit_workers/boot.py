@@ -38,8 +38,8 @@ def start(package: str, folder: str, parents: dict[str, list[str]], worker: str,
     Blender made in the caller, module ``worker`` imported and given ``permits`` (its
     worker_started), and a lower priority. Lowered last, so that the imports (numpy and core, a
     third of a second) run at Blender's priority: at the lower one, an export's busy Blender
-    thread held the first fit of its head start back by seconds (measured: 2 to 3 s after the
-    export's start instead of 0.6 to 1 s, a 12-bone rig on two cores)."""
+    thread held the first fit of its head start back (measured: docs/manual/benchmarks.md,
+    "Fit workers: the executor against the hand-made pool it replaced")."""
     os.environ.update(ENVIRONMENT)
     for name, path in parents.items():
         _namespace(name, path)

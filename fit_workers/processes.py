@@ -15,9 +15,9 @@ executor's threads tens of milliseconds while Blender's thread keeps Python busy
 here, where ``withdraw`` still drops them unsent.
 
 A batch is one task, or several small ones (``_batch``): the executor's hand-over of each item
-costs about a millisecond of this process's threads, as much as a small fit (RecursiveSkeletons'
-836 fits of 1.2 ms each took 1.0-1.3 s handed over one by one to two workers, as long as in one
-process).
+costs this process's threads about as much as a small fit, so small fits handed over one by one
+gain nothing from a second worker (measured: docs/manual/benchmarks.md, "Small fits go to the
+workers in batches").
 """
 
 from __future__ import annotations

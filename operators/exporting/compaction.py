@@ -61,7 +61,7 @@ def compact(animations: list[Any], exported: "bundled_exported.ExportedScene", o
 class Reductions:
     """The translation, scale and weights channels of ``animations`` (the bundled exporter's,
     untyped) reduced a channel at a time by ``steps`` (the rotations' pass down the tree takes
-    them while it waits for the workers' fits: RecursiveSkeletons' 1,680 channels, 0.26 s), the
+    them while it waits for the workers' fits), the
     rest and the writing by ``finish``. Made before the rotations' rewrite, which rescales the
     inputs at the 29.97 preset: reads them there, as that rewrite will leave them
     (export_timing.Timing.fixed); writes nothing before ``finish``. Never raises."""
