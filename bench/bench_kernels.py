@@ -38,7 +38,7 @@ import sys
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import devpath
@@ -127,7 +127,7 @@ def matrix_case(cases: ModuleType, rng: "np.random.Generator") -> "Case":
     through Python's sequence protocol."""
     import numpy as np
     from mathutils import Matrix
-    matrix = Matrix(rng.normal(size=(4, 4)).tolist())
+    matrix: Any = Matrix(rng.normal(size=(4, 4)).tolist())  # as imported.py gets it: untyped
     return cases.Case("a mathutils Matrix read row by row | np.array(matrix) (4x4)", "bundled_gltf/imported.py",
                       lambda: np.array([tuple(row) for row in matrix]), lambda: np.array(matrix), cases.equal)
 
