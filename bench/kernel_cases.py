@@ -1,9 +1,9 @@
 """The cases of bench/bench_kernels.py: each kernel choice of the core beside the alternative it
 replaced, on the same inputs, with a check that the two give the same result.
 
-Where the core's kernel is public it is called as it is; where it is a module's own (``_name``), the
-case repeats its few numpy steps here, as the module's docstring or comment describes them. The
-alternative is what that docstring or comment names: plain numpy, or the core's own per-channel
+The choice is the core's own function, called as it is; where a choice is one numpy call rather
+than a function (a matmul, a float32 sin), the case makes that call. The alternative is what the
+module's docstring or comment names: plain numpy, or the core's own per-channel
 path (keyframes_for). numpy only, no bpy: the clip record's Blender side is bench_kernels.py's.
 """
 
@@ -116,10 +116,11 @@ def ordered_segments(rng: np.random.Generator) -> Case:
 
 def column_stores(rng: np.random.Generator, into_view: bool) -> Case:
     """Evaluator's store of a block's normalized (4, CHUNK) quaternions into its (CHUNK, 4) rows:
-    four strided columns (core.sampling.interpolation's own, step for step) against a block
+    four strided columns (core.sampling.interpolation.store_normalized) against a block
     normalized in place and copied transposed into the rows, or (``into_view``) multiplied
     straight into the rows' transposed view."""
     from gltf_sqlerp.core.sampling import CHUNK
+    from gltf_sqlerp.core.sampling.interpolation import store_normalized
     q = rng.normal(size=(4, CHUNK))
     rows, other = np.empty((CHUNK, 4)), np.empty((CHUNK, 4))
 
@@ -129,9 +130,7 @@ def column_stores(rng: np.random.Generator, into_view: bool) -> Case:
         return np.divide(1.0, inverse, out=inverse, where=inverse > 0.0)
 
     def columns():
-        inverse = inverse_norms()
-        for i in range(4):
-            np.multiply(q[i], inverse, out=rows[:, i])
+        store_normalized(q, rows)
         return rows
 
     def block():
@@ -160,21 +159,6 @@ def chord_maxima(rng: np.random.Generator) -> Case:
 
 # --- core/fitting ---------------------------------------------------------------------------------
 
-def cholesky_solve(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """core.fitting.hermite_tangents' solve of (S, n, n) symmetric positive definite systems, step
-    for step (its own function): batched Cholesky, then substitutions over the n rows."""
-    lower = np.linalg.cholesky(matrix)
-    n = rhs.shape[1]
-    y = np.empty_like(rhs)
-    for i in range(n):
-        y[:, i] = (rhs[:, i] - np.einsum("sj,sj->s", lower[:, i, :i], y[:, :i])) / lower[:, i, i]
-    x = np.empty_like(rhs)
-    for i in reversed(range(n)):
-        later = np.einsum("sj,sj->s", lower[:, i + 1:, i], x[:, i + 1:])
-        x[:, i] = (y[:, i] - later) / lower[:, i, i]
-    return x
-
-
 def normal_systems(rng: np.random.Generator, count: int) -> Case:
     """The tangent fit's 8x8 normal systems (27 probe equations each) by Cholesky and
     substitutions against numpy's batched solve."""
@@ -182,8 +166,9 @@ def normal_systems(rng: np.random.Generator, count: int) -> Case:
     matrix, rhs = np.matmul(rows.transpose(0, 2, 1), rows), rng.normal(size=(count, 8))
     # How fast each is depends on the BLAS threads (bench_kernels.py --blas-threads): what decides
     # is that the choice gives the same keys at any thread count.
+    from gltf_sqlerp.core.fitting.hermite_tangents import solve_spd
     return Case(f"Cholesky and substitutions | np.linalg.solve ({count:,} 8x8 systems)",
-                "fitting/hermite_tangents.py", lambda: cholesky_solve(matrix, rhs),
+                "fitting/hermite_tangents.py", lambda: solve_spd(matrix, rhs),
                 lambda: np.linalg.solve(matrix, rhs[..., None])[..., 0], close(1e-9, 1e-12),
                 "", "the same keys at any BLAS thread count decide")
 
@@ -200,36 +185,26 @@ def arc_points(rng: np.random.Generator) -> Case:
                 close(1e-12, 1e-15))
 
 
-def orthonormal(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Gram-Schmidt of (S, 4) pairs into (S, 2, 4), as core.fitting.sqlerp_tangents' own (without
-    its fallback for a degenerate pair: the cases here have none)."""
-    x = x / np.linalg.norm(x, axis=1)[:, None]
-    y = y - x * np.einsum("si,si->s", x, y)[:, None]
-    return np.stack([x, y / np.linalg.norm(y, axis=1)[:, None]], axis=1)
-
-
 def circle_planes(rng: np.random.Generator) -> Case:
     """The plane of 1,000 weighted great-circle fits (9 points each, near their circle): two steps
     of subspace iteration from the middle point and the chord against numpy's batched eigh."""
+    from gltf_sqlerp.core.fitting.sqlerp_tangents import circle_plane, orthonormal
     plane = orthonormal(rng.normal(size=(1_000, 4)), rng.normal(size=(1_000, 4)))
     theta = rng.uniform(0.2, 1.0, (1_000, 1)) * np.linspace(-1.0, 1.0, 9)  # arcs of 0.4-2 radians
     s = np.cos(theta)[..., None] * plane[:, None, 0] + np.sin(theta)[..., None] * plane[:, None, 1]
     s += rng.normal(0.0, 1e-4, s.shape)  # fit residuals of a tolerance's order
     s /= np.linalg.norm(s, axis=2)[..., None]
     weights = rng.uniform(0.2, 0.5, (1_000, 9)) ** 2
-    scatter = np.matmul((s * weights[..., None]).transpose(0, 2, 1), s)
 
     def subspace():
-        found = orthonormal(s[:, 4], s[:, -1] - s[:, 0])
-        for _ in range(2):
-            turned = np.matmul(found, scatter)
-            found = orthonormal(turned[:, 0], turned[:, 1])
+        found = circle_plane(s, weights, orthonormal(s[:, 4], s[:, -1] - s[:, 0]), steps=2)
         return np.matmul(found.transpose(0, 2, 1), found)  # the plane's projector: basis-free
 
-    def eigh():
+    def eigh():  # from the same points: circle_plane builds the scatter matrix too
+        scatter = np.matmul((s * weights[..., None]).transpose(0, 2, 1), s)
         vectors = np.linalg.eigh(scatter)[1][..., 2:]
         return np.matmul(vectors, vectors.transpose(0, 2, 1))
-    return Case("subspace iteration, 2 steps | np.linalg.eigh (1,000 4x4 scatter matrices)",
+    return Case("subspace iteration, 2 steps | np.linalg.eigh (1,000 fits of 9 points, scatter built by both)",
                 "fitting/sqlerp_tangents.py", subspace, eigh, close(0.0, 1e-9))
 
 

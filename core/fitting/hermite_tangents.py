@@ -107,10 +107,10 @@ class _NormalSystem:
         # A tiny ridge keeps a segment with all q_j equal (no motion: m along q is free) solvable.
         matrix[:, _DIAGONAL, _DIAGONAL] += 1e-12 * np.trace(matrix, axis1=1, axis2=2)[:, None]
         rhs = -np.matmul((weights[..., None] * _BASIS).transpose(0, 2, 1), self.c_perp).reshape(-1, 8)
-        return _solve_spd(matrix, rhs).reshape(-1, 2, 4)
+        return solve_spd(matrix, rhs).reshape(-1, 2, 4)
 
 
-def _solve_spd(matrix, rhs):
+def solve_spd(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """x with matrix x = rhs for (S, n, n) symmetric positive definite matrices: batched Cholesky
     and substitutions over the n rows. numpy's batched solve (a LAPACK call each) is as fast on
     one BLAS thread, faster on a few systems and several times slower on several threads, as

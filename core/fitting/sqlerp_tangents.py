@@ -167,10 +167,10 @@ def _extrapolate(p, q, u):
 def _initial_plane(s):
     """(S, 2, 4) orthonormal guess of each great circle's plane: the middle point and the chord
     direction from the first point to the last."""
-    return _orthonormal(s[:, PROBES // 2], s[:, -1] - s[:, 0])
+    return orthonormal(s[:, PROBES // 2], s[:, -1] - s[:, 0])
 
 
-def _orthonormal(x, y):
+def orthonormal(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Gram-Schmidt of (S, 4) pairs into (S, 2, 4); a degenerate y becomes any unit normal of x."""
     x = x / np.linalg.norm(x, axis=1)[:, None]
     y = y - x * np.einsum("si,si->s", x, y)[:, None]
@@ -184,22 +184,29 @@ def _rows_dot(x, y):
     return np.einsum("sm,sm->s", x, y)
 
 
+def circle_plane(s: np.ndarray, weights: np.ndarray, plane: np.ndarray, steps: int = PLANE_STEPS) -> np.ndarray:
+    """(S, 2, 4) orthonormal plane of the points s (S, M, 4), weights (S, M): ``steps`` of subspace
+    iteration on sum_j weights_j s_j s_j^T from the guess ``plane`` (S, 2, 4)."""
+    scatter = np.matmul((s * weights[..., None]).transpose(0, 2, 1), s)
+    for _ in range(steps):
+        turned = np.matmul(plane, scatter)          # rows (C e_k)^T: the scatter is symmetric
+        plane = orthonormal(turned[:, 0], turned[:, 1])
+    return plane
+
+
 def _great_circle(s, t, weights, plane, steps=PLANE_STEPS):
     """Weighted least-squares great circle, uniformly parametrized, through points s (S, M, 4) at
     parameters t (S, M).
 
     The plane is the dominant 2D subspace of sum_j weights_j s_j s_j^T (subspace iteration from
     a given plane: points close to a circle converge in a step or two; numpy's batched eigh costs
-    several times more (measured: docs/manual/benchmarks.md, "Kernel choices")); the parameter
+    about twice as much (measured: docs/manual/benchmarks.md, "Kernel choices")); the parameter
     is a least-squares line theta_0 + theta_1 t of the points' angles in the plane, measured from
     the middle point's direction so that they never wrap.
     Returns b, a (S, 4), the plane (S, 2, 4) and each point's residual (S, M), to first order:
     its distance off the plane and its angle along it.
     """
-    scatter = np.matmul((s * weights[..., None]).transpose(0, 2, 1), s)
-    for _ in range(steps):
-        turned = np.matmul(plane, scatter)          # rows (C e_k)^T: the scatter is symmetric
-        plane = _orthonormal(turned[:, 0], turned[:, 1])
+    plane = circle_plane(s, weights, plane, steps)
     # Axes: the middle point's projection, then its quarter turn within the plane.
     c = np.matmul(plane, s[:, PROBES // 2, :, None])[..., 0]
     plane = np.matmul(np.stack([c, c[:, ::-1] * [-1.0, 1.0]], axis=1), plane)

@@ -189,12 +189,12 @@ def _kernel(interpolation, times, values, keys, rotation):
 
         def slerp(k, t, out, ordered):
             j, u = nearer_end(k, t)
-            _store_normalized(arc.at(Gather(j, ordered), u), out)
+            store_normalized(arc.at(Gather(j, ordered), u), out)
         return slerp
     if interpolation == "CUBICSPLINE":
         coeffs = hermite_coefficients(times, values)
         if rotation:
-            return lambda k, t, out, ordered: _store_normalized(_horner(coeffs, k, t).T, out)
+            return lambda k, t, out, ordered: store_normalized(_horner(coeffs, k, t).T, out)
         return lambda k, t, out, ordered: np.copyto(out, _horner(coeffs, k, t))
     return _cubicslerp_kernel(values)
 
@@ -264,11 +264,11 @@ def _cubicslerp_kernel(values):
         h *= t
         h *= 2.0
         e, angle, tiny = quat.slerp_basis(p, s, axis=0)
-        _store_normalized(quat.slerp_from_basis(p, e, angle, tiny, h, axis=0), out)
+        store_normalized(quat.slerp_from_basis(p, e, angle, tiny, h, axis=0), out)
     return kernel
 
 
-def _store_normalized(q, out):
+def store_normalized(q: npt.NDArray[np.float64], out: npt.NDArray[np.float64]) -> None:
     """Component-major (4, m) quaternions, normalized, into out (m, 4). Column by column: numpy
     copies a transposed block slower than four strided columns (measured: docs/manual/benchmarks.md,
     "Kernel choices"). A zero quaternion (only a degenerate CUBICSPLINE can give one) stays zero,
