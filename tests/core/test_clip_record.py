@@ -3,15 +3,12 @@ checked, older versions migrated, newer or damaged ones refused with a clear mes
 saved by add-on 0.1.0 (tests/data, made by an import of samples/sqlerp_arm.gltf on Blender 4.2,
 whose records name no slot) still previews and exports on every Blender of the matrix."""
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from helpers.preview_checks import EXACT_DEG
-from helpers import JOBS
+from helpers import JOBS, run_job
 
 from gltf_sqlerp import core
 from gltf_sqlerp.core.blender_model import clip_record
@@ -104,10 +101,7 @@ def test_an_older_record_is_migrated_step_by_step(monkeypatch):
 def test_a_blend_saved_by_0_1_0_previews_and_exports(tmp_path):
     """In a fresh Blender (tests/jobs/stored_clip_job.py), as a user opens an old file."""
     output = tmp_path / "again.glb"
-    done = subprocess.run([sys.executable, str(JOBS / "stored_clip_job.py"), str(SAVED_BY_0_1_0),
-                           str(SAMPLE), str(output)], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOBS / "stored_clip_job.py", SAVED_BY_0_1_0, SAMPLE, output)
     assert (job["version"], job["name"], job["channels"]) == (clip_record.VERSION, "Wave", 4)  # migrated
     assert job["slots"] == [""]  # written on Blender 4.2: no slots
     assert job["previewed_deg"] < EXACT_DEG

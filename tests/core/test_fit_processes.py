@@ -1,10 +1,8 @@
 """fit_workers.processes: channel fits in worker processes give what the same fits give in this
 process, bit for bit, and every failure is an exception naming it, never a hang."""
 
-import json
 import multiprocessing
 import os
-import subprocess
 import sys
 import time
 import types
@@ -23,7 +21,7 @@ from gltf_sqlerp.core.sampling import Evaluator
 from gltf_sqlerp.core.sampling import quaternions as Q
 
 from helpers.euler_tasks import IDENTITY, Unknown, euler_task, same_keys
-from helpers import JOBS
+from helpers import JOBS, run_job
 
 JOB = JOBS / "fit_pool_job.py"
 
@@ -255,9 +253,7 @@ def test_a_pool_started_from_blenders_package_name_fits_there_too():
     under modules no new interpreter has) from an unguarded main script (as blender --python runs
     one): the workers fit what that process fits, the keys are that package's classes, and no
     worker ran the script again (it stops any worker that does)."""
-    done = subprocess.run([sys.executable, str(JOB)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOB, timeout=300)
     assert job == {"same_keys": True, "plain_package_loaded": False,
                    "modules": ["bl_ext.user_default.gltf_sqlerp.core.fitting.channel_keys"]}
 
@@ -336,10 +332,7 @@ def test_a_process_that_ends_right_after_closing_its_pool_leaves_no_worker():
     no worker outlives it. Orphaned workers kept each other alive (each holds the others' end of
     the executor's queue) and held the script's stdout and stderr open, so a caller reading them
     waited for ever (seen once: a test job ran into its 600 s timeout)."""
-    done = subprocess.run([sys.executable, str(JOBS / "pool_exit_job.py")],
-                          capture_output=True, text=True, timeout=120, cwd=JOBS)
-    assert done.returncode == 0, done.stderr[-3000:]
-    pids = json.loads(done.stdout.strip().splitlines()[-1])
+    pids = run_job(JOBS / "pool_exit_job.py", timeout=120, cwd=JOBS)
     deadline = time.monotonic() + 5.0
     while any(running(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)

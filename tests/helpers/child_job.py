@@ -8,7 +8,9 @@ the job's JSON line and its exit code, never the crash.
 """
 
 import importlib
+import json
 import os
+import subprocess
 import sys
 import traceback
 from pathlib import Path
@@ -28,6 +30,25 @@ def tool(relative):
     path once, as module ``gltf_sqlerp_<stem>`` (the tests and their child jobs alike)."""
     path = ROOT / relative
     return devpath.load_module(f"gltf_sqlerp_{path.stem}", path)
+
+
+def run_child(*args, timeout: float = 600, cwd=None) -> subprocess.CompletedProcess[str]:
+    """Run ``python *args`` (a job script and its arguments, each made a string) in a child process
+    with this interpreter, and assert that it succeeded; its output is captured as text."""
+    done = subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, timeout=timeout,
+                          cwd=cwd)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return done
+
+
+def report(done: subprocess.CompletedProcess[str]):
+    """A job's report: the last line it printed, as JSON (``finish`` ends the child after it)."""
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_job(*args, timeout: float = 600, cwd=None):
+    """Run a job as run_child does and return its report."""
+    return report(run_child(*args, timeout=timeout, cwd=cwd))
 
 
 def finish(run):

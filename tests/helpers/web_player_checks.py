@@ -16,14 +16,12 @@ its own code in a child process (three_export_job.py) and must play within 1e-6 
 import base64
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from .child_job import JOBS, ROOT, tool
+from .child_job import JOBS, ROOT, run_job, tool
 from .gltf_validator import errors, validate_all
 
 from gltf_sqlerp import core
@@ -171,10 +169,7 @@ def hand_worked_values(folder, form, player, to_core=1e-7):
 
 
 def export_benchmark_files_play_as_the_core(folder, player):
-    done = subprocess.run([sys.executable, str(JOB), str(folder), *CLIPS], capture_output=True, text=True,
-                          cwd=JOB.parent, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    written = [Path(p) for p in json.loads(done.stdout.strip().splitlines()[-1])]
+    written = [Path(p) for p in run_job(JOB, folder, *CLIPS, cwd=JOB.parent, timeout=900)]
     assert len(written) == 3 * KEYED_RIGS + 3 * len(CLIPS)
     # Both forms are among them: fallbacks (channel.sampler beside the extension) and required.
     loaded = [core.load(str(path)) for path in written]

@@ -6,13 +6,10 @@ never break the bundled export; a failed export leaves the existing file untouch
 test_export_roundtrip.py.
 """
 
-import json
-import subprocess
-import sys
 
 import pytest
 
-from helpers import JOBS, gltf_validator
+from helpers import JOBS, gltf_validator, run_job
 from gltf_sqlerp.core import load
 
 pytestmark = pytest.mark.blender
@@ -21,10 +18,7 @@ JOB = JOBS / "export_job.py"
 
 
 def test_a_failed_export_leaves_the_existing_file_untouched(tmp_path):
-    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "FAIL"], capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOB, tmp_path, "FAIL")
     assert "injected fit failure" in job["outcome"] and "nothing was written" in job["outcome"]
     assert job["unchanged"] and job["folder"] == ["existing.glb"]  # no staging folder left either
 
@@ -32,10 +26,7 @@ def test_a_failed_export_leaves_the_existing_file_untouched(tmp_path):
 def test_the_bundled_export_dialog_follows_the_panel_settings(tmp_path):
     """File > Export > glTF 2.0 while the add-on is enabled: the panel's settings (here the
     CUBICSPLINE fallback) apply; switched off, the bundled exporter's file is left as it makes it."""
-    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "DIALOG"], capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOB, tmp_path, "DIALOG")
     assert len(job["on"]) == 6 and all(not c["skipped"] for c in job["on"])
     assert job["off"] is None
     on, off = load(str(tmp_path / "on.glb")), load(str(tmp_path / "off.glb"))
@@ -50,10 +41,7 @@ def test_version_drift_is_a_clear_message_and_never_breaks_the_bundled_export(tm
     """When the bundled exporter's internals we build on are missing (simulated: our module that
     builds them cannot be imported), our operator fails with a message naming the Blender version
     and writes nothing, and File > Export > glTF 2.0 still writes its file."""
-    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "DRIFT"], capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOB, tmp_path, "DRIFT")
     assert "Blender " in job["ours"] and "CUBICSLERP" in job["ours"] and "nothing was written" in job["ours"]
     assert job["bundled"] == ["FINISHED"] and job["folder"] == ["bundled.glb"]
     assert job["hook_error"].startswith("Blender ")

@@ -13,15 +13,12 @@ errors are at most f relative (moving a point under the node by at most f x size
 at most f off. So a world position is within 2 f x size, plus float32 rounding.
 """
 
-import json
-import subprocess
-import sys
 from typing import Any
 
 import numpy as np
 import pytest
 
-from helpers import gltf_validator
+from helpers import gltf_validator, run_job
 from helpers import JOBS
 from gltf_sqlerp.core import load
 
@@ -37,10 +34,7 @@ PATHS = ("translation", "scale", "weights")
 @pytest.fixture(scope="module")
 def job(tmp_path_factory):
     folder = tmp_path_factory.mktemp("compaction")
-    done = subprocess.run([sys.executable, str(JOB), str(folder)], capture_output=True, text=True,
-                          timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = run_job(JOB, folder)
     result["ours"], result["bundled"] = load(str(folder / "ours.glb")), load(str(folder / "bundled.glb"))
     return result
 
@@ -186,10 +180,7 @@ def test_reduced_keys_land_on_whole_frames_at_the_2997_preset(tmp_path, fitting_
     empty's translation keys, reduced from the exporter's per-frame samples, land on whole
     frames at that rate, whether they are reduced while the rotations' pass waits for worker
     processes (compaction_job.at_2997) or after the rotations, with threads."""
-    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "2997", fitting_in], capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOB, tmp_path, "2997", fitting_in, timeout=300)
     assert job["result"] == ["FINISHED"], job
     translations = [c for a in load(str(tmp_path / "moving.gltf")).animations for c in a.channels
                     if c.path == "translation"]

@@ -9,13 +9,10 @@ before the export, against the file played by the core (tools/world_measure.py: 
 one constant per node measured from the bundled exporter's file at the first frame).
 """
 
-import json
-import subprocess
-import sys
 
 import pytest
 
-from helpers import gltf_validator
+from helpers import gltf_validator, run_job
 from helpers import JOBS
 from helpers.world_rotations import TOLERANCE, measured_world_errors
 
@@ -28,9 +25,7 @@ DRIVEN = ("upper", "lower", "hand", "prop")  # moved by IK, a driver, Child Of
 @pytest.fixture(scope="module")
 def driven(tmp_path_factory):
     folder = tmp_path_factory.mktemp("driven")
-    done = subprocess.run([sys.executable, str(JOB), str(folder)], capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOB, folder, timeout=900)
     job["folder"] = folder
     return job
 
@@ -38,10 +33,7 @@ def driven(tmp_path_factory):
 @pytest.fixture(scope="module")
 def blended(tmp_path_factory):
     folder = tmp_path_factory.mktemp("nla")
-    done = subprocess.run([sys.executable, str(JOB), str(folder), "NLA"], capture_output=True, text=True,
-                          timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOB, folder, "NLA", timeout=900)
     job["folder"] = folder
     return job
 

@@ -6,14 +6,11 @@ frame written in the smaller form, played as Blender plays them. Round trips:
 test_export_roundtrip.py.
 """
 
-import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from helpers import JOBS, gltf_validator
+from helpers import JOBS, gltf_validator, report, run_child, run_job
 from gltf_sqlerp.core import load
 from gltf_sqlerp.core.sampling import quaternions as quat
 
@@ -30,10 +27,8 @@ def test_worker_processes_write_the_same_file_as_threads(tmp_path):
     the channels predicted from the scene (those with nothing animated above them) were fitted
     while the bundled exporter gathered and took those keys; the others, the empty parented to a
     bone among them, were fitted on the way down the tree: the bytes still equal the threads'."""
-    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "PROCESSES"], capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    runs = json.loads(done.stdout.strip().splitlines()[-1])
+    done = run_child(JOB, tmp_path, "PROCESSES")
+    runs = report(done)
     assert {name: run["result"] for name, run in runs.items()} == dict.fromkeys(runs, ["FINISHED"])
     assert [runs[name]["pools"] for name in ("threads", "processes", "fallback")] == [0, 1, 0]
     # 4 bones and 3 empties, every one fitted; the head start only where its processes started.
@@ -65,10 +60,7 @@ def test_a_rotation_blender_plays_otherwise_is_fitted_to_blenders_samples(tmp_pa
     2 samples measure the map (every sample is checked against it) and when the channels were
     fitted at the export's start, before the samples existed (the head start's keys of a
     constrained channel are not taken). World errors of such motion: tests/operators/test_export_driven.py."""
-    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "CONSTRAINED"],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    runs = json.loads(done.stdout.strip().splitlines()[-1])
+    runs = run_job(JOB, tmp_path, "CONSTRAINED")
     assert sorted(runs) == ["2", "64", "head"]
     for run, job in runs.items():
         assert job["result"] == ["FINISHED"]
@@ -103,10 +95,7 @@ def test_dense_channels_take_the_smaller_form_and_play_blenders_motion(tmp_path)
     curves (CUBICSLERP, or a CUBICSPLINE sampler alone) with fewer keys than frames; Blender's own
     world rotations at 8 samples per frame against the file as the core plays it, mapped back
     from Y-up by hand (an object's glTF rotation is X q X^-1)."""
-    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "DENSE"], capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOB, tmp_path, "DENSE")
     assert job["result"] == ["FINISHED"]
     channels = {c["target"]: c for c in job["channels"]}
     assert all(c["dense"] for c in channels.values())

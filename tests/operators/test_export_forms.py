@@ -8,14 +8,11 @@ pose_bone.matrix; the file played by the core's spec evaluator, tests/helpers/wo
 measure, calibrated on the bundled file at its first key).
 """
 
-import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from helpers import gltf_validator
+from helpers import gltf_validator, run_job
 from helpers import JOBS
 from gltf_sqlerp.core import load
 from helpers.world_rotations import AXES, TOLERANCE, angles_deg, file_worlds
@@ -28,9 +25,7 @@ FPS = 24.0
 @pytest.fixture(scope="module")
 def forms_job(tmp_path_factory):
     folder = tmp_path_factory.mktemp("forms")
-    done = subprocess.run([sys.executable, str(JOB), str(folder)], capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    runs = json.loads(done.stdout.strip().splitlines()[-1])
+    runs = run_job(JOB, folder, timeout=900)
     return folder, runs
 
 

@@ -8,13 +8,10 @@ every bone at 8 samples per frame, recorded before the exports. Each file is pla
 constant per node, measured from the bundled exporter's file of the same bones at the first frame.
 """
 
-import json
-import subprocess
-import sys
 
 import pytest
 
-from helpers import gltf_validator
+from helpers import gltf_validator, run_job
 from helpers import JOBS
 from helpers.world_rotations import TOLERANCE, measured_world_errors
 
@@ -27,9 +24,7 @@ TIME_BOUND = 10.0  # the export's time over the bundled exporter's on such rigs 
 @pytest.fixture(scope="module")
 def rigify(tmp_path_factory):
     folder = tmp_path_factory.mktemp("rigify")
-    done = subprocess.run([sys.executable, str(JOB), str(folder)], capture_output=True, text=True, timeout=1200)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOB, folder, timeout=1200)
     job["folder"] = folder
     return job
 

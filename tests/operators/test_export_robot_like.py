@@ -12,12 +12,9 @@ samples per frame against the file played by the core, every bone and object, th
 benchmark's machinery (bench/real_clips.py, run in tests/jobs/robot_like_job.py).
 """
 
-import json
-import subprocess
-import sys
 
 import pytest
-from helpers import JOBS
+from helpers import JOBS, run_job
 
 pytestmark = pytest.mark.blender
 
@@ -29,9 +26,7 @@ AGREEMENT = 0.002          # degrees: the export's own world maximum against the
 @pytest.fixture(scope="module")
 def robot(tmp_path_factory):
     folder = tmp_path_factory.mktemp("robot")
-    done = subprocess.run([sys.executable, str(JOB), str(folder)], capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_job(JOB, folder, timeout=900)
 
 
 def test_the_rig_is_robot_like(robot):

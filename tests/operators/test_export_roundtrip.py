@@ -16,14 +16,12 @@ test_export_bundled.py.
 """
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from helpers import gltf_validator
+from helpers import gltf_validator, run_job
 from helpers import JOBS as JOB_FOLDER  # this module has a JOBS of its own
 from gltf_sqlerp.core import load
 from gltf_sqlerp.core.sampling import quaternions as quat
@@ -37,11 +35,8 @@ IMPORT_TOLERANCE = 0.01    # degrees: our importer against the file, in world sp
 CHAIN = 4                  # bones in the keyed rig's chain: the bundled importer's lerp adds up
 
 
-def run_job(folder, fallback, file_format="glb", fps=24, fps_base=1.0):
-    done = subprocess.run([sys.executable, str(JOB), str(folder), fallback, file_format, str(fps),
-                           str(fps_base)], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+def export_rig(folder, fallback, file_format="glb", fps=24, fps_base=1.0):
+    result = run_job(JOB, folder, fallback, file_format, fps, fps_base)
     result["path"] = Path(folder) / f"rig.{file_format}"
     return result
 
@@ -68,14 +63,14 @@ JOBS = {"AUTO": ("AUTO", "glb", 24, 1.0), "LINEAR": ("LINEAR", "glb", 24, 1.0),
 
 @pytest.fixture(scope="module", params=sorted(JOBS))
 def job(request, tmp_path_factory):
-    result = run_job(tmp_path_factory.mktemp(request.param), *JOBS[request.param])
+    result = export_rig(tmp_path_factory.mktemp(request.param), *JOBS[request.param])
     result["mode"], result["name"] = JOBS[request.param][0], request.param
     return result
 
 
 @pytest.fixture(scope="module")
 def linear_job(tmp_path_factory):
-    return run_job(tmp_path_factory.mktemp("linear"), "LINEAR")
+    return export_rig(tmp_path_factory.mktemp("linear"), "LINEAR")
 
 
 def test_every_rotation_channel_gets_a_cubicslerp_sampler(job):
@@ -170,10 +165,7 @@ def _cubicslerp_samplers(path):
 
 
 def test_reexporting_an_imported_cubicslerp_file_keeps_its_keys_and_tangents(tmp_path):
-    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "REEXPORT"], capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOB, tmp_path, "REEXPORT")
     assert job["result"] == ["FINISHED"]
     assert [c["kept"] for c in job["channels"]] == [True, True, True]
     original = _cubicslerp_samplers(Path(__file__).parents[2] / "samples" / "sqlerp_arm.gltf")
@@ -208,10 +200,7 @@ def test_animation_pointer_channels_get_the_right_time_too(tmp_path):
     KHR_animation_pointer ones included (the bundled exporter times them as its node channels,
     frame / (fps * fps_base), in both modes that write them): every sampler's first and last key
     (the keys at frames 1 and 20, or 12 for the camera) land on whole frames at 29.97 fps."""
-    done = subprocess.run([sys.executable, str(JOB), str(tmp_path), "POINTER"], capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    outcomes = json.loads(done.stdout.strip().splitlines()[-1])
+    outcomes = run_job(JOB, tmp_path, "POINTER")
     for mode in ("SCENE", "NLA_TRACKS"):
         assert [c["skipped"] for c in outcomes[mode]] == [""]  # the cube's rotation, fitted
         gltf = json.loads((tmp_path / f"{mode}.gltf").read_text())
@@ -238,10 +227,7 @@ def test_a_material_with_an_occlusion_texture_keeps_the_cubicslerp_samplers(tmp_
     dropped an idle KHR_materials_iridescence (which the importer's "glTF Material Output" group,
     made for an occlusion texture, always gives): the CUBICSLERP samplers were lost and nothing was
     written. Every Blender in the matrix must write a file that reads back with them."""
-    done = subprocess.run([sys.executable, str(JOB.with_name("occlusion_export_job.py")), str(tmp_path)],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOB.with_name("occlusion_export_job.py"), tmp_path)
     assert job["result"] == ["FINISHED"]
     assert any("glTF" in name for name in job["node_groups"])  # the importer's material group
     document = load(tmp_path / "out.gltf")

@@ -9,10 +9,7 @@ the same bytes in their buffers (nothing moved), and be smaller by the JSON the 
 accessors took.
 """
 
-import json
 import struct
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -21,7 +18,7 @@ import pytest
 
 from helpers.child_job import tool
 from helpers.gltf_validator import ERROR, WARNING, errors, issues, validate_all
-from helpers import JOBS
+from helpers import JOBS, run_job
 
 from gltf_sqlerp import core
 
@@ -36,10 +33,7 @@ FORMATS = ("glb", "gltf")
 @pytest.fixture(scope="module")
 def job(tmp_path_factory):
     folder = tmp_path_factory.mktemp("views")
-    done = subprocess.run([sys.executable, str(JOB), str(folder), *SCENES], capture_output=True, text=True,
-                          timeout=1200)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_job(JOB, folder, *SCENES, timeout=1200)
 
 
 def paths(job, variant):

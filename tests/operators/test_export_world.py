@@ -10,14 +10,11 @@ composed down the node tree (core.sampling.scene). glTF and Blender differ by th
 the bundled exporter's file at frame 0, where its per-frame keys are Blender's own samples.
 """
 
-import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from helpers import gltf_validator
+from helpers import gltf_validator, run_job
 from helpers import JOBS
 from helpers.world_rotations import AXES, FPS, TOLERANCE, angles_deg, file_worlds
 from gltf_sqlerp.core import load
@@ -29,10 +26,7 @@ FALLBACK_TOLERANCE = 0.1   # degrees: the fallback's default, world space
 @pytest.fixture(scope="module")
 def deep_job(tmp_path_factory):
     folder = tmp_path_factory.mktemp("deep")
-    done = subprocess.run([sys.executable, str(JOB), str(folder), "DEEP"], capture_output=True,
-                          text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOB, folder, "DEEP", timeout=900)
     job["folder"] = folder
     return job
 

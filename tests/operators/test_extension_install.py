@@ -5,22 +5,17 @@ nothing of it left registered.
 Runs in a child process (tests/jobs/extension_job.py): this session has the repository's copy registered
 under the same operator ids."""
 
-import json
-import subprocess
-import sys
 
 import pytest
-from helpers import JOBS
+from helpers import JOBS, report, run_child
 
 pytestmark = pytest.mark.blender
 JOB = JOBS / "extension_job.py"
 
 
 def test_the_installed_extension_imports_previews_exports_and_uninstalls_cleanly(tmp_path):
-    done = subprocess.run([sys.executable, str(JOB), str(tmp_path)], capture_output=True, text=True,
-                          timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    done = run_child(JOB, tmp_path)
+    job = report(done)
     assert job["enabled"] and not job["repository_copy_loaded"]   # the installed copy ran
     assert job["stored"]                                          # import wrote its records
     [world] = job["world"]                                        # verify's world measure, installed

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import JOBS
+from helpers import JOBS, run_job
 
 pytestmark = pytest.mark.blender
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,10 +54,7 @@ def required_glb(tmp_path_factory):
 @pytest.mark.parametrize("form", ["gltf", "glb"])
 def test_the_required_form_imports_as_the_first_thing_a_fresh_session_does(package, required_glb, route, form):
     path = REQUIRED if form == "gltf" else required_glb
-    done = subprocess.run([sys.executable, str(JOB), str(package), str(path), route], capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    job = json.loads(done.stdout.strip().splitlines()[-1])
+    job = run_job(JOB, package, path, route, timeout=300)
     assert not job["parser_loaded_before"]  # the case a user meets, else it proves nothing
     assert job["result"] == ["FINISHED"], job["reports"]
     assert job["stored"]  # the arm's action plays the CUBICSLERP keys (the import's records)

@@ -14,14 +14,12 @@ tolerance rule worked here, and the Khronos glTF-Validator.
 
 import json
 import struct
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from helpers import gltf_validator
+from helpers import gltf_validator, run_job
 from helpers import JOBS
 
 pytestmark = pytest.mark.blender
@@ -44,10 +42,7 @@ _TYPES = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}
 @pytest.fixture(scope="module")
 def looks(tmp_path_factory):
     folder = tmp_path_factory.mktemp("looks")
-    done = subprocess.run([sys.executable, str(JOB), str(folder), "LOOKS"], capture_output=True, text=True,
-                          timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = run_job(JOB, folder, "LOOKS")
     result["folder"] = folder
     return result
 

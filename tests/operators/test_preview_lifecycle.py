@@ -1,16 +1,13 @@
 """The live preview around renders, glTF exports, saving and reloading, undo and redo, and the
 add-on being disabled, in the real Blender (helpers: tests/helpers/preview_checks.py)."""
 
-import json
 import math
-import subprocess
-import sys
 from typing import Any
 
 import numpy as np
 import pytest
 from helpers.bpy_access import operator, settings
-from helpers import JOBS
+from helpers import JOBS, run_job
 from helpers.preview_checks import (APART_DEG, EXACT_DEG, SAMPLE, blender_values, core, curves,
                                     differences, equal, frame_set, import_sample, off_spec, records,
                                     set_preview)
@@ -82,10 +79,7 @@ def test_a_gltf_export_writes_what_the_action_says(tmp_path):
     the preview is back afterwards. The exports run in tests/jobs/preview_export_job.py (bpy 4.2
     crashes at exit after any glTF export); the control export there skips the add-on's export
     callbacks and must carry the preview's values."""
-    job = subprocess.run([sys.executable, str(JOBS / "preview_export_job.py"),
-                          str(tmp_path)], capture_output=True, text=True, timeout=600)
-    assert job.returncode == 0, job.stdout[-3000:] + job.stderr[-3000:]
-    report = json.loads(job.stdout.strip().splitlines()[-1])
+    report = run_job(JOBS / "preview_export_job.py", tmp_path)
     own = _exported_rotations(tmp_path / "off.glb")
     with_preview = _exported_rotations(tmp_path / "on.glb")
     assert own.keys() == with_preview.keys() and len(own) == 3

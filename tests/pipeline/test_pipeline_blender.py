@@ -13,6 +13,7 @@ import pytest
 from helpers.terminal import bar_states, on_a_terminal
 from helpers.blend_scripts import MAKE_BLEND, MAKE_RIG, READ_RIG
 from helpers.import_checks import CESIUM_MAN, edited_copy, misfit
+from helpers import run_job
 
 from gltf_sqlerp import core
 
@@ -180,9 +181,7 @@ def test_add_clips_adds_a_folder_to_the_rig_and_saves_it(tmp_path, shared_assets
 
 
 def _read_rig(blend):
-    read = subprocess.run([sys.executable, "-c", READ_RIG, str(blend)], capture_output=True, text=True,
-                          timeout=300, check=True)
-    return json.loads(read.stdout.strip().splitlines()[-1])
+    return run_job("-c", READ_RIG, blend, timeout=300)
 
 
 def test_add_clips_without_a_rig_is_a_usage_error(tmp_path):

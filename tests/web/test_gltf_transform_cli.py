@@ -9,14 +9,11 @@ the Khronos glTF-Validator (with the extension's schema, tests/helpers/gltf_vali
 compressed file. `copy` through the CLI on every input: test_gltf_transform_functions.py.
 """
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import JOBS
+from helpers import JOBS, run_job
 from helpers.gltf_transform_inputs import EXTENSION, REQUIRED, made_inputs
 from helpers.gltf_transform_runs import TOLERANCE, cli, cubic_curves, curve_deviations, output, transform
 from helpers.gltf_validator import errors, validate_all
@@ -89,10 +86,7 @@ EXPORTED_RIGS = "a1,a2,a3"
 
 @pytest.mark.blender
 def test_files_the_add_on_exports_survive_optimize(tmp_path):
-    done = subprocess.run([sys.executable, str(EXPORT_JOB), str(tmp_path), "--rigs", EXPORTED_RIGS],
-                          capture_output=True, text=True, cwd=JOBS, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    written = [Path(p) for p in json.loads(done.stdout.strip().splitlines()[-1])]
+    written = [Path(p) for p in run_job(EXPORT_JOB, tmp_path, "--rigs", EXPORTED_RIGS, cwd=JOBS, timeout=900)]
     exported = [path for path in written if cubic_curves(core.load(str(path)))]
     assert len(exported) >= 6, [p.name for p in written]  # a1-a3 with a fallback and required
     (tmp_path / "optimized").mkdir()
